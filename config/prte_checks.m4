@@ -1,0 +1,89 @@
+# Dependency checks for prte. Every failure is one line that names the package to install.
+
+AC_DEFUN([PRTE_CHECK_CXX20], [
+  AC_MSG_CHECKING([whether $CXX supports C++20])
+  prte_save_CXXFLAGS=$CXXFLAGS
+  CXXFLAGS="$CXXFLAGS -std=c++20"
+  AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[
+#include <concepts>
+#include <span>
+template <std::integral T> constexpr T twice(T v) { return v * 2; }
+struct S { int a; int b; };
+]], [[ constexpr S s{.a = 1, .b = twice(2)}; static_assert(s.b == 4); ]])],
+    [AC_MSG_RESULT([yes])],
+    [AC_MSG_RESULT([no])
+     AC_MSG_ERROR([a C++20 compiler is required: install Debian package g++ (GCC 12 or newer)])])
+  CXXFLAGS=$prte_save_CXXFLAGS
+  CXX="$CXX -std=c++20"
+])
+
+AC_DEFUN([PRTE_CHECK_PMIX], [
+  PKG_CHECK_MODULES([PMIX], [pmix >= 4.2.2], [],
+    [AC_MSG_ERROR([OpenPMIx >= 4.2.2 not found (pkg-config pmix): install Debian package libpmix-dev])])
+  # Debian's pmix.pc adds the include/pmix directory, which holds PMIx's private src/ headers.
+  # We use only the public API, so drop that directory: nothing can include a private header by accident.
+  PMIX_CFLAGS=`echo " $PMIX_CFLAGS " | sed -e 's| -I[[^ ]]*/include/pmix | |g'`
+  PRTE_PMIX_VERSION=`$PKG_CONFIG --modversion pmix`
+  AC_SUBST([PRTE_PMIX_VERSION])
+])
+
+# spec: Elastic DVM, "Proposed PMIx status codes": the completion events are compiled in only
+# where <pmix.h> defines both codes (CPPFLAGS may supply them, as a newer PMIx would).
+AC_DEFUN([PRTE_CHECK_PMIX_DVM_EVENTS], [
+  AC_MSG_CHECKING([whether pmix.h defines PMIX_DVM_IS_READY and PMIX_ERR_DVM_MOD])
+  prte_save_CPPFLAGS=$CPPFLAGS
+  CPPFLAGS="$CPPFLAGS $PMIX_CFLAGS"
+  AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include <pmix.h>
+#if !defined(PMIX_DVM_IS_READY) || !defined(PMIX_ERR_DVM_MOD)
+#error not defined
+#endif
+]], [[]])], [prte_have_dvm_events=yes], [prte_have_dvm_events=no])
+  CPPFLAGS=$prte_save_CPPFLAGS
+  AC_MSG_RESULT([$prte_have_dvm_events])
+  AS_IF([test "$prte_have_dvm_events" = yes],
+    [AC_DEFINE([PRTE_HAVE_PMIX_DVM_EVENTS], [1], [pmix.h defines PMIX_DVM_IS_READY and PMIX_ERR_DVM_MOD])])
+])
+
+AC_DEFUN([PRTE_CHECK_HWLOC], [
+  PKG_CHECK_MODULES([HWLOC], [hwloc >= 2.0], [],
+    [AC_MSG_ERROR([hwloc >= 2.0 not found (pkg-config hwloc): install Debian package libhwloc-dev])])
+])
+
+AC_DEFUN([PRTE_CHECK_LIBEVENT], [
+  PKG_CHECK_MODULES([LIBEVENT], [libevent >= 2.1 libevent_pthreads >= 2.1], [],
+    [AC_MSG_ERROR([libevent >= 2.1 with pthreads not found (pkg-config libevent_pthreads): install Debian package libevent-dev])])
+])
+
+AC_DEFUN([PRTE_CHECK_LTDL], [
+  AC_CHECK_HEADER([ltdl.h], [],
+    [AC_MSG_ERROR([libltdl not found (ltdl.h): install Debian package libltdl-dev])])
+  AC_CHECK_LIB([ltdl], [lt_dlopenadvise], [LTDL_LIBS=-lltdl],
+    [AC_MSG_ERROR([libltdl not found (-lltdl): install Debian package libltdl-dev])])
+  AC_SUBST([LTDL_LIBS])
+])
+
+AC_DEFUN([PRTE_CHECK_FMT], [
+  PKG_CHECK_MODULES([FMT], [fmt >= 8], [],
+    [AC_MSG_ERROR([fmt >= 8 not found (pkg-config fmt): install Debian package libfmt-dev])])
+])
+
+AC_DEFUN([PRTE_CHECK_CLI11], [
+  AC_CHECK_HEADER([CLI/CLI.hpp], [],
+    [AC_MSG_ERROR([CLI11 not found (CLI/CLI.hpp): install Debian package libcli11-dev])])
+])
+
+# GoogleTest is needed only for the unit tests; without it the build works and `make check` says why.
+AC_DEFUN([PRTE_CHECK_GTEST], [
+  prte_have_gtest=no
+  AC_CHECK_HEADER([gtest/gtest.h], [
+    prte_save_LIBS=$LIBS
+    LIBS="-lgtest -pthread $LIBS"
+    AC_MSG_CHECKING([for libgtest])
+    AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <gtest/gtest.h>]], [[testing::InitGoogleTest();]])],
+      [prte_have_gtest=yes], [])
+    AC_MSG_RESULT([$prte_have_gtest])
+    LIBS=$prte_save_LIBS])
+  AS_IF([test "$prte_have_gtest" = no],
+    [AC_MSG_WARN([GoogleTest not found: unit tests disabled (install Debian package libgtest-dev)])])
+  AM_CONDITIONAL([PRTE_HAVE_GTEST], [test "$prte_have_gtest" = yes])
+])

@@ -1,0 +1,20 @@
+#!/bin/sh
+# The test command: installs dependencies, builds and installs prte, runs the whole suite with
+# CTest (make check), then builds a second time as a PMIx that defines PMIX_DVM_IS_READY and
+# PMIX_ERR_DVM_MOD would (DESIGN.md, "PMIx") and runs the unit tests there too.
+set -e
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+sh contrib/install-deps.sh
+./autogen.sh >/dev/null 2>&1 || ./autogen.sh
+sh contrib/build.sh "$top/_inst"
+make -C _build check
+
+echo "run-tests: second build with the DVM completion events defined"
+PRTE_BUILDDIR_NAME=_build-dvm-events sh contrib/build.sh "$top/_inst-dvm-events" \
+    CPPFLAGS="-DPMIX_DVM_IS_READY=-3900 -DPMIX_ERR_DVM_MOD=-3901"
+grep -q '^#define PRTE_HAVE_PMIX_DVM_EVENTS 1' _build-dvm-events/src/prte_config.h || {
+    echo "run-tests: configure did not detect the DVM completion events in the second build" >&2
+    exit 1
+}
+make -C _build-dvm-events check CTEST_FLAGS="-L unit"

@@ -1,0 +1,84 @@
+// What a component is, as the runtime sees it: one shared object mca_<fw>_<name>.so exporting one
+// extern "C" function, prte_mca_component_descriptor(), that returns a ComponentDescriptor.
+//
+// The loader reads the descriptor's magic and ABI version before anything else, then the
+// framework name and the framework interface version the component was built against, and
+// refuses a mismatch with a message naming the file (the LLVM pass-plugin and Ceph plugin models,
+// STYLE.md). Components are never unloaded: objects they created may outlive any framework.
+//
+// Writing one (see docs/component-guide.md):
+//
+//   extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
+//   {
+//       static const prte::mca::ComponentDescriptor descriptor{
+//           .framework = "ras", .name = "envlist",
+//           .interface_version = prte::ras::kInterfaceVersion, .version = "1.0.0",
+//           .description = "nodes from an environment variable",
+//           .register_params = register_params, .open = nullptr, .query = query, .close = nullptr};
+//       return &descriptor;
+//   }
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace prte::mca {
+
+class ParamRegistry;
+
+// "PRTE" in ASCII; a shared object whose descriptor does not start with it is not ours.
+inline constexpr uint32_t kDescriptorMagic = 0x50525445;
+// The layout of ComponentDescriptor itself. Bumped only when the struct below changes.
+inline constexpr uint32_t kDescriptorAbiVersion = 1;
+// The exported symbol's name.
+inline constexpr const char* kDescriptorSymbol = "prte_mca_component_descriptor";
+
+// Base of every framework's module interface (ras::Module, plm::Module, ...). A component's
+// query hook creates one; the framework takes ownership.
+class Module {
+  public:
+    virtual ~Module();
+};
+
+// Which program is selecting: a component may only make sense in some of them (plm/ssh launches
+// daemons from the master only; prte_info selects only to show what would be chosen).
+enum class ProcessRole { master, daemon, tool, info };
+const char* to_string(ProcessRole role);
+
+struct QueryContext {
+    ProcessRole role = ProcessRole::master;
+};
+
+struct QueryResult {
+    // Higher wins; a negative priority means "not available here", with `reason` saying why.
+    int priority = -1;
+    std::unique_ptr<Module> module;
+    std::string reason;
+};
+
+struct ComponentDescriptor {
+    uint32_t magic = kDescriptorMagic;
+    uint32_t abi_version = kDescriptorAbiVersion;
+    const char* framework = nullptr;          // "ras"
+    const char* name = nullptr;               // "hosts"
+    uint32_t interface_version = 0;           // the framework's kInterfaceVersion at build time
+    const char* version = nullptr;            // the component's own version, "1.0.0"
+    const char* description = nullptr;        // one line for prte_info
+
+    // Every hook is optional (nullptr) except query. None may throw.
+    void (*register_params)(ParamRegistry& registry) noexcept = nullptr;
+    // Called once after parameters are registered; a false return drops the component, with
+    // `why` shown to the user.
+    bool (*open)(std::string& why) noexcept = nullptr;
+    void (*query)(const QueryContext& context, QueryResult& result) noexcept = nullptr;
+    void (*close)() noexcept = nullptr;
+};
+
+}  // namespace prte::mca
+
+extern "C" {
+// Implemented by each component, never by libprte.
+__attribute__((visibility("default"))) const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept;
+using prte_mca_component_descriptor_fn = const prte::mca::ComponentDescriptor* (*)() noexcept;
+}

@@ -1,0 +1,38 @@
+// The ERRMGR (error manager) framework: what to do when a process or a daemon fails.
+//
+// Single-select: errmgr/dvm on the master, errmgr/prted on daemons. The module is handed the
+// failures the state machine and the messaging layer detect; it decides the outcome (abort the
+// job with a message naming rank, node and status; in elastic mode, a grow-target loss rolls
+// back its campaign; outside it, a daemon loss aborts the jobs that had processes there).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "mca/base/component.h"
+#include "runtime/job.h"
+#include "runtime/states.h"
+#include "util/status.h"
+
+namespace prte::errmgr {
+
+inline constexpr uint32_t kInterfaceVersion = 1;
+
+class Module : public mca::Module {
+  public:
+    ~Module() override;
+
+    virtual Status init() = 0;
+
+    // An application process reached an error state.
+    virtual void proc_failed(runtime::Job& job, runtime::Proc& proc, runtime::ProcState state) = 0;
+
+    // A daemon left the DVM (connection lost, failed to start, failed to connect). Called once per
+    // detection; it must tolerate a rank the master has already torn down (spec:
+    // collective-shrink-completion.txt, Step 4).
+    virtual void daemon_lost(runtime::Rank daemon, runtime::ProcState reason) = 0;
+
+    virtual void finalize() noexcept {}
+};
+
+}  // namespace prte::errmgr

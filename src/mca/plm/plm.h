@@ -1,0 +1,42 @@
+// The PLM (process lifecycle management) framework: launches and terminates daemons.
+//
+// Single-select. The selected module owns the LAUNCH_DAEMONS state (spec:
+// job-launch-state-machine.txt, 7.4.3 step 5): it works out which nodes of the daemon job need a
+// daemon, starts them (over ssh, or through a resource manager's launcher), and lets the state
+// machine park at DAEMONS_LAUNCHED until they call home. Daemon reports, the wireup and the
+// launch of applications are the base's, shared by every launcher.
+//
+// Threading: every entry point runs on the progress thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mca/base/component.h"
+#include "runtime/job.h"
+#include "util/status.h"
+
+namespace prte::plm {
+
+inline constexpr uint32_t kInterfaceVersion = 1;
+
+class Module : public mca::Module {
+  public:
+    ~Module() override;
+
+    virtual Status init() = 0;
+
+    // Starts a daemon on every node in `nodes` (nodes without one). Failures to start are
+    // reported later through the daemon-loss path with the node name and the launcher's stderr.
+    virtual Status launch_daemons(runtime::Job& daemon_job, const std::vector<runtime::Node*>& nodes) = 0;
+
+    // Forcibly ends the given daemons (a grow rolled back before they wired up), without
+    // waiting for them to answer on the message layer.
+    virtual Status kill_daemons(const std::vector<runtime::Rank>& ranks) = 0;
+
+    virtual void finalize() noexcept {}
+};
+
+}  // namespace prte::plm

@@ -1,0 +1,44 @@
+// Shared code of the RAS framework: the framework object, the start-up allocation, the routing of
+// modify() requests, and complete_request(), the single completion point for every modify result.
+#pragma once
+
+#include <functional>
+
+#include "mca/base/framework.h"
+#include "mca/ras/ras.h"
+
+namespace prte::ras::base {
+
+mca::Framework& framework();
+std::vector<Module*> modules();
+
+// Asks each active module, in priority order, until one adds nodes. An error from a module
+// (a malformed hostfile) stops the allocation with that error.
+Status allocate(const AllocateContext& context, runtime::NodePool& pool);
+
+// What complete_request() hands on once the node pool is updated: the DVM's elastic machinery
+// (fence, campaigns, LAUNCH_DAEMONS / shrink xcast) registers here when it starts. Until one is
+// registered (prte_info, unit tests) completed requests stop at the pool update.
+struct CompletedRequest {
+    runtime::AllocationRequest request;
+    ModifyResult result;
+    std::vector<runtime::Node*> added;      // pool nodes the grow brings in (new or re-grown)
+    std::vector<runtime::Node*> releasing;  // pool nodes the shrink takes out
+};
+using CompletionHandler = std::function<void(CompletedRequest&)>;
+void set_completion_handler(CompletionHandler handler);
+
+// Offers `request` to each active module in priority order; the first that does not answer
+// take_next_option owns it. Returns an error (and calls no handler) when none takes it.
+Status modify(const runtime::AllocationRequest& request, runtime::NodePool& pool);
+
+// The single completion point (spec: job-launch-state-machine.txt, 7.4.8.1). Updates the pool
+// for the directive — adds granted nodes (tagged with the component and allocation), checks that
+// released nodes exist — then hands on to the registered completion handler.
+void complete_request(const std::string& component, const runtime::AllocationRequest& request,
+                      ModifyResult result, runtime::NodePool& pool);
+
+// Offers a completed shrink campaign to every active module, in priority order.
+void shrink_complete(const runtime::ShrinkCampaign& campaign, const runtime::NodePool& pool);
+
+}  // namespace prte::ras::base

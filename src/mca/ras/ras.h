@@ -1,0 +1,97 @@
+// The RAS (resource allocation subsystem) framework: where the DVM's nodes come from.
+//
+// Multi-select: every available component is active, in priority order. At start-up allocate()
+// is offered to each in turn until one supplies nodes (a scheduler's component ranks above
+// ras/hosts, which reads --host/--hostfile or falls back to the local node).
+//
+// At run time a dynamic allocation request (PMIx_Allocation_request, --add-host) reaches the
+// components' modify() entry point. Whatever a component decides, its result goes back through
+// the one RequestCompletion it was handed, which leads only to ras::base::complete_request():
+// the single place that updates the node pool and starts a grow or a shrink campaign, keeping the
+// launch fence in step with it (spec: job-launch-state-machine.txt, 7.4.8.1, the warning). A
+// component never activates daemon launch itself; it has no way to.
+//
+// Threading: every entry point is called on the progress thread, and a component that finishes
+// a request later (after asking a scheduler) must complete it on the progress thread too.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mca/base/component.h"
+#include "runtime/elastic.h"
+#include "runtime/node.h"
+#include "util/status.h"
+
+namespace prte::ras {
+
+// Bumped whenever this header changes in a way that breaks a built component.
+inline constexpr uint32_t kInterfaceVersion = 1;
+
+// What the DVM was started with, for allocate().
+struct AllocateContext {
+    std::vector<std::string> hosts;  // --host entries, "name[:slots]"
+    std::string hostfile;            // --hostfile
+};
+
+// What a component decided about a modify() request.
+struct ModifyResult {
+    // A failure here rejects the request in phase one: the requester gets the error in its
+    // allocation response and no completion event (spec: elastic-dvm-spec.txt, "Delivery guarantees").
+    Status status;
+    std::string alloc_id;                       // the allocation the request was served from
+    std::vector<runtime::Node> nodes_added;     // NEW / EXTEND: nodes to bring into the DVM
+    std::vector<std::string> nodes_to_release;  // RELEASE: names of nodes to take out
+};
+
+// A one-shot, move-only handle to finish a modify() request. Completing it more than once is
+// impossible; dropping it without completing completes the request with an error naming the
+// component, so a buggy component can never leave a requester waiting forever.
+class RequestCompletion {
+  public:
+    using Sink = std::function<void(ModifyResult)>;
+
+    RequestCompletion() = default;
+    RequestCompletion(std::string component, Sink sink);
+    RequestCompletion(RequestCompletion&& other) noexcept;
+    RequestCompletion& operator=(RequestCompletion&& other) noexcept;
+    RequestCompletion(const RequestCompletion&) = delete;
+    RequestCompletion& operator=(const RequestCompletion&) = delete;
+    ~RequestCompletion();
+
+    void complete(ModifyResult result);
+    bool pending() const { return static_cast<bool>(sink_); }
+
+  private:
+    std::string component_;
+    Sink sink_;
+};
+
+class Module : public mca::Module {
+  public:
+    ~Module() override;
+
+    // Adds the nodes this component knows of to `pool`. Returns take_next_option when it has no
+    // allocation to offer here (not running under its resource manager), so the next is asked.
+    virtual Status allocate(const AllocateContext& context, runtime::NodePool& pool) = 0;
+
+    // A dynamic allocation request. Return take_next_option (without touching `completion`) if
+    // the request is not for this component; otherwise keep `completion` and complete it, now
+    // or later. The default handles nothing.
+    virtual Status modify(const runtime::AllocationRequest& request, RequestCompletion completion);
+
+    // Optional: a shrink campaign has completed (every target departed, routing repaired). Offered
+    // to every active component before the requester's completion event, so each can hand its
+    // own share of the departed nodes back to its resource manager (spec: elastic-dvm-spec.txt,
+    // "Resource release at shrink completion"). `pool` still holds the departed nodes, marked
+    // down, with the component and allocation that brought each in.
+    virtual void shrink_complete(const runtime::ShrinkCampaign& campaign, const runtime::NodePool& pool) noexcept {}
+
+    // Optional: an allocation this component granted is over (its session ended).
+    virtual void release_allocation(const std::string& alloc_id) noexcept {}
+};
+
+}  // namespace prte::ras

@@ -1,0 +1,128 @@
+#include "mca/rmaps/base/rmaps_base.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "util/strings.h"
+
+namespace prte::rmaps {
+
+Module::~Module() = default;
+
+namespace base {
+namespace {
+
+// Local rank: position among this job's procs on the node. Node rank: position among all
+// procs on the node, so it continues after the procs other jobs already placed there.
+void assign_ranks(runtime::Job& job)
+{
+    std::map<runtime::Node*, int> local;
+    std::map<runtime::Node*, int> base_node_rank;
+    for (auto& proc : job.procs) {
+        if (!base_node_rank.count(proc->node)) {
+            int ours = static_cast<int>(std::count_if(job.procs.begin(), job.procs.end(),
+                                                      [&](const auto& p) { return p->node == proc->node; }));
+            base_node_rank[proc->node] = proc->node->num_procs - ours;
+        }
+        proc->local_rank = local[proc->node]++;
+        proc->node_rank = base_node_rank[proc->node] + proc->local_rank;
+    }
+}
+
+}  // namespace
+
+mca::Framework& framework()
+{
+    static mca::TypedFramework<Module> instance("rmaps", kInterfaceVersion, mca::SelectMode::multi,
+                                                "Resource mapping: places processes on nodes");
+    return instance;
+}
+
+std::vector<Module*> modules() { return mca::modules_of<Module>(framework()); }
+
+bool node_is_usable(const runtime::Node& node)
+{
+    return node.state == runtime::NodeState::up || node.state == runtime::NodeState::unknown ||
+           node.state == runtime::NodeState::added;
+}
+
+runtime::Proc& claim_slot(runtime::Job& job, runtime::Node& node, int app_index)
+{
+    auto proc = std::make_unique<runtime::Proc>();
+    proc->rank = static_cast<runtime::Rank>(job.procs.size());
+    proc->app_index = app_index;
+    proc->node = &node;
+    node.slots_inuse++;
+    node.num_procs++;
+    job.procs.push_back(std::move(proc));
+    return *job.procs.back();
+}
+
+void unmap_job(runtime::Job& job)
+{
+    for (auto& proc : job.procs) {
+        if (!proc->node) continue;
+        proc->node->slots_inuse--;
+        proc->node->num_procs--;
+    }
+    job.procs.clear();
+    job.num_launched = 0;
+}
+
+Status map_job(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& filter)
+{
+    if (!job.procs.empty()) unmap_job(job);
+    MapContext context;
+    for (const auto& app : job.apps) {
+        std::vector<runtime::Node*> nodes;
+        std::vector<std::string> missing;
+        if (app.hosts.empty()) {
+            for (runtime::Node* n : pool.nodes()) {
+                if (filter(*n)) nodes.push_back(n);
+            }
+        } else {
+            for (const auto& entry : app.hosts) {
+                std::string name = util::split(entry, ':').front();
+                runtime::Node* n = pool.find(name);
+                if (!n) {
+                    missing.push_back(name);
+                } else if (filter(*n) && std::find(nodes.begin(), nodes.end(), n) == nodes.end()) {
+                    nodes.push_back(n);
+                }
+            }
+        }
+        if (!missing.empty()) {
+            return {Errc::not_found, fmt::format("app {} ({}) asks for host(s) not in the DVM: {}", app.index,
+                                                 app.executable, util::join(missing, ", "))};
+        }
+        if (nodes.empty()) {
+            return {Errc::out_of_resource,
+                    fmt::format("app {} ({}) has no usable node to run on", app.index, app.executable)};
+        }
+        for (runtime::Node* n : nodes) context.slots_given = context.slots_given || n->slots_given;
+        context.app_nodes.push_back(std::move(nodes));
+    }
+    for (const auto& selected : framework().selected()) {
+        auto* module = static_cast<Module*>(selected.module.get());
+        Status st = module->map(job, context);
+        if (st.code() == Errc::take_next_option) {
+            framework().verbose()(10, "map: {} passed on job {}", selected.descriptor->name, job.nspace);
+            continue;
+        }
+        if (!st) {
+            unmap_job(job);
+            return st;
+        }
+        assign_ranks(job);
+        framework().verbose()(5, "map: job {} mapped by {}: {} proc(s)", job.nspace, selected.descriptor->name,
+                              job.procs.size());
+        return {};
+    }
+    return {Errc::not_supported,
+            fmt::format("no mapper can handle --map-by {} for job {}", to_string(job.mapping.by), job.nspace)};
+}
+
+}  // namespace base
+}  // namespace prte::rmaps

@@ -1,0 +1,30 @@
+// The STATE framework: the job and process state machines.
+//
+// Single-select: state/dvm on the master, state/prted on daemons. A module installs its tables
+// of (state, callback) into the StateMachine (mca/state/base/state_machine.h); everything else —
+// activation, posting onto the progress thread, verbose tracing — is the base's. Numbers and
+// names of the states: runtime/states.h (spec: job-launch-state-machine.txt).
+#pragma once
+
+#include <cstdint>
+
+#include "mca/base/component.h"
+#include "util/status.h"
+
+namespace prte::state {
+
+inline constexpr uint32_t kInterfaceVersion = 1;
+
+class StateMachine;
+
+class Module : public mca::Module {
+  public:
+    ~Module() override;
+
+    // Adds this module's job and process tables. Other frameworks add theirs afterwards (the
+    // selected plm adds LAUNCH_DAEMONS, errmgr adds the error states).
+    virtual Status install(StateMachine& machine) = 0;
+    virtual void finalize() noexcept {}
+};
+
+}  // namespace prte::state

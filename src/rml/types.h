@@ -1,0 +1,29 @@
+// Names the messaging layer and the frameworks above it share: message tags and payloads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace prte::rml {
+
+using Tag = uint32_t;
+
+// Message tags. Values are part of the daemon-to-daemon protocol; never renumber.
+namespace tag {
+inline constexpr Tag daemon = 1;          // commands to daemons (incl. the shrink order)
+inline constexpr Tag daemon_report = 2;   // a new daemon calls home
+inline constexpr Tag wireup = 3;          // nidmap + contact info; processed before forwarding
+inline constexpr Tag daemon_died = 4;     // processed before forwarding
+inline constexpr Tag launch_apps = 5;
+inline constexpr Tag plm = 6;             // launch progress to the master
+inline constexpr Tag xcast_ack = 7;
+inline constexpr Tag allgather = 8;
+inline constexpr Tag iof = 9;
+inline constexpr Tag direct_modex = 10;
+inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
+}  // namespace tag
+
+// An opaque, already-packed message body (packed with the PMIx data buffer API by the sender).
+using Payload = std::vector<uint8_t>;
+
+}  // namespace prte::rml

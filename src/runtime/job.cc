@@ -1,0 +1,34 @@
+#include "runtime/job.h"
+
+namespace prte::runtime {
+
+const char* to_string(MapBy policy)
+{
+    switch (policy) {
+    case MapBy::unset: return "unset";
+    case MapBy::slot: return "slot";
+    case MapBy::node: return "node";
+    case MapBy::core: return "core";
+    case MapBy::package: return "package";
+    case MapBy::numa: return "numa";
+    case MapBy::hwthread: return "hwthread";
+    case MapBy::ppr: return "ppr";
+    case MapBy::seq: return "seq";
+    }
+    return "?";
+}
+
+const char* to_string(BindTo policy)
+{
+    switch (policy) {
+    case BindTo::unset: return "unset";
+    case BindTo::none: return "none";
+    case BindTo::hwthread: return "hwthread";
+    case BindTo::core: return "core";
+    case BindTo::numa: return "numa";
+    case BindTo::package: return "package";
+    }
+    return "?";
+}
+
+}  // namespace prte::runtime

@@ -1,0 +1,75 @@
+// A node of the DVM and the pool that holds them. The pool owns its nodes for the life of the
+// runtime: a node that a shrink removes stays in the pool, detached from its daemon, so that a
+// later grow can bring it back (spec: collective-shrink-completion.txt, Step 2.3).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace prte::runtime {
+
+using Rank = uint32_t;
+inline constexpr Rank kInvalidRank = std::numeric_limits<Rank>::max();
+
+enum class NodeState { unknown, up, down, not_included, added };
+const char* to_string(NodeState state);
+
+// Counts reported by the node's daemon from hwloc; zero until it reports.
+struct NodeTopology {
+    int packages = 0;
+    int numa_domains = 0;
+    int cores = 0;
+    int hwthreads = 0;
+};
+
+struct Node {
+    std::string name;
+    std::vector<std::string> aliases;
+
+    // Slots: how many processes may be placed without oversubscribing. `slots_given` is false
+    // when no one said (a bare hostname), so the count may later come from the topology.
+    int slots = 1;
+    bool slots_given = false;
+    int slots_max = 0;  // hard limit including oversubscription; 0 means none
+    int slots_inuse = 0;
+    int num_procs = 0;
+
+    NodeState state = NodeState::unknown;
+    NodeTopology topology;
+
+    // The daemon that serves this node, once one has been launched and reported.
+    Rank daemon = kInvalidRank;
+    bool daemon_launched = false;
+
+    // Which RAS component brought the node in, and under which allocation: a shrink may span
+    // several allocations, and each component releases only its own share.
+    std::string ras_component;
+    std::string alloc_id;
+
+    int available_slots() const { return slots > slots_inuse ? slots - slots_inuse : 0; }
+    bool at_hard_limit() const { return slots_max > 0 && slots_inuse >= slots_max; }
+};
+
+class NodePool {
+  public:
+    // Adds a node, or merges into the existing one of the same name: a later, explicit slot
+    // count wins over an unstated one (the way a hostfile line refines an earlier --host).
+    Node& add(const Node& node);
+    Node* find(const std::string& name);
+    const Node* find(const std::string& name) const;
+
+    size_t size() const { return nodes_.size(); }
+    Node& at(size_t index) { return *nodes_[index]; }
+    const Node& at(size_t index) const { return *nodes_[index]; }
+
+    std::vector<Node*> nodes();
+    std::vector<const Node*> nodes() const;
+
+  private:
+    std::vector<std::unique_ptr<Node>> nodes_;
+};
+
+}  // namespace prte::runtime

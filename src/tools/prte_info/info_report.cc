@@ -1,0 +1,157 @@
+#include "prte_config.h"
+
+#include "tools/prte_info/info_report.h"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "mca/base/param.h"
+#include "mca/base/repository.h"
+#include "runtime/mca_setup.h"
+#include "util/output.h"
+#include "util/strings.h"
+
+namespace prte::info {
+namespace {
+
+void line(const std::string& text) { std::fputs((text + "\n").c_str(), stdout); }
+
+// Parsable values are the rest of the line after the last fixed field, so colons inside a value
+// (paths, help text) need no escaping; newlines are flattened.
+std::string one_line(std::string text)
+{
+    for (char& c : text) {
+        if (c == '\n') c = ' ';
+    }
+    return text;
+}
+
+}  // namespace
+
+void print_version(const Options& options)
+{
+    if (options.parsable) {
+        line(fmt::format("package:{}", PACKAGE_STRING));
+        line(fmt::format("version:prte:{}", PACKAGE_VERSION));
+        return;
+    }
+    line(fmt::format("prte {} — an elastic PMIx runtime environment", PACKAGE_VERSION));
+}
+
+void print_components(const Options& options)
+{
+    auto& repository = mca::ComponentRepository::instance();
+    if (!options.parsable) {
+        line(fmt::format("Component path: {}",
+                         util::join(mca::ComponentRepository::component_path(mca::ParamRegistry::instance()), ":")));
+    }
+    for (mca::Framework* f : runtime::all_frameworks()) {
+        if (!options.parsable) {
+            line(fmt::format("MCA {} ({}, {}-select, interface {}):", f->name(), f->description(),
+                             f->mode() == mca::SelectMode::multi ? "multi" : "single", f->interface_version()));
+        }
+        size_t shown = 0;
+        for (const auto& c : f->candidates()) {
+            const auto* d = c.descriptor;
+            ++shown;
+            if (options.parsable) {
+                line(fmt::format("mca:{}:{}:version:{}", f->name(), d->name, d->version ? d->version : ""));
+                line(fmt::format("mca:{}:{}:interface:{}", f->name(), d->name, d->interface_version));
+                line(fmt::format("mca:{}:{}:path:{}", f->name(), d->name, c.path));
+                if (!c.status.empty()) line(fmt::format("mca:{}:{}:status:{}", f->name(), d->name, c.status));
+                continue;
+            }
+            line(fmt::format("    {:<14} v{:<8} {}{}", d->name, d->version ? d->version : "?", c.path,
+                             c.status.empty() ? "" : " (" + c.status + ")"));
+            if (d->description) line(fmt::format("    {:<14} {}", "", d->description));
+        }
+        for (const auto& failure : repository.failures()) {
+            if (failure.file.framework != f->name()) continue;
+            ++shown;
+            if (options.parsable) {
+                line(fmt::format("failed:{}:{}:{}:{}", f->name(), failure.file.name, failure.file.path,
+                                 one_line(failure.reason)));
+            } else {
+                line(fmt::format("    {:<14} REFUSED  {}: {}", failure.file.name, failure.file.path, failure.reason));
+            }
+        }
+        if (shown == 0 && !options.parsable) line("    (no components installed)");
+    }
+}
+
+void print_params(const Options& options, const std::string& framework, const std::string& component)
+{
+    for (const mca::Param* p : mca::ParamRegistry::instance().all()) {
+        const auto& n = p->name();
+        if (framework != "all" && n.framework != framework) continue;
+        if (component != "all" && n.component != component && !(component == "base" && n.component.empty()))
+            continue;
+        if (options.parsable) {
+            line(fmt::format("param:{}:value:{}", p->full_name(), one_line(p->value_text())));
+            line(fmt::format("param:{}:source:{}", p->full_name(), p->origin().describe()));
+            line(fmt::format("param:{}:type:{}", p->full_name(), mca::to_string(p->type())));
+            line(fmt::format("param:{}:default:{}", p->full_name(), one_line(p->default_text())));
+            if (!p->allowed_values().empty()) {
+                line(fmt::format("param:{}:allowed:{}", p->full_name(), util::join(p->allowed_values(), ",")));
+            }
+            line(fmt::format("param:{}:help:{}", p->full_name(), one_line(p->help())));
+            continue;
+        }
+        line(fmt::format("  parameter \"{}\" (current value: \"{}\", data source: {}, type: {}, default: \"{}\")",
+                         p->full_name(), p->value_text(), p->origin().describe(), mca::to_string(p->type()),
+                         p->default_text()));
+        if (!p->allowed_values().empty()) {
+            line(fmt::format("      allowed values: {}", util::join(p->allowed_values(), ", ")));
+        }
+        line(fmt::format("      {}", p->help()));
+    }
+}
+
+bool print_selection(const Options& options, const mca::QueryContext& context)
+{
+    auto& registry = mca::ParamRegistry::instance();
+    bool ok = true;
+    for (mca::Framework* f : runtime::all_frameworks()) {
+        const mca::Param* list = registry.find(f->name());
+        bool user_chose = list && !list->as_string().empty();
+        if (f->candidates().empty() && !user_chose) {
+            if (!options.parsable) line(fmt::format("{}: (no components installed)", f->name()));
+            continue;
+        }
+        if (Status st = f->select(context); !st) {
+            output::error("{}", st.message());
+            ok = false;
+            continue;
+        }
+        std::vector<std::string> names;
+        for (size_t i = 0; i < f->selected().size(); ++i) {
+            const auto& s = f->selected()[i];
+            if (options.parsable) {
+                line(fmt::format("selected:{}:{}:{}", f->name(), s.descriptor->name, s.priority));
+            } else {
+                names.push_back(fmt::format("{} (priority {})", s.descriptor->name, s.priority));
+            }
+        }
+        if (!options.parsable) line(fmt::format("{}: {}", f->name(), util::join(names, ", ")));
+    }
+    return ok;
+}
+
+size_t report_load_failures()
+{
+    const auto& failures = mca::ComponentRepository::instance().failures();
+    for (const auto& failure : failures) output::error("{}", failure.describe());
+    return failures.size();
+}
+
+void warn_unmatched_settings()
+{
+    for (const auto& [name, origin] : mca::ParamRegistry::instance().unmatched_settings()) {
+        output::warning("unknown parameter '{}' (from {}) is ignored; 'prte_info --param all all' lists every "
+                        "parameter",
+                        name, origin.describe());
+    }
+}
+
+}  // namespace prte::info

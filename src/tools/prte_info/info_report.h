@@ -1,0 +1,27 @@
+// The reports prte_info prints: components, parameters, selection. Each has a human form and a
+// --parsable form of colon-separated lines that scripts (and our tests) read.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mca/base/framework.h"
+
+namespace prte::info {
+
+struct Options {
+    bool parsable = false;
+};
+
+void print_version(const Options& options);
+void print_components(const Options& options);
+// `framework` may be a framework name, "mca", "prte" or "all"; `component` a name, "base" or "all".
+void print_params(const Options& options, const std::string& framework, const std::string& component);
+// Returns false when a framework's selection failed; its error has been printed.
+bool print_selection(const Options& options, const mca::QueryContext& context);
+
+// Prints the refused component files as errors; returns how many there were.
+size_t report_load_failures();
+void warn_unmatched_settings();
+
+}  // namespace prte::info

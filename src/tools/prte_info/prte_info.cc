@@ -1,0 +1,98 @@
+// prte_info: shows what this installation has — frameworks, components (and the files they came
+// from), parameters with their values and where each value came from, and which components the
+// DVM would select here.
+//
+// Exit status: 0 when everything loaded and checked out; 1 when a parameter value, a selection
+// list or a component file is bad (each problem is one line on stderr), 2 for a usage error.
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "mca/base/param.h"
+#include "runtime/mca_setup.h"
+#include "tools/prte_info/info_report.h"
+#include "util/output.h"
+
+extern char** environ;
+
+namespace {
+
+struct Request {
+    prte::info::Options options;
+    bool all = false;
+    bool selected = false;
+    bool version = false;
+    std::vector<std::string> param;  // framework, component
+};
+
+int usage_error(const std::string& message)
+{
+    prte::output::error("{} (run 'prte_info --help' for usage)", message);
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    prte::output::set_program_name("prte_info");
+    std::vector<std::string> args(argv + 1, argv + argc);
+    prte::runtime::MCASettings mca_settings;
+    if (prte::Status st = prte::runtime::extract_mca_args(args, mca_settings); !st) return usage_error(st.message());
+
+    Request request;
+    CLI::App app{"prte_info: show the frameworks, components and parameters of this prte installation", "prte_info"};
+    app.add_flag("--parsable,--parseable", request.options.parsable, "Print machine-readable colon-separated lines");
+    app.add_flag("-a,--all", request.all, "Show every component and every parameter");
+    app.add_flag("--selected", request.selected,
+                 "Show which components the DVM master would select here, in priority order");
+    app.add_flag("-V,--version", request.version, "Show the version");
+    app.add_option("--param", request.param, "Show the parameters of <framework> <component|all> (or: all all)")
+        ->expected(2)
+        ->type_name("<framework> <component>");
+    app.footer("Parameters may be set with --prtemca <name> <value>, PRTE_MCA_<name>=<value>, or a param file.");
+    std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
+    try {
+        app.parse(args);
+    } catch (const CLI::CallForHelp&) {
+        std::fputs(app.help().c_str(), stdout);
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        return usage_error(e.what());
+    }
+
+    if (prte::Status st = prte::runtime::setup_mca(environ, mca_settings); !st) {
+        prte::output::error("{}", st.message());
+        return 1;
+    }
+    if (prte::Status st = prte::runtime::open_frameworks({prte::mca::ProcessRole::info}, false); !st) {
+        prte::output::error("{}", st.message());
+        return 1;
+    }
+
+    int status = 0;
+    if (!request.param.empty()) {
+        const std::string& fw = request.param[0];
+        if (fw != "all" && fw != "mca" && fw != "prte" && !prte::runtime::find_framework(fw)) {
+            return usage_error("--param: unknown framework '" + fw + "'");
+        }
+        prte::info::print_params(request.options, fw, request.param[1]);
+    } else if (request.selected) {
+        if (!prte::info::print_selection(request.options, {prte::mca::ProcessRole::master})) status = 1;
+    } else if (request.version) {
+        prte::info::print_version(request.options);
+    } else {
+        prte::info::print_version(request.options);
+        prte::info::print_components(request.options);
+        if (request.all) prte::info::print_params(request.options, "all", "all");
+    }
+
+    prte::info::warn_unmatched_settings();
+    for (const auto& e : prte::mca::ParamRegistry::instance().errors()) {
+        prte::output::error("{}", e);
+        status = 1;
+    }
+    if (prte::info::report_load_failures() > 0) status = 1;
+    return status;
+}

@@ -1,0 +1,43 @@
+// A small result type for operations that can fail with a message meant for a user.
+// Exceptions are kept for the edges of a program; inside the runtime a Status travels back
+// to whoever can tell the user what went wrong and where.
+#pragma once
+
+#include <string>
+#include <utility>
+
+namespace prte {
+
+enum class Errc {
+    ok = 0,
+    bad_param,          // a parameter value that cannot be parsed or is not allowed
+    not_found,          // a named thing (file, component, node) does not exist
+    bad_file,           // a file exists but its contents are malformed
+    refused,            // a component or peer was refused (version mismatch, failed check)
+    out_of_resource,    // a request cannot be met with the resources available
+    take_next_option,   // "not mine": let the next component of a multi-select framework try
+    not_supported,
+    unreachable,
+    internal,
+};
+
+class Status {
+  public:
+    Status() = default;
+    Status(Errc code, std::string message) : code_(code), message_(std::move(message)) {}
+
+    static Status success() { return {}; }
+
+    bool ok() const { return code_ == Errc::ok; }
+    explicit operator bool() const { return ok(); }
+    Errc code() const { return code_; }
+    const std::string& message() const { return message_; }
+
+  private:
+    Errc code_ = Errc::ok;
+    std::string message_;
+};
+
+const char* to_string(Errc code);
+
+}  // namespace prte

@@ -1,0 +1,220 @@
+// The parameter registry: types, precedence of every source, provenance, and bad input.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "mca/base/param.h"
+
+using prte::mca::ParamRegistry;
+using prte::mca::ParamSource;
+
+namespace {
+
+class TempDir {
+  public:
+    TempDir()
+    {
+        char tmpl[] = "/tmp/prte-param-test-XXXXXX";
+        path_ = mkdtemp(tmpl);
+    }
+    ~TempDir() { std::filesystem::remove_all(path_); }
+    const std::string& path() const { return path_; }
+    std::string write(const std::string& name, const std::string& text) const
+    {
+        std::string p = path_ + "/" + name;
+        std::ofstream(p) << text;
+        return p;
+    }
+
+  private:
+    std::string path_;
+};
+
+}  // namespace
+
+TEST(ParamTest, DefaultValueAndTypes)
+{
+    ParamRegistry r;
+    auto& i = r.register_int({"ras", "base", "verbose"}, 3, "verbosity");
+    auto& b = r.register_bool({"prte", "", "elastic_mode"}, false, "elastic");
+    auto& s = r.register_string({"plm", "ssh", "agent"}, "ssh", "agent");
+    EXPECT_EQ(i.full_name(), "ras_base_verbose");
+    EXPECT_EQ(b.full_name(), "prte_elastic_mode");
+    EXPECT_EQ(s.full_name(), "plm_ssh_agent");
+    EXPECT_EQ(i.as_int(), 3);
+    EXPECT_FALSE(b.as_bool());
+    EXPECT_EQ(s.as_string(), "ssh");
+    EXPECT_EQ(i.origin().source, ParamSource::default_value);
+    EXPECT_TRUE(r.errors().empty());
+}
+
+TEST(ParamTest, EachSourceOverridesTheOneBelow)
+{
+    TempDir dir;
+    std::string system = dir.write("system.conf", "x_y_z = 1\n");
+    std::string user = dir.write("user.conf", "# comment\n\nx_y_z = 2\n");
+    std::string env_entry = "PRTE_MCA_x_y_z=3";
+    char* env[] = {env_entry.data(), nullptr};
+
+    ParamRegistry r;
+    auto& p = r.register_int({"x", "y", "z"}, 0, "test");
+    EXPECT_EQ(p.as_int(), 0);
+    ASSERT_TRUE(r.load_file(system, ParamSource::system_file).ok());
+    EXPECT_EQ(p.as_int(), 1);
+    EXPECT_EQ(p.origin().source, ParamSource::system_file);
+    EXPECT_EQ(p.origin().where, system + ":1");
+    ASSERT_TRUE(r.load_file(user, ParamSource::user_file).ok());
+    EXPECT_EQ(p.as_int(), 2);
+    EXPECT_EQ(p.origin().where, user + ":3");
+    r.load_environment(env);
+    EXPECT_EQ(p.as_int(), 3);
+    EXPECT_EQ(p.origin().source, ParamSource::environment);
+    EXPECT_EQ(p.origin().describe(), "environment PRTE_MCA_x_y_z");
+    r.set("x_y_z", "4", {ParamSource::command_line, "--prtemca x_y_z"});
+    EXPECT_EQ(p.as_int(), 4);
+    EXPECT_EQ(p.origin().source, ParamSource::command_line);
+}
+
+TEST(ParamTest, PrecedenceHoldsWhateverOrderSourcesArrive)
+{
+    ParamRegistry r;
+    r.set("a_b", "cmd", {ParamSource::command_line, ""});
+    r.set("a_b", "env", {ParamSource::environment, ""});
+    r.set("a_b", "user", {ParamSource::user_file, ""});
+    // Registered after the settings arrived: the highest source still wins.
+    auto& p = r.register_string({"a", "", "b"}, "default", "test");
+    EXPECT_EQ(p.as_string(), "cmd");
+    EXPECT_EQ(p.origin().source, ParamSource::command_line);
+}
+
+TEST(ParamTest, StandardSourcesReadSysconfdirAndHome)
+{
+    TempDir dir;
+    dir.write("prte-mca-params.conf", "s_t_u = from-system\ns_t_v = from-system\n");
+    std::filesystem::create_directories(dir.path() + "/home/.prte");
+    dir.write("home/.prte/mca-params.conf", "s_t_v = from-user\n");
+    std::string old_home = std::getenv("HOME") ? std::getenv("HOME") : "";
+    setenv("PRTE_SYSCONFDIR", dir.path().c_str(), 1);
+    setenv("HOME", (dir.path() + "/home").c_str(), 1);
+    char* env[] = {nullptr};
+    ParamRegistry r;
+    prte::Status st = r.load_standard_sources(env);
+    setenv("HOME", old_home.c_str(), 1);
+    unsetenv("PRTE_SYSCONFDIR");
+    ASSERT_TRUE(st.ok()) << st.message();
+    auto& u = r.register_string({"s", "t", "u"}, "d", "test");
+    auto& v = r.register_string({"s", "t", "v"}, "d", "test");
+    EXPECT_EQ(u.as_string(), "from-system");
+    EXPECT_EQ(u.origin().source, ParamSource::system_file);
+    EXPECT_EQ(v.as_string(), "from-user");
+    EXPECT_EQ(v.origin().source, ParamSource::user_file);
+    EXPECT_EQ(v.origin().where, dir.path() + "/home/.prte/mca-params.conf:1");
+}
+
+TEST(ParamTest, MalformedParamFileNamesFileAndLine)
+{
+    TempDir dir;
+    std::string f = dir.write("bad.conf", "a_b = 1\nthis line has no equals sign\n");
+    ParamRegistry r;
+    prte::Status st = r.load_file(f, ParamSource::user_file);
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.message(), f + ":2: expected 'name = value', found 'this line has no equals sign'");
+    std::string g = dir.write("bad2.conf", "bad-name = 1\n");
+    st = r.load_file(g, ParamSource::user_file);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find(g + ":1:"), std::string::npos);
+}
+
+TEST(ParamTest, MissingParamFileIsNotAnError)
+{
+    ParamRegistry r;
+    EXPECT_TRUE(r.load_file("/nonexistent/prte-mca-params.conf", ParamSource::system_file).ok());
+}
+
+TEST(ParamTest, BadValueIsReportedAndTheNextSourceUsed)
+{
+    ParamRegistry r;
+    r.set("ras_base_verbose", "2", {ParamSource::environment, "PRTE_MCA_ras_base_verbose"});
+    r.set("ras_base_verbose", "lots", {ParamSource::command_line, "--prtemca ras_base_verbose"});
+    auto& p = r.register_int({"ras", "base", "verbose"}, 0, "verbosity");
+    ASSERT_EQ(r.errors().size(), 1u);
+    EXPECT_EQ(r.errors()[0], "bad value 'lots' for parameter ras_base_verbose (from command line --prtemca "
+                             "ras_base_verbose): expected an integer");
+    EXPECT_EQ(p.as_int(), 2);
+    EXPECT_EQ(p.origin().source, ParamSource::environment);
+}
+
+TEST(ParamTest, BooleansAcceptCommonSpellings)
+{
+    ParamRegistry r;
+    auto& p = r.register_bool({"b", "", "flag"}, false, "flag");
+    for (const char* yes : {"1", "true", "yes", "on", "TRUE"}) {
+        r.set("b_flag", yes, {ParamSource::command_line, ""});
+        EXPECT_TRUE(p.as_bool()) << yes;
+        EXPECT_EQ(p.value_text(), "true");
+    }
+    r.set("b_flag", "0", {ParamSource::command_line, ""});
+    EXPECT_FALSE(p.as_bool());
+    r.set("b_flag", "maybe", {ParamSource::command_line, ""});
+    EXPECT_EQ(r.errors().size(), 1u);
+    EXPECT_NE(r.errors()[0].find("expected a boolean"), std::string::npos);
+}
+
+TEST(ParamTest, UnknownEnumValueIsAnError)
+{
+    ParamRegistry r;
+    r.set("prte_set_policy", "sockets", {ParamSource::command_line, "--prtemca prte_set_policy"});
+    auto& p = r.register_enum({"prte", "", "set_policy"}, "cores", {"cores", "hwthreads", "packages"}, "how");
+    EXPECT_EQ(p.as_string(), "cores");
+    ASSERT_EQ(r.errors().size(), 1u);
+    EXPECT_EQ(r.errors()[0], "bad value 'sockets' for parameter prte_set_policy (from command line --prtemca "
+                             "prte_set_policy): expected one of: cores, hwthreads, packages");
+}
+
+TEST(ParamTest, ValidatorRejectsValue)
+{
+    ParamRegistry r;
+    r.set("v_w", "nope", {ParamSource::environment, "PRTE_MCA_v_w"});
+    auto& p = r.register_string({"v", "", "w"}, "ok", "test", [](const std::string& v) -> std::optional<std::string> {
+        if (v == "nope") return "nope is not allowed";
+        return std::nullopt;
+    });
+    EXPECT_EQ(p.as_string(), "ok");
+    ASSERT_EQ(r.errors().size(), 1u);
+    EXPECT_NE(r.errors()[0].find("nope is not allowed"), std::string::npos);
+}
+
+TEST(ParamTest, EnvironmentIgnoresOtherVariables)
+{
+    std::string a = "PRTE_MCA_q_r=5", b = "PATH=/bin", c = "PRTE_MCA_=x", d = "PRTE_MCA_noequals";
+    char* env[] = {a.data(), b.data(), c.data(), d.data(), nullptr};
+    ParamRegistry r;
+    r.load_environment(env);
+    auto& p = r.register_int({"q", "", "r"}, 0, "test");
+    EXPECT_EQ(p.as_int(), 5);
+    auto unmatched = r.unmatched_settings();
+    EXPECT_TRUE(unmatched.empty());
+}
+
+TEST(ParamTest, UnmatchedSettingsAreListed)
+{
+    ParamRegistry r;
+    r.set("ras_hots_file", "x", {ParamSource::command_line, "--prtemca ras_hots_file"});
+    auto unmatched = r.unmatched_settings();
+    ASSERT_EQ(unmatched.size(), 1u);
+    EXPECT_EQ(unmatched[0].first, "ras_hots_file");
+}
+
+TEST(ParamTest, ExplicitSettingsCarryTheWinningValueForDaemons)
+{
+    ParamRegistry r;
+    r.set("a_b", "env", {ParamSource::environment, ""});
+    r.set("a_b", "cmd", {ParamSource::command_line, ""});
+    r.set("c_d", "file", {ParamSource::user_file, ""});
+    auto settings = r.explicit_settings();
+    ASSERT_EQ(settings.size(), 2u);
+    EXPECT_EQ(settings[0], (std::pair<std::string, std::string>{"a_b", "cmd"}));
+    EXPECT_EQ(settings[1], (std::pair<std::string, std::string>{"c_d", "file"}));
+}
