@@ -73,7 +73,7 @@ class Framework {
 
   protected:
     // A framework's base may add parameters of its own (rmaps_base_mapping_policy, ...).
-    virtual void register_base_params(ParamRegistry& registry) {}
+    virtual void register_base_params(ParamRegistry&) {}
     // Checks that a module is this framework's type (a dynamic_cast in each framework's base).
     virtual bool accepts(const Module& module) const = 0;
 

@@ -88,10 +88,10 @@ class Module : public mca::Module {
     // own share of the departed nodes back to its resource manager (spec: elastic-dvm-spec.txt,
     // "Resource release at shrink completion"). `pool` still holds the departed nodes, marked
     // down, with the component and allocation that brought each in.
-    virtual void shrink_complete(const runtime::ShrinkCampaign& campaign, const runtime::NodePool& pool) noexcept {}
+    virtual void shrink_complete(const runtime::ShrinkCampaign& /*campaign*/, const runtime::NodePool& /*pool*/) noexcept {}
 
     // Optional: an allocation this component granted is over (its session ended).
-    virtual void release_allocation(const std::string& alloc_id) noexcept {}
+    virtual void release_allocation(const std::string& /*alloc_id*/) noexcept {}
 };
 
 }  // namespace prte::ras

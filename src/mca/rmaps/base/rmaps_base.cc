@@ -18,16 +18,12 @@ namespace {
 // procs on the node, so it continues after the procs other jobs already placed there.
 void assign_ranks(runtime::Job& job)
 {
+    std::map<runtime::Node*, int> ours;  // this job's procs per node
+    for (const auto& proc : job.procs) ours[proc->node]++;
     std::map<runtime::Node*, int> local;
-    std::map<runtime::Node*, int> base_node_rank;
     for (auto& proc : job.procs) {
-        if (!base_node_rank.count(proc->node)) {
-            int ours = static_cast<int>(std::count_if(job.procs.begin(), job.procs.end(),
-                                                      [&](const auto& p) { return p->node == proc->node; }));
-            base_node_rank[proc->node] = proc->node->num_procs - ours;
-        }
         proc->local_rank = local[proc->node]++;
-        proc->node_rank = base_node_rank[proc->node] + proc->local_rank;
+        proc->node_rank = proc->node->num_procs - ours[proc->node] + proc->local_rank;
     }
 }
 
@@ -119,6 +115,10 @@ Status map_job(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& fil
         framework().verbose()(5, "map: job {} mapped by {}: {} proc(s)", job.nspace, selected.descriptor->name,
                               job.procs.size());
         return {};
+    }
+    if (job.mapping.by == runtime::MapBy::unset) {
+        return {Errc::not_supported, fmt::format("no mapper is available for job {} (check the rmaps parameter: "
+                                                 "prte_info --selected)", job.nspace)};
     }
     return {Errc::not_supported,
             fmt::format("no mapper can handle --map-by {} for job {}", to_string(job.mapping.by), job.nspace)};

@@ -1,0 +1,196 @@
+#include "mca/ras/hosts/ras_hosts_module.h"
+
+#include <hwloc.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "mca/ras/base/ras_base.h"
+#include "util/hostfile.h"
+#include "util/hostlist.h"
+
+namespace prte::ras::hosts {
+namespace {
+
+const output::VerboseStream& verbose() { return base::framework().verbose(); }
+
+// Cores, else hardware threads (a topology without core objects), else 1.
+int count_local_cores()
+{
+    hwloc_topology_t topology;
+    if (hwloc_topology_init(&topology) != 0) return 1;
+    int count = 0;
+    if (hwloc_topology_load(topology) == 0) {
+        count = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
+        if (count <= 0) count = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU);
+    }
+    hwloc_topology_destroy(topology);
+    return count > 0 ? count : 1;
+}
+
+std::string local_hostname()
+{
+    char name[HOST_NAME_MAX + 1] = {};
+    if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
+    return name;
+}
+
+std::vector<std::string> names_of(const std::vector<runtime::Node>& nodes)
+{
+    std::vector<std::string> names;
+    for (const auto& node : nodes) names.push_back(node.name);
+    return names;
+}
+
+// Reads a hostfile that must name at least one host: an empty one is almost surely a mistake,
+// and silently falling back to another source would hide it.
+Status read_nonempty_hostfile(const std::string& path, std::vector<runtime::Node>& out)
+{
+    std::vector<runtime::Node> nodes;
+    if (Status st = util::read_hostfile(path, nodes); !st) return st;
+    if (nodes.empty()) return {Errc::bad_file, fmt::format("hostfile '{}' lists no hosts", path)};
+    verbose()(5, "hosts: {} node(s) from hostfile {}: {}", nodes.size(), path, util::compress_hostlist(names_of(nodes)));
+    out.insert(out.end(), nodes.begin(), nodes.end());
+    return {};
+}
+
+Status parse_hosts(const std::vector<std::string>& lists, std::string_view origin, std::vector<runtime::Node>& out)
+{
+    std::vector<runtime::Node> nodes;
+    if (Status st = util::parse_host_list(lists, nodes); !st) return st;
+    verbose()(5, "hosts: {} node(s) from {}: {}", nodes.size(), origin, util::compress_hostlist(names_of(nodes)));
+    out.insert(out.end(), nodes.begin(), nodes.end());
+    return {};
+}
+
+// Merges repeated names the way the pool does (a hostfile line refined by a later --host entry),
+// so that a result never names one node twice.
+std::vector<runtime::Node> merged(const std::vector<runtime::Node>& nodes)
+{
+    runtime::NodePool pool;
+    for (const auto& node : nodes) pool.add(node);
+    std::vector<runtime::Node> out;
+    for (const runtime::Node* node : std::as_const(pool).nodes()) out.push_back(*node);
+    return out;
+}
+
+Status not_mine(const runtime::AllocationRequest& request)
+{
+    return {Errc::take_next_option,
+            fmt::format("ras/hosts serves only requests that name hosts; this '{}' request names none",
+                        runtime::to_string(request.directive))};
+}
+
+}  // namespace
+
+runtime::Node local_node()
+{
+    runtime::Node node;
+    node.name = local_hostname();
+    node.slots = count_local_cores();
+    node.slots_given = false;
+    return node;
+}
+
+HostsModule::HostsModule(std::string default_hostfile) : default_hostfile_(std::move(default_hostfile)) {}
+
+Status HostsModule::allocate(const AllocateContext& context, runtime::NodePool& pool)
+{
+    std::vector<runtime::Node> nodes;
+    if (!context.hostfile.empty()) {
+        if (Status st = read_nonempty_hostfile(context.hostfile, nodes); !st) return st;
+    }
+    if (!context.hosts.empty()) {
+        if (Status st = parse_hosts(context.hosts, "--host", nodes); !st) return st;
+    }
+    if (nodes.empty() && !default_hostfile_.empty()) {
+        if (Status st = read_nonempty_hostfile(default_hostfile_, nodes); !st) return st;
+    }
+    if (nodes.empty()) {
+        nodes.push_back(local_node());
+        verbose()(5, "hosts: no --hostfile, --host or default hostfile: using the local node {} with {} slot(s)",
+                  nodes.back().name, nodes.back().slots);
+    }
+    for (auto& node : nodes) {
+        // A node is up only once its daemon reports; until then nobody knows.
+        node.state = runtime::NodeState::unknown;
+        node.ras_component = kComponentName;
+        pool.add(node);
+    }
+    return {};
+}
+
+Status HostsModule::modify(const runtime::AllocationRequest& request, RequestCompletion completion)
+{
+    switch (request.directive) {
+    case runtime::AllocDirective::new_allocation:
+    case runtime::AllocDirective::extend:
+        if (request.node_list.empty() && request.hostfile.empty()) return not_mine(request);
+        return grow(request, std::move(completion));
+    case runtime::AllocDirective::release:
+        if (request.node_list.empty()) return not_mine(request);
+        return release(request, std::move(completion));
+    case runtime::AllocDirective::reacquire:
+    case runtime::AllocDirective::cancel:
+        break;
+    }
+    return not_mine(request);
+}
+
+// The request is taken: whatever happens now is reported through `completion`, and modify()
+// returns success so that the caller does not report it a second time.
+Status HostsModule::grow(const runtime::AllocationRequest& request, RequestCompletion completion)
+{
+    std::vector<runtime::Node> nodes;
+    Status st;
+    if (!request.hostfile.empty()) st = read_nonempty_hostfile(request.hostfile, nodes);
+    if (st && !request.node_list.empty()) st = parse_hosts(request.node_list, "the request's node list", nodes);
+    if (!st) {
+        completion.complete({st, request.alloc_id, {}, {}});
+        return {};
+    }
+    std::string alloc_id = request.alloc_id;
+    // A new allocation needs a name by which it can later be released.
+    if (alloc_id.empty() && request.directive == runtime::AllocDirective::new_allocation)
+        alloc_id = fmt::format("hosts-{}", ++allocations_granted_);
+    ModifyResult result{{}, alloc_id, merged(nodes), {}};
+    for (auto& node : result.nodes_added) {
+        node.state = runtime::NodeState::unknown;
+        node.ras_component = kComponentName;
+        node.alloc_id = alloc_id;
+    }
+    verbose()(5, "hosts: {} request granted {} node(s): {}", runtime::to_string(request.directive),
+              result.nodes_added.size(), util::compress_hostlist(names_of(result.nodes_added)));
+    completion.complete(std::move(result));
+    return {};
+}
+
+Status HostsModule::release(const runtime::AllocationRequest& request, RequestCompletion completion)
+{
+    std::vector<std::string> names;
+    for (const auto& entry : request.node_list) {
+        Status st;
+        if (entry.find(':') != std::string::npos)
+            st = {Errc::bad_param, fmt::format("cannot release '{}': a release names hosts, without slot counts", entry)};
+        else
+            st = util::expand_hostlist(entry, names);
+        if (!st) {
+            completion.complete({st, request.alloc_id, {}, {}});
+            return {};
+        }
+    }
+    // One node named twice ("n[1-2],n2") is still one node leaving.
+    std::vector<std::string> unique;
+    for (auto& name : names) {
+        if (std::find(unique.begin(), unique.end(), name) == unique.end()) unique.push_back(std::move(name));
+    }
+    verbose()(5, "hosts: release request for {} node(s): {}", unique.size(), util::compress_hostlist(unique));
+    completion.complete({{}, request.alloc_id, {}, std::move(unique)});
+    return {};
+}
+
+}  // namespace prte::ras::hosts
