@@ -47,6 +47,13 @@ struct ModifyResult {
     std::vector<std::string> nodes_to_release;  // RELEASE: names of nodes to take out
 };
 
+class RequestCompletion;
+class Module;
+namespace base {
+// Forward declaration so it can be RequestCompletion's friend; see mca/ras/base/ras_base.h.
+Status modify(const runtime::AllocationRequest& request, runtime::NodePool& pool);
+}  // namespace base
+
 // A one-shot, move-only handle to finish a modify() request. Completing it more than once is
 // impossible; dropping it without completing completes the request with an error naming the
 // component, so a buggy component can never leave a requester waiting forever.
@@ -66,6 +73,10 @@ class RequestCompletion {
     bool pending() const { return static_cast<bool>(sink_); }
 
   private:
+    // The base takes back a completion that a module passed on (take_next_option) without firing it.
+    friend Status base::modify(const runtime::AllocationRequest& request, runtime::NodePool& pool);
+    void disarm() { sink_ = nullptr; }
+
     std::string component_;
     Sink sink_;
 };
@@ -78,10 +89,13 @@ class Module : public mca::Module {
     // allocation to offer here (not running under its resource manager), so the next is asked.
     virtual Status allocate(const AllocateContext& context, runtime::NodePool& pool) = 0;
 
-    // A dynamic allocation request. Return take_next_option (without touching `completion`) if
-    // the request is not for this component; otherwise keep `completion` and complete it, now
-    // or later. The default handles nothing.
-    virtual Status modify(const runtime::AllocationRequest& request, RequestCompletion completion);
+    // A dynamic allocation request. `completion` stays the caller's until the module takes it:
+    //  - not for this component: return take_next_option and leave `completion` alone;
+    //  - answer now: call completion.complete(result) and return success;
+    //  - answer later: move it into the module's own state (std::move) and return success.
+    // A module that returns success having done neither gets its request answered with an error
+    // naming it. The default handles nothing.
+    virtual Status modify(const runtime::AllocationRequest& request, RequestCompletion&& completion);
 
     // Optional: a shrink campaign has completed (every target departed, routing repaired). Offered
     // to every active component before the requester's completion event, so each can hand its

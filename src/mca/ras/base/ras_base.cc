@@ -44,7 +44,7 @@ void RequestCompletion::complete(ModifyResult result)
 
 Module::~Module() = default;
 
-Status Module::modify(const runtime::AllocationRequest&, RequestCompletion)
+Status Module::modify(const runtime::AllocationRequest&, RequestCompletion&&)
 {
     return {Errc::take_next_option, "not handled"};
 }
@@ -103,8 +103,19 @@ Status modify(const runtime::AllocationRequest& request, runtime::NodePool& pool
             complete_request(name, request, std::move(result), pool);
         });
         Status st = module->modify(request, std::move(completion));
-        if (st.code() == Errc::take_next_option) continue;
+        if (st.code() == Errc::take_next_option) {
+            // Passed on: the completion was not the module's to fire, so it must not fire now.
+            completion.disarm();
+            continue;
+        }
         framework().verbose()(5, "modify: {} request taken by {}", to_string(request.directive), name);
+        if (!st) {
+            // Rejected outright: the caller reports `st`; a completion left behind must not answer too.
+            completion.disarm();
+            return st;
+        }
+        // Success while still holding the completion: the module neither answered nor kept it.
+        // Destroying it below answers the requester with the drop-guard error naming the module.
         return st;
     }
     return {Errc::not_supported,

@@ -124,7 +124,7 @@ Status HostsModule::allocate(const AllocateContext& context, runtime::NodePool& 
     return {};
 }
 
-Status HostsModule::modify(const runtime::AllocationRequest& request, RequestCompletion completion)
+Status HostsModule::modify(const runtime::AllocationRequest& request, RequestCompletion&& completion)
 {
     switch (request.directive) {
     case runtime::AllocDirective::new_allocation:

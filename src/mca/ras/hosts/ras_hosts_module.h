@@ -24,7 +24,7 @@ class HostsModule : public Module {
     explicit HostsModule(std::string default_hostfile = {});
 
     Status allocate(const AllocateContext& context, runtime::NodePool& pool) override;
-    Status modify(const runtime::AllocationRequest& request, RequestCompletion completion) override;
+    Status modify(const runtime::AllocationRequest& request, RequestCompletion&& completion) override;
 
   private:
     Status grow(const runtime::AllocationRequest& request, RequestCompletion completion);
