@@ -3,6 +3,8 @@
 #include "util/hostfile.h"
 
 #include <gtest/gtest.h>
+
+#include "temp_dir.h"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,28 +23,7 @@ using prte::util::parse_hostfile;
 using prte::util::read_hostfile;
 using Nodes = std::vector<Node>;
 
-// A private directory for the test's files, removed with everything in it.
-class TempDir {
-  public:
-    TempDir()
-    {
-        std::string pattern = (std::filesystem::temp_directory_path() / "prte-hostfile-XXXXXX").string();
-        if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = pattern;
-    }
-    ~TempDir() { std::filesystem::remove_all(path_); }
-
-    std::string write(const std::string& name, const std::string& text) const
-    {
-        std::string file = (path_ / name).string();
-        std::ofstream(file) << text;
-        return file;
-    }
-    std::string path(const std::string& name) const { return (path_ / name).string(); }
-
-  private:
-    std::filesystem::path path_;
-};
+using prte::test::TempDir;
 
 Nodes parse(const std::string& text)
 {

@@ -6,33 +6,12 @@
 #include <fstream>
 
 #include "mca/base/param.h"
+#include "temp_dir.h"
 
 using prte::mca::ParamRegistry;
 using prte::mca::ParamSource;
 
-namespace {
-
-class TempDir {
-  public:
-    TempDir()
-    {
-        char tmpl[] = "/tmp/prte-param-test-XXXXXX";
-        path_ = mkdtemp(tmpl);
-    }
-    ~TempDir() { std::filesystem::remove_all(path_); }
-    const std::string& path() const { return path_; }
-    std::string write(const std::string& name, const std::string& text) const
-    {
-        std::string p = path_ + "/" + name;
-        std::ofstream(p) << text;
-        return p;
-    }
-
-  private:
-    std::string path_;
-};
-
-}  // namespace
+using prte::test::TempDir;
 
 TEST(ParamTest, DefaultValueAndTypes)
 {

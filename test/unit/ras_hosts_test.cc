@@ -4,6 +4,8 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+
+#include "temp_dir.h"
 #include <hwloc.h>
 #include <limits.h>
 #include <unistd.h>
@@ -32,27 +34,7 @@ using prte::runtime::Node;
 using prte::runtime::NodePool;
 using prte::runtime::NodeState;
 
-class TempDir {
-  public:
-    TempDir()
-    {
-        std::string pattern = (std::filesystem::temp_directory_path() / "prte-ras-hosts-XXXXXX").string();
-        if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = pattern;
-    }
-    ~TempDir() { std::filesystem::remove_all(path_); }
-
-    std::string write(const std::string& name, const std::string& text) const
-    {
-        std::string file = (path_ / name).string();
-        std::ofstream(file) << text;
-        return file;
-    }
-    std::string path(const std::string& name) const { return (path_ / name).string(); }
-
-  private:
-    std::filesystem::path path_;
-};
+using prte::test::TempDir;
 
 std::vector<std::string> names_in(const NodePool& pool)
 {
