@@ -17,4 +17,8 @@ grep -q '^#define PRTE_HAVE_PMIX_DVM_EVENTS 1' _build-dvm-events/src/prte_config
     echo "run-tests: configure did not detect the DVM completion events in the second build" >&2
     exit 1
 }
+_build-dvm-events/src/tools/prte_info/prte_info --version --parsable | grep -qx 'config:dvm_completion_events:yes' || {
+    echo "run-tests: prte_info of the second build does not report the DVM completion events" >&2
+    exit 1
+}
 make -C _build-dvm-events check CTEST_FLAGS="-L unit"

@@ -20,6 +20,11 @@ expect_line list out "mca:ras:goodtest:path:$good/mca_ras_goodtest.so"
 expect_line list out "mca:ras:hosts:path:$builtin/mca_ras_hosts.so"
 expect_line list out "mca:rmaps:round_robin:interface:1"
 
+run version "$PRTE_INFO" --version --parsable
+expect_status version 0
+expect_line version out "version:pmix:"
+if grep -qx 'config:dvm_completion_events:\(yes\|no\)' "$TEST_TMP/version.out"; then pass "version reports the DVM events"; else fail "no config:dvm_completion_events line"; fi
+
 run human "$PRTE_INFO"
 expect_status human 0
 for fw in state plm ras rmaps errmgr grpcomm; do expect_line human out "MCA $fw ("; done

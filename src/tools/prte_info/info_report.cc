@@ -2,6 +2,8 @@
 
 #include "tools/prte_info/info_report.h"
 
+#include <pmix.h>
+
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -31,12 +33,24 @@ std::string one_line(std::string text)
 
 void print_version(const Options& options)
 {
+#ifdef PRTE_HAVE_PMIX_DVM_EVENTS
+    const char* dvm_events = "yes";
+#else
+    const char* dvm_events = "no";
+#endif
     if (options.parsable) {
         line(fmt::format("package:{}", PACKAGE_STRING));
         line(fmt::format("version:prte:{}", PACKAGE_VERSION));
+        line(fmt::format("version:pmix:{}", PMIx_Get_version()));
+        line(fmt::format("config:dvm_completion_events:{}", dvm_events));
         return;
     }
     line(fmt::format("prte {} — an elastic PMIx runtime environment", PACKAGE_VERSION));
+    line(fmt::format("PMIx: {}", PMIx_Get_version()));
+    // spec: elastic-dvm-spec.txt, "Backward compatibility": without the codes in pmix.h a requester
+    // gets no PMIX_DVM_IS_READY / PMIX_ERR_DVM_MOD event; say so where a user will look.
+    line(fmt::format("DVM completion events (PMIX_DVM_IS_READY, PMIX_ERR_DVM_MOD): {}",
+                     std::string(dvm_events) == "yes" ? "yes" : "no (this PMIx does not define them)"));
 }
 
 void print_components(const Options& options)
