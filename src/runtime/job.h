@@ -1,9 +1,11 @@
 // A job (one prun submission, or the daemon job itself), its app contexts and its processes.
 #pragma once
 
+#include <pmix_common.h>
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +13,7 @@
 
 #include "runtime/node.h"
 #include "runtime/states.h"
+#include "util/status.h"
 
 namespace prte::runtime {
 
@@ -39,7 +42,12 @@ struct Proc {
     int node_rank = 0;   // among all jobs' procs on the node
     ProcState state = ProcState::init;
     pid_t pid = 0;
-    int exit_code = 0;
+    int exit_code = 0;    // exit status; 128+N when killed by signal N
+    int term_signal = 0;  // the signal that ended it, 0 if it exited
+    // Termination needs both (spec 7.4.4): the output pipes closed and the process reaped.
+    bool iof_complete = false;
+    bool waitpid_fired = false;
+    bool counted_terminated = false;
 };
 
 enum class MapBy { unset, slot, node, core, package, numa, hwthread, ppr, seq };
@@ -61,19 +69,42 @@ struct MappingPolicy {
     int span = 0;
 };
 
+// How a job's output reaches the tool that launched it (prun --output ...).
+struct OutputOptions {
+    bool tag = false;            // "[job,rank]<stdout>: " before every line
+    bool timestamp = false;      // wall-clock time before every line
+    bool merge_stderr = false;   // stderr delivered as stdout
+    bool held_for_pull = false;  // held until the spawner pulls it (pmix/attributes.h)
+};
+
 struct Job {
     std::string nspace;
     JobState state = JobState::init;
     std::vector<AppContext> apps;
     std::vector<std::unique_ptr<Proc>> procs;
     MappingPolicy mapping;
+    OutputOptions output;
+    int timeout_seconds = 0;  // prun --timeout: abort the job after this long (0: none)
+    bool is_daemon_job = false;
+
+    // The tool or process that asked for the job (PMIx spawn), told of its start and its end.
+    std::optional<pmix_proc_t> originator;
+    // Answers the spawn request once the job is running (success, nspace) or has failed to start.
+    // Called once, on the progress thread; cleared after.
+    std::function<void(const Status& status, const std::string& nspace)> on_spawned;
 
     int num_launched = 0;
-    int num_reported = 0;
+    int num_reported = 0;    // procs registered with their PMIx server
     int num_terminated = 0;
-    int exit_code = 0;
+    int exit_code = 0;       // the job's exit status, as prun exits with it
+    std::string abort_message;  // why it ended abnormally: names rank, node and status or signal
+    // Set when the job is being torn down (a process failed, a timeout, a kill request): the
+    // remaining processes are being killed and their own exits no longer change the outcome.
+    bool aborting = false;
+    JobState abort_state = JobState::aborted;  // the error state the job ends in when aborting
 
     size_t num_procs() const { return procs.size(); }
+    Proc* proc(Rank rank) { return rank < procs.size() ? procs[rank].get() : nullptr; }
 };
 
 }  // namespace prte::runtime

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "mca/base/component.h"
-#include "runtime/job.h"
+#include "runtime/job_table.h"
 #include "runtime/states.h"
 #include "util/status.h"
 
@@ -24,8 +24,8 @@ class Module : public mca::Module {
 
     virtual Status init() = 0;
 
-    // An application process reached an error state.
-    virtual void proc_failed(runtime::Job& job, runtime::Proc& proc, runtime::ProcState state) = 0;
+    // An application process reached an error state (or ended with a non-zero status).
+    virtual void proc_failed(const runtime::JobPtr& job, runtime::Proc& proc, runtime::ProcState state) = 0;
 
     // A daemon left the DVM (connection lost, failed to start, failed to connect). Called once per
     // detection; it must tolerate a rank the master has already torn down (spec:

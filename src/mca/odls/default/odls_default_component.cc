@@ -1,0 +1,81 @@
+// The odls/default component's descriptor: its parameter and its query, which wires the module
+// to the runtime and the PMIx server. The work is in odls_default_module.cc.
+#include <memory>
+#include <new>
+
+#include "mca/base/component.h"
+#include "mca/base/param.h"
+#include "mca/odls/base/odls_base.h"
+#include "mca/odls/default/odls_default_module.h"
+#include "pmix/server.h"
+#include "runtime/runtime.h"
+
+namespace {
+
+namespace odls = prte::odls;
+using prte::odls::default_component::DefaultModule;
+using prte::odls::default_component::Options;
+using prte::odls::default_component::Services;
+
+// The only launcher so far; a low priority leaves room for a specialised one.
+constexpr int kPriority = 10;
+
+// Owned by the registry, which outlives every component.
+const prte::mca::Param* ompi_compat_param = nullptr;
+
+void register_params(prte::mca::ParamRegistry& registry) noexcept
+{
+    try {
+        ompi_compat_param = &registry.register_bool(
+            {"odls", "default", "ompi_compat"}, true,
+            "Give each process the variables Open MPI 4.x needs to run as one job under this launcher rather "
+            "than as singletons (OMPI_MCA_orte_local_daemon_uri, OMPI_COMM_WORLD_*)");
+    } catch (const std::bad_alloc&) {
+        ompi_compat_param = nullptr;
+    }
+}
+
+// Read when the module initialises, by which time the runtime has its loop and state machine.
+Services runtime_services()
+{
+    auto& rt = prte::runtime::Runtime::instance();
+    Services services;
+    services.loop = &rt.loop();
+    services.state = &rt.state();
+    services.node_name = rt.identity().node_name;
+    services.daemon_rank = rt.identity().rank;
+    services.setup_fork = prte::pmix::setup_fork;
+    services.deliver_output = prte::pmix::deliver_output;
+    return services;
+}
+
+void query(const prte::mca::QueryContext&, prte::mca::QueryResult& result) noexcept
+{
+    try {
+        Options options;
+        options.kill_grace = std::chrono::seconds(odls::base::sigkill_timeout_seconds());
+        options.ompi_compat = ompi_compat_param ? ompi_compat_param->as_bool() : true;
+        result.module = std::make_unique<DefaultModule>(runtime_services, options);
+        result.priority = kPriority;
+    } catch (const std::bad_alloc&) {
+        result.priority = -1;
+        result.reason = "out of memory creating the module";
+    }
+}
+
+}  // namespace
+
+extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
+{
+    static const prte::mca::ComponentDescriptor descriptor{
+        .framework = "odls",
+        .name = prte::odls::default_component::kComponentName,
+        .interface_version = prte::odls::kInterfaceVersion,
+        .version = "1.0.0",
+        .description = "fork/exec of local processes, output forwarded to PMIx, exits reaped on SIGCHLD",
+        .register_params = register_params,
+        .open = nullptr,
+        .query = query,
+        .close = nullptr};
+    return &descriptor;
+}

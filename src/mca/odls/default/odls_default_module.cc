@@ -1,0 +1,488 @@
+#include "mca/odls/default/odls_default_module.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cassert>
+#include <iterator>
+#include <system_error>
+#include <utility>
+
+#include <event2/event.h>
+#include <fmt/format.h>
+
+#include "mca/odls/base/odls_base.h"
+#include "mca/odls/default/odls_default_env.h"
+#include "mca/odls/default/odls_default_spawn.h"
+#include "util/strings.h"
+
+namespace prte::odls::default_component {
+namespace {
+
+using runtime::ProcState;
+
+const output::VerboseStream& verbose() { return base::framework().verbose(); }
+
+std::string error_text(int error) { return std::system_category().message(error); }
+
+void assert_on_loop([[maybe_unused]] const Services& services)
+{
+#ifdef PRTE_DEBUG_CHECKS
+    assert(services.loop->on_owner_thread());
+#endif
+}
+
+}  // namespace
+
+// One end of a pipe we read, with its event; closing it frees both.
+struct DefaultModule::Stream {
+    DefaultModule::Child* child = nullptr;
+    pmix_iof_channel_t channel = PMIX_FWD_STDOUT_CHANNEL;
+    int fd = -1;
+    event* ev = nullptr;
+
+    bool open() const { return fd >= 0; }
+    void close()
+    {
+        if (ev) event_free(ev);
+        if (fd >= 0) ::close(fd);
+        ev = nullptr;
+        fd = -1;
+    }
+    ~Stream() { close(); }
+};
+
+struct DefaultModule::Child {
+    enum class Exec { pending, started, failed };
+
+    DefaultModule* module = nullptr;
+    uint64_t id = 0;      // key in children_
+    runtime::JobPtr job;  // keeps the job alive as long as its process is watched
+    runtime::Rank rank = 0;
+    pid_t pid = -1;
+    std::string program;      // as the user gave it, for messages
+    std::string working_dir;  // likewise
+    std::string binding;
+
+    Stream status;  // the exec status pipe (see odls_default_spawn.h); not forwarded
+    Stream out;
+    Stream err;
+    bool merged_stderr = false;
+
+    Exec exec = Exec::pending;
+    bool reaped = false;
+    bool status_known = true;  // false if someone else reaped it first
+    int wait_status = 0;
+    bool iof_reported = false;
+    bool waitpid_reported = false;
+};
+
+struct DefaultModule::KillTimer {
+    DefaultModule* module = nullptr;
+    event* ev = nullptr;
+    std::vector<uint64_t> children;  // ids in children_
+    std::list<std::unique_ptr<KillTimer>>::iterator self;
+    ~KillTimer()
+    {
+        if (ev) event_free(ev);
+    }
+};
+
+DefaultModule::DefaultModule(std::function<Services()> services, Options options)
+    : make_services_(std::move(services)), options_(options)
+{
+}
+
+DefaultModule::~DefaultModule() { finalize(); }
+
+Status DefaultModule::init()
+{
+    if (initialized_) return {};
+    services_ = make_services_();
+    if (!services_.loop || !services_.state) {
+        return {Errc::internal, "odls/default: there is no event loop or state machine to run on"};
+    }
+    sigchld_ = evsignal_new(services_.loop->base(), SIGCHLD, &DefaultModule::on_sigchld, this);
+    if (!sigchld_ || event_add(sigchld_, nullptr) != 0) {
+        if (sigchld_) event_free(sigchld_);
+        sigchld_ = nullptr;
+        return {Errc::internal, "odls/default: cannot watch SIGCHLD on the event loop"};
+    }
+    initialized_ = true;
+    verbose()(10, "odls/default: watching SIGCHLD; SIGKILL {} ms after SIGTERM", options_.kill_grace.count());
+    return {};
+}
+
+Status DefaultModule::launch(const runtime::JobPtr& job, const std::vector<runtime::Rank>& ranks)
+{
+    if (Status st = init(); !st) return st;
+    assert_on_loop(services_);
+    if (!job) return {Errc::bad_param, "odls/default: launch without a job"};
+    std::vector<runtime::Rank> valid;
+    for (runtime::Rank rank : ranks) {
+        if (job->proc(rank)) {
+            valid.push_back(rank);
+        } else {
+            verbose()(1, "job {}: rank {} is not a process of the job; not launched", job->nspace, rank);
+        }
+    }
+    if (valid.empty() && !ranks.empty()) {
+        return {Errc::bad_param, fmt::format("job {}: none of the {} ranks to launch is a process of the job",
+                                             job->nspace, ranks.size())};
+    }
+    for (runtime::Rank rank : valid) launch_one(job, rank, static_cast<int>(valid.size()));
+    return {};
+}
+
+void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, int local_size)
+{
+    runtime::Proc& proc = *job->proc(rank);
+    if (proc.app_index < 0 || static_cast<size_t>(proc.app_index) >= job->apps.size()) {
+        fail_before_fork(job, proc, fmt::format("it belongs to app context {}, which the job does not have",
+                                                proc.app_index));
+        return;
+    }
+    const runtime::AppContext& app = job->apps[proc.app_index];
+    const std::string program = !app.executable.empty() ? app.executable : app.argv.empty() ? "" : app.argv[0];
+    if (program.empty()) {
+        fail_before_fork(job, proc, "no executable was given");
+        return;
+    }
+
+    ChildEnvironmentInput input;
+    if (services_.setup_fork) {
+        if (Status st = services_.setup_fork(job, rank, input.pmix); !st) {
+            fail_before_fork(job, proc, "the PMIx server cannot prepare its environment: " + st.message());
+            return;
+        }
+    }
+    input.daemon_environ = ::environ;
+    input.job = job.get();
+    input.proc = &proc;
+    input.app = &app;
+    input.local_size = local_size;
+    input.node_name = node_of(proc);
+    input.daemon_rank = services_.daemon_rank;
+    input.ompi_compat = options_.ompi_compat;
+    Environment env = build_child_environment(input);
+
+    std::optional<Binding> binding;
+    if (Status st = topology_.binding_for(job->mapping.bind_to, proc.local_rank, binding); !st) {
+        fail_before_fork(job, proc, st.message());
+        return;
+    }
+
+    SpawnRequest request;
+    request.candidates = executable_candidates(program, env);
+    request.argv = app.argv.empty() ? std::vector<std::string>{program} : app.argv;
+    request.env = env.entries();
+    request.working_dir = app.working_dir;
+    if (binding) request.cpus = binding->cpus;
+    request.merge_stderr = job->output.merge_stderr;
+    SpawnedChild spawned;
+    if (Status st = spawn(request, spawned); !st) {
+        fail_before_fork(job, proc, st.message());
+        return;
+    }
+
+    auto child = std::make_unique<Child>();
+    child->module = this;
+    child->id = next_child_id_++;
+    child->job = job;
+    child->rank = rank;
+    child->pid = spawned.pid;
+    child->program = program;
+    child->working_dir = app.working_dir;
+    child->binding = binding ? binding->description : "";
+    child->merged_stderr = request.merge_stderr;
+    child->status.fd = spawned.status_fd;
+    child->out.fd = spawned.stdout_fd;
+    child->out.channel = PMIX_FWD_STDOUT_CHANNEL;
+    child->err.fd = spawned.stderr_fd;
+    child->err.channel = PMIX_FWD_STDERR_CHANNEL;
+    proc.pid = spawned.pid;
+    watch(*child);
+    verbose()(5, "job {} rank {}: forked {} as pid {}", job->nspace, rank, program, spawned.pid);
+    verbose()(10, "job {} rank {}: argv [{}], working directory {}, binding {}, {} environment variables",
+              job->nspace, rank, util::join(request.argv, " "),
+              app.working_dir.empty() ? "(the daemon's)" : app.working_dir,
+              binding ? binding->description : "none", request.env.size());
+    children_.emplace(child->id, std::move(child));
+    ++live_;
+}
+
+void DefaultModule::fail_before_fork(const runtime::JobPtr& job, runtime::Proc& proc, const std::string& why)
+{
+    std::string message = fmt::format("cannot start rank {} on node {}: {}", proc.rank, node_of(proc), why);
+    verbose()(5, "job {}: {}", job->nspace, message);
+    proc.pid = 0;  // nothing to close or reap: the state machine counts it as gone at once
+    proc.exit_code = 127;
+    if (job->abort_message.empty() && !job->aborting) job->abort_message = message;
+    services_.state->activate_proc_state(job, proc.rank, ProcState::failed_to_start);
+}
+
+void DefaultModule::watch(Child& child)
+{
+    event_base* base = services_.loop->base();
+    child.status.child = child.out.child = child.err.child = &child;
+    child.status.ev = event_new(base, child.status.fd, EV_READ | EV_PERSIST, &DefaultModule::on_status, &child);
+    event_add(child.status.ev, nullptr);
+    for (Stream* s : {&child.out, &child.err}) {
+        if (!s->open()) continue;
+        s->ev = event_new(base, s->fd, EV_READ | EV_PERSIST, &DefaultModule::on_output, s);
+        event_add(s->ev, nullptr);
+    }
+}
+
+void DefaultModule::on_status(int, short, void* arg)
+{
+    auto* child = static_cast<Child*>(arg);
+    child->module->report(*child);
+}
+
+void DefaultModule::on_output(int, short, void* arg)
+{
+    auto* stream = static_cast<Stream*>(arg);
+    stream->child->module->read_output(*stream);
+}
+
+void DefaultModule::on_sigchld(int, short, void* arg) { static_cast<DefaultModule*>(arg)->reap(); }
+
+void DefaultModule::resolve_exec(Child& child)
+{
+    if (child.exec != Child::Exec::pending) return;
+    ChildFailure failure;
+    ExecOutcome outcome = read_exec_outcome(child.status.fd, failure);
+    if (outcome == ExecOutcome::pending) return;
+    child.status.close();
+    const runtime::JobPtr& job = child.job;
+    runtime::Proc* proc = job->proc(child.rank);  // null only if the job was unmapped meanwhile
+    if (outcome == ExecOutcome::started) {
+        child.exec = Child::Exec::started;
+        verbose()(10, "job {} rank {}: pid {} is running {}", job->nspace, child.rank, child.pid, child.program);
+        services_.state->activate_proc_state(job, child.rank, ProcState::running);
+        return;
+    }
+    child.exec = Child::Exec::failed;
+    std::string detail;
+    switch (failure.step) {
+    case FailedStep::exec: detail = fmt::format("{}: {}", child.program, error_text(failure.error)); break;
+    case FailedStep::working_dir:
+        detail = fmt::format("cannot change to working directory {}: {}", child.working_dir, error_text(failure.error));
+        break;
+    case FailedStep::binding:
+        detail = fmt::format("cannot bind to {}: {}", child.binding, error_text(failure.error));
+        break;
+    case FailedStep::setup:
+        detail = fmt::format("cannot set up its standard input and output: {}", error_text(failure.error));
+        break;
+    }
+    std::string message = fmt::format("cannot start rank {} on node {}: {}", child.rank,
+                                      proc ? node_of(*proc) : services_.node_name, detail);
+    verbose()(5, "job {}: {}", job->nspace, message);
+    if (proc) proc->exit_code = exit_status_for(failure);
+    if (job->abort_message.empty() && !job->aborting) job->abort_message = message;
+    services_.state->activate_proc_state(job, child.rank, ProcState::failed_to_start);
+}
+
+void DefaultModule::read_output(Stream& stream)
+{
+    Child& child = *stream.child;
+    std::array<char, 16384> buffer;
+    ssize_t n = ::read(stream.fd, buffer.data(), buffer.size());
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    if (n > 0) {
+        if (services_.deliver_output) services_.deliver_output(*child.job, child.rank, stream.channel, buffer.data(), n);
+        return;
+    }
+    if (n < 0) {
+        verbose()(1, "job {} rank {}: reading its output failed ({}); treating it as closed", child.job->nspace,
+                  child.rank, error_text(errno));
+    }
+    close_stream(stream);
+    report(child);  // may forget the child: nothing below this line
+}
+
+void DefaultModule::close_stream(Stream& stream)
+{
+    Child& child = *stream.child;
+    stream.close();
+    if (!services_.deliver_output) return;
+    services_.deliver_output(*child.job, child.rank, stream.channel, "", 0);
+    // With --output merge-stderr there is no stderr pipe; its end comes with stdout's.
+    if (child.merged_stderr && stream.channel == PMIX_FWD_STDOUT_CHANNEL) {
+        services_.deliver_output(*child.job, child.rank, PMIX_FWD_STDERR_CHANNEL, "", 0);
+    }
+}
+
+void DefaultModule::reap()
+{
+    std::vector<uint64_t> ended;
+    for (auto& [id, child] : children_) {
+        if (child->reaped) continue;
+        const pid_t pid = child->pid;
+        int status = 0;
+        pid_t r;
+        do {
+            r = ::waitpid(pid, &status, WNOHANG);
+        } while (r < 0 && errno == EINTR);
+        if (r == pid) {
+            child->wait_status = status;
+        } else if (r < 0 && errno == ECHILD) {
+            // Someone in this process called waitpid(-1) and took it: its status is lost.
+            output::warning("job {} rank {} (pid {}) was reaped by another part of this process; its exit status "
+                            "is unknown",
+                            child->job->nspace, child->rank, pid);
+            child->status_known = false;
+        } else {
+            continue;
+        }
+        child->reaped = true;
+        --live_;
+        ended.push_back(id);
+    }
+    for (uint64_t id : ended) {
+        auto it = children_.find(id);
+        if (it != children_.end()) report(*it->second);
+    }
+}
+
+void DefaultModule::report(Child& child)
+{
+    resolve_exec(child);
+    if (child.exec == Child::Exec::pending) return;  // RUNNING or FAILED_TO_START always comes first
+    const runtime::JobPtr job = child.job;
+    if (!child.iof_reported && !child.out.open() && !child.err.open()) {
+        child.iof_reported = true;
+        services_.state->activate_proc_state(job, child.rank, ProcState::iof_complete);
+    }
+    if (!child.waitpid_reported && child.reaped) {
+        child.waitpid_reported = true;
+        int status = child.wait_status;
+        int exit_code = 1, term_signal = 0;  // unknown: reaped by someone else
+        if (child.status_known && WIFSIGNALED(status)) {
+            term_signal = WTERMSIG(status);
+            exit_code = 128 + term_signal;
+        } else if (child.status_known) {
+            exit_code = WEXITSTATUS(status);
+        }
+        if (term_signal != 0) {
+            verbose()(5, "job {} rank {}: pid {} killed by signal {} ({})", job->nspace, child.rank, child.pid,
+                      term_signal, strsignal(term_signal));
+        } else {
+            verbose()(5, "job {} rank {}: pid {} exited with status {}", job->nspace, child.rank, child.pid,
+                      exit_code);
+        }
+        if (runtime::Proc* proc = job->proc(child.rank)) {
+            proc->exit_code = exit_code;
+            proc->term_signal = term_signal;
+        }
+        services_.state->activate_proc_state(job, child.rank, ProcState::waitpid_fired);
+    }
+    if (child.iof_reported && child.waitpid_reported) {
+        uint64_t id = child.id;
+        children_.erase(id);  // frees the child: nothing below this line
+    }
+}
+
+bool DefaultModule::is_signalable(const Child& child)
+{
+    return !child.reaped || child.out.open() || child.err.open();
+}
+
+void DefaultModule::signal_child(const Child& child, int signal) const
+{
+    // The group reaches what the process started too; the pid alone is the fallback for a child
+    // that had not made its group yet.
+    if (!child.reaped) {
+        if (::kill(-child.pid, signal) != 0 && errno == ESRCH) ::kill(child.pid, signal);
+        return;
+    }
+    // Reaped, but something it started still holds its output open (a script that left a
+    // background process behind): without this the job could not be stopped. The group id cannot
+    // have been reused while that group has a member; once it has none, this finds no one.
+    if (child.out.open() || child.err.open()) ::kill(-child.pid, signal);
+}
+
+void DefaultModule::signal(const runtime::JobPtr& job, int signal)
+{
+    if (!initialized_) return;
+    assert_on_loop(services_);
+    for (const auto& [id, child] : children_) {
+        if ((job && child->job != job) || !is_signalable(*child)) continue;
+        verbose()(5, "job {} rank {}: sending signal {} to pid {}", child->job->nspace, child->rank, signal,
+                  child->pid);
+        signal_child(*child, signal);
+    }
+}
+
+void DefaultModule::kill(const runtime::JobPtr& job)
+{
+    if (!initialized_) return;
+    assert_on_loop(services_);
+    auto timer = std::make_unique<KillTimer>();
+    for (const auto& [id, child] : children_) {
+        if ((job && child->job != job) || !is_signalable(*child)) continue;
+        timer->children.push_back(id);
+    }
+    if (timer->children.empty()) return;
+    const bool at_once = options_.kill_grace.count() <= 0;
+    verbose()(5, "{}: terminating {} local process(es) with {}", job ? job->nspace : "all jobs",
+              timer->children.size(), at_once ? "SIGKILL" : "SIGTERM");
+    for (uint64_t id : timer->children) {
+        const Child& child = *children_.at(id);
+        if (at_once) {
+            signal_child(child, SIGKILL);
+        } else {
+            signal_child(child, SIGTERM);
+            signal_child(child, SIGCONT);  // a stopped process must wake up to die
+        }
+    }
+    if (at_once) return;
+    timer->module = this;
+    timer->ev = evtimer_new(services_.loop->base(), &DefaultModule::on_kill_timer, timer.get());
+    auto ms = options_.kill_grace.count();
+    timeval grace{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
+    evtimer_add(timer->ev, &grace);
+    kill_timers_.push_back(std::move(timer));
+    kill_timers_.back()->self = std::prev(kill_timers_.end());
+}
+
+void DefaultModule::on_kill_timer(int, short, void* arg)
+{
+    auto* timer = static_cast<KillTimer*>(arg);
+    DefaultModule* module = timer->module;
+    for (uint64_t id : timer->children) {
+        auto it = module->children_.find(id);
+        if (it == module->children_.end() || !is_signalable(*it->second)) continue;
+        verbose()(5, "job {} rank {}: pid {} still alive {} ms after SIGTERM; sending SIGKILL",
+                  it->second->job->nspace, it->second->rank, it->second->pid, module->options_.kill_grace.count());
+        module->signal_child(*it->second, SIGKILL);
+    }
+    module->kill_timers_.erase(timer->self);  // frees the timer: nothing below this line
+}
+
+void DefaultModule::finalize() noexcept
+{
+    kill_timers_.clear();
+    for (auto& [id, child] : children_) {
+        signal_child(*child, SIGKILL);
+        int status;
+        if (!child->reaped) ::waitpid(child->pid, &status, WNOHANG);  // never blocks; the rest is init's
+    }
+    children_.clear();
+    live_ = 0;
+    if (sigchld_) event_free(sigchld_);
+    sigchld_ = nullptr;
+    initialized_ = false;
+}
+
+std::string DefaultModule::node_of(const runtime::Proc& proc) const
+{
+    return proc.node && !proc.node->name.empty() ? proc.node->name : services_.node_name;
+}
+
+}  // namespace prte::odls::default_component

@@ -1,0 +1,295 @@
+#include "mca/plm/base/plm_launch.h"
+
+#include <event2/event.h>
+
+#include <algorithm>
+#include <deque>
+
+#include <fmt/format.h>
+
+#include "mca/errmgr/base/errmgr_base.h"
+#include "mca/odls/base/odls_base.h"
+#include "mca/plm/base/plm_base.h"
+#include "mca/ras/base/ras_base.h"
+#include "mca/rmaps/base/rmaps_base.h"
+#include "pmix/server.h"
+#include "runtime/runtime.h"
+#include "util/strings.h"
+
+namespace prte::plm::base {
+namespace {
+
+using runtime::JobPtr;
+using runtime::JobState;
+
+runtime::Runtime& rt() { return runtime::Runtime::instance(); }
+void activate(const JobPtr& job, JobState state) { rt().state().activate_job_state(job, state); }
+const output::VerboseStream& verbose() { return framework().verbose(); }
+
+// Jobs that arrived before the DVM was ready (PRRTE's prte_cache).
+std::deque<JobPtr>& held_jobs()
+{
+    static std::deque<JobPtr> jobs;
+    return jobs;
+}
+
+struct DvmResources {
+    std::vector<std::string> hosts;
+    std::string hostfile;
+};
+
+DvmResources& dvm_resources()
+{
+    static DvmResources resources;
+    return resources;
+}
+
+// A job that cannot go on: record why and end it in `state`. The spawn request is answered when
+// the job's end is notified (state/dvm), after the job-end event that carries this message, so a
+// tool learns why and not only that it failed.
+void fail_job(const JobPtr& job, JobState state, const Status& why)
+{
+    verbose()(1, "job {} failed in {}: {}", job->nspace, runtime::to_string(job->state), why.message());
+    if (job->abort_message.empty()) job->abort_message = why.message();
+    if (job->exit_code == 0) job->exit_code = 1;
+    activate(job, state);
+}
+
+// The master's own node hosts daemon rank 0. A hostfile that does not list it still leaves it in
+// the DVM, but not in the allocation, so no application process is mapped there.
+void adopt_master_node(runtime::NodePool& pool)
+{
+    const auto& me = rt().identity();
+    runtime::Node* node = pool.find(me.node_name);
+    if (!node) {
+        runtime::Node n;
+        n.name = me.node_name;
+        n.state = runtime::NodeState::not_included;
+        node = &pool.add(n);
+    } else {
+        node->state = runtime::NodeState::up;
+    }
+    node->daemon = me.rank;
+    node->daemon_launched = true;
+}
+
+void setup_job(const JobPtr& job)
+{
+    if (!job->is_daemon_job && job->apps.empty()) {
+        fail_job(job, JobState::never_launched, {Errc::bad_param, fmt::format("job {} has no application", job->nspace)});
+        return;
+    }
+    for (size_t i = 0; i < job->apps.size(); ++i) {
+        auto& app = job->apps[i];
+        app.index = static_cast<int>(i);  // mappers index their node lists by it
+        if (app.argv.empty()) app.argv.push_back(app.executable);
+    }
+    activate(job, JobState::init_complete);
+}
+
+void allocate(const JobPtr& job)
+{
+    if (job->is_daemon_job) {
+        // The DVM's nodes: ras modules in priority order (spec step 3).
+        runtime::NodePool& pool = rt().pool();
+        ras::AllocateContext context;
+        context.hosts = dvm_resources().hosts;
+        context.hostfile = dvm_resources().hostfile;
+        if (Status st = ras::base::allocate(context, pool); !st) {
+            fail_job(job, JobState::alloc_failed, st);
+            return;
+        }
+        adopt_master_node(pool);
+    }
+    activate(job, JobState::allocation_complete);
+}
+
+void allocation_complete(const JobPtr& job) { activate(job, JobState::launch_daemons); }
+
+// The selected launcher starts daemons on the nodes that have none; on one node there are none to
+// start, and the state still passes through so the multi-node path is the same one.
+void launch_daemons(const JobPtr& job)
+{
+    std::vector<runtime::Node*> need;
+    for (runtime::Node* node : rt().pool().nodes()) {
+        if (!node->daemon_launched && node->state != runtime::NodeState::down) need.push_back(node);
+    }
+    if (need.empty()) {
+        activate(job, JobState::daemons_reported);
+        return;
+    }
+    if (Status st = module()->launch_daemons(*rt().jobs().daemon_job(), need); !st) {
+        fail_job(job, JobState::failed_to_launch, st);
+        return;
+    }
+    activate(job, JobState::daemons_launched);
+}
+
+void daemons_launched(const JobPtr&)
+{
+    // Parks here until the daemons call home (multi-node DVM); nothing to do on one node.
+}
+
+void daemons_reported(const JobPtr& job) { activate(job, JobState::vm_ready); }
+
+void map(const JobPtr& job)
+{
+    Status st = rmaps::base::map_job(*job, rt().pool());
+    if (!st) {
+        fail_job(job, JobState::map_failed, st);
+        return;
+    }
+    activate(job, JobState::map_complete);
+}
+
+void mapping_complete(const JobPtr& job) { activate(job, JobState::system_prep); }
+
+void complete_setup(const JobPtr& job)
+{
+    if (job->num_procs() == 0) {
+        fail_job(job, JobState::map_failed, {Errc::out_of_resource, fmt::format("job {} maps no process", job->nspace)});
+        return;
+    }
+    activate(job, JobState::launch_apps);
+}
+
+// Registration with the local PMIx server must finish before any process is forked (a client's
+// PMIx_Init needs its namespace); the PMIx call is asynchronous, so the job continues from its
+// completion.
+void launch_apps(const JobPtr& job)
+{
+    pmix::register_job(job, [job](const Status& st) {
+        rt().loop().post([job, st] {
+            if (!st) {
+                fail_job(job, JobState::failed_to_start, st);
+                return;
+            }
+            activate(job, JobState::send_launch_msg);
+        });
+    });
+}
+
+void arm_timeout(const JobPtr& job)
+{
+    if (job->timeout_seconds <= 0) return;
+    struct Timer {
+        std::weak_ptr<runtime::Job> job;
+        event* ev = nullptr;
+    };
+    auto* timer = new Timer{job, nullptr};
+    timer->ev = evtimer_new(
+        rt().loop().base(),
+        [](evutil_socket_t, short, void* arg) {
+            auto* t = static_cast<Timer*>(arg);
+            if (auto j = t->job.lock(); j && runtime::is_alive(j->state) && !j->aborting) {
+                terminate_job(j, fmt::format("job {} timed out after {} seconds", j->nspace, j->timeout_seconds),
+                              JobState::aborted, 124);
+            }
+            event_free(t->ev);
+            delete t;
+        },
+        timer);
+    timeval tv{job->timeout_seconds, 0};
+    evtimer_add(timer->ev, &tv);
+}
+
+// Hands each daemon its share of the job. On one node that is this process's own launcher; the
+// multi-node DVM sends the launch message to the other daemons over the routing tree.
+void send_launch_msg(const JobPtr& job)
+{
+    std::vector<runtime::Rank> mine;
+    for (const auto& proc : job->procs) {
+        if (proc->node && proc->node->daemon == rt().identity().rank) mine.push_back(proc->rank);
+    }
+    if (mine.size() != job->num_procs()) {
+        fail_job(job, JobState::failed_to_launch,
+                 {Errc::not_supported, fmt::format("job {} maps processes to nodes without a daemon", job->nspace)});
+        return;
+    }
+    arm_timeout(job);
+    if (Status st = odls::base::module()->launch(job, mine); !st) fail_job(job, JobState::failed_to_launch, st);
+}
+
+void post_launch(const JobPtr& job)
+{
+    verbose()(5, "job {} is running: {} process(es)", job->nspace, job->num_procs());
+    if (job->on_spawned) {
+        auto answer = std::exchange(job->on_spawned, nullptr);
+        answer({}, job->nspace);
+    }
+}
+
+void registered(const JobPtr& job) { verbose()(5, "job {}: every process has registered", job->nspace); }
+
+}  // namespace
+
+void spawn(const JobPtr& job)
+{
+    if (!rt().dvm_ready()) {
+        verbose()(5, "job {} held until the DVM is ready", job->nspace);
+        held_jobs().push_back(job);
+        return;
+    }
+    activate(job, JobState::init);
+}
+
+void set_dvm_resources(std::vector<std::string> hosts, std::string hostfile)
+{
+    dvm_resources() = {std::move(hosts), std::move(hostfile)};
+}
+
+void release_held_jobs()
+{
+    while (!held_jobs().empty()) {
+        JobPtr job = held_jobs().front();
+        held_jobs().pop_front();
+        activate(job, JobState::init);
+    }
+}
+
+void terminate_job(const JobPtr& job, const std::string& why, JobState end_state, int exit_code)
+{
+    if (!runtime::is_alive(job->state) || job->aborting) return;
+    job->aborting = true;
+    job->abort_state = end_state;
+    job->abort_message = why;
+    job->exit_code = exit_code;
+    size_t live = 0;
+    for (const auto& p : job->procs) live += (p->pid > 0 && !p->waitpid_fired) ? 1 : 0;
+    if (live == 0) {
+        // Nothing running (never launched, or already gone): end it now.
+        activate(job, end_state);
+        return;
+    }
+    odls::base::module()->kill(job);
+}
+
+Status install_launch_states(state::StateMachine& m)
+{
+    struct Entry {
+        JobState state;
+        const char* name;
+        void (*callback)(const JobPtr&);
+    };
+    static const Entry entries[] = {
+        {JobState::init, "plm_base_setup_job", setup_job},
+        {JobState::allocate, "ras_base_allocate", allocate},
+        {JobState::allocation_complete, "plm_base_allocation_complete", allocation_complete},
+        {JobState::launch_daemons, "plm_launch_daemons", launch_daemons},
+        {JobState::daemons_launched, "plm_base_daemons_launched", daemons_launched},
+        {JobState::daemons_reported, "plm_base_daemons_reported", daemons_reported},
+        {JobState::map, "rmaps_base_map_job", map},
+        {JobState::map_complete, "plm_base_mapping_complete", mapping_complete},
+        {JobState::system_prep, "plm_base_complete_setup", complete_setup},
+        {JobState::launch_apps, "plm_base_launch_apps", launch_apps},
+        {JobState::send_launch_msg, "plm_base_send_launch_msg", send_launch_msg},
+        {JobState::running, "plm_base_post_launch", post_launch},
+        {JobState::registered, "plm_base_registered", registered},
+    };
+    for (const auto& e : entries) {
+        if (Status st = m.add_job_state(e.state, e.name, e.callback); !st) return st;
+    }
+    return {};
+}
+
+}  // namespace prte::plm::base

@@ -1,0 +1,30 @@
+// state/dvm's descriptor: the master's state tables.
+#include "mca/base/component.h"
+#include "mca/state/dvm/state_dvm.h"
+
+namespace {
+
+void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& result) noexcept
+{
+    if (context.role != prte::mca::ProcessRole::master) {
+        result.reason = "only the DVM master runs the DVM state machine";
+        return;
+    }
+    result.priority = 50;
+    result.module = std::make_unique<prte::state::dvm::DvmStateModule>();
+}
+
+}  // namespace
+
+extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
+{
+    static const prte::mca::ComponentDescriptor descriptor{
+        .framework = "state",
+        .name = "dvm",
+        .interface_version = prte::state::kInterfaceVersion,
+        .version = "1.0.0",
+        .description = "the DVM master's job and process state machines",
+        .query = query,
+    };
+    return &descriptor;
+}

@@ -1,0 +1,132 @@
+// The master's own job-state callbacks (the "(dvm-local)" entries of spec 7.4.3).
+#include "mca/state/dvm/state_dvm.h"
+
+#include "mca/plm/base/plm_launch.h"
+#include "mca/state/base/state_base.h"
+#include "mca/state/base/state_machine.h"
+#include "mca/state/dvm/state_dvm_procs.h"
+#include "pmix/server.h"
+#include "runtime/runtime.h"
+#include "util/output.h"
+
+namespace prte::state::dvm {
+namespace {
+
+using runtime::JobPtr;
+using runtime::JobState;
+
+runtime::Runtime& rt() { return runtime::Runtime::instance(); }
+void activate(const JobPtr& job, JobState state) { rt().state().activate_job_state(job, state); }
+
+// Lets a potential DVM expansion go through the allocation step (spec step 2).
+void init_complete(const JobPtr& job) { activate(job, JobState::allocate); }
+
+void vm_ready(const JobPtr& job)
+{
+    if (job->is_daemon_job) {
+        for (runtime::Node* node : rt().pool().nodes()) {
+            if (node->daemon_launched && node->state == runtime::NodeState::unknown) node->state = runtime::NodeState::up;
+        }
+        rt().mark_dvm_ready();
+        plm::base::release_held_jobs();
+        return;
+    }
+    activate(job, JobState::map);
+}
+
+void job_started(const JobPtr& job) { base::framework().verbose()(5, "job {}: first process started", job->nspace); }
+
+// A job has ended, normally or not (TERMINATED and every error state end here). The daemon job
+// ending means the DVM itself could not start or lost its footing: say why and shut down.
+void check_complete(const JobPtr& job)
+{
+    if (job->is_daemon_job) {
+        output::error("the DVM cannot start: {}", job->abort_message);
+        rt().request_shutdown(1, job->abort_message);
+        return;
+    }
+    activate(job, JobState::notify_completed);
+}
+
+void announce_end(const JobPtr& job);
+
+bool any_proc_started(const runtime::Job& job)
+{
+    for (const auto& proc : job.procs) {
+        if (proc->pid > 0) return true;
+    }
+    return false;
+}
+
+void dvm_notify(const JobPtr& job)
+{
+    // A job whose processes started but ended before all of them were running (a rank that fails
+    // at once) did launch: its spawner gets the namespace, then the end event with the exit status.
+    if (job->on_spawned && any_proc_started(*job)) {
+        auto answer = std::exchange(job->on_spawned, nullptr);
+        answer({}, job->nspace);
+    }
+    // Output held for a spawner that has not pulled it yet goes first: the end follows it. A job
+    // that never started has no output, and its spawner, refused, will not pull.
+    if (!any_proc_started(*job)) {
+        announce_end(job);
+        return;
+    }
+    pmix::when_output_released(job, [job] { announce_end(job); });
+}
+
+void announce_end(const JobPtr& job)
+{
+    pmix::deliver_output_complete(*job);
+    pmix::notify_job_end(job);
+    // After the job-end event, so a tool that spawned it reads the reason before the failure.
+    if (job->on_spawned) {
+        auto answer = std::exchange(job->on_spawned, nullptr);
+        answer(Status(Errc::internal, job->abort_message.empty() ? "the job failed to start" : job->abort_message),
+               job->nspace);
+    }
+    activate(job, JobState::notified);
+}
+
+void cleanup_job(const JobPtr& job)
+{
+    if (!job->is_daemon_job) {
+        pmix::deregister_job(job);
+        for (auto& proc : job->procs) {
+            if (proc->node) {
+                proc->node->slots_inuse--;
+                proc->node->num_procs--;
+            }
+            proc->node = nullptr;
+        }
+        rt().jobs().remove(job->nspace);
+    }
+    rt().finish_shutdown_when_idle();
+}
+
+}  // namespace
+
+Status DvmStateModule::install(StateMachine& m)
+{
+    if (Status st = plm::base::install_launch_states(m); !st) return st;
+    struct Entry {
+        JobState state;
+        const char* name;
+        void (*callback)(const JobPtr&);
+    };
+    static const Entry entries[] = {
+        {JobState::init_complete, "init_complete", init_complete},
+        {JobState::vm_ready, "vm_ready", vm_ready},
+        {JobState::started, "job_started", job_started},
+        {JobState::terminated, "check_complete", check_complete},
+        {JobState::error, "check_complete", check_complete},
+        {JobState::notify_completed, "dvm_notify", dvm_notify},
+        {JobState::notified, "cleanup_job", cleanup_job},
+    };
+    for (const auto& e : entries) {
+        if (Status st = m.add_job_state(e.state, e.name, e.callback); !st) return st;
+    }
+    return install_proc_states(m);
+}
+
+}  // namespace prte::state::dvm

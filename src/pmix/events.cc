@@ -1,0 +1,103 @@
+// What the DVM tells PMIx about a job as it runs: its processes' output (to the tools that asked
+// for it) and its end (to whoever spawned it). Progress thread.
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include <vector>
+
+#include "pmix/info_array.h"
+#include "pmix/internal.h"
+#include "pmix/server.h"
+
+namespace prte::pmix {
+namespace {
+
+using detail::verbose;
+
+// Everything PMIx_server_IOF_deliver is handed must live until its callback: PMIx 4.2 keeps the
+// *pointer* to the source, not a copy (a source on our stack came out as a garbage rank, and
+// chunks whose namespace was garbage matched no tool and were lost).
+struct OutputChunk {
+    pmix_proc_t source{};
+    std::vector<char> bytes;
+    pmix_byte_object_t object{};
+    InfoArray info;
+};
+
+void release_chunk(pmix_status_t, void* cbdata) { delete static_cast<OutputChunk*>(cbdata); }
+void release_info(pmix_status_t, void* cbdata) { delete static_cast<InfoArray*>(cbdata); }
+
+void send_chunk(OutputChunk* chunk, pmix_iof_channel_t channel)
+{
+    chunk->object.bytes = chunk->bytes.data();
+    chunk->object.size = chunk->bytes.size();
+    pmix_status_t rc = PMIx_server_IOF_deliver(&chunk->source, channel, &chunk->object, chunk->info.data(),
+                                               chunk->info.size(), release_chunk, chunk);
+    if (rc != PMIX_SUCCESS) {
+        verbose()(1, "cannot forward output of {}: {}", describe(chunk->source), PMIx_Error_string(rc));
+        delete chunk;
+    }
+}
+
+}  // namespace
+
+void deliver_output(const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel, const char* data,
+                    size_t size)
+{
+    // The end of one stream needs no message: the job's end is marked once, below.
+    if (!detail::server_running() || size == 0) return;
+    if (detail::hold_chunk(job, rank, channel, data, size)) return;
+    auto* chunk = new OutputChunk;
+    PMIX_LOAD_PROCID(&chunk->source, job.nspace.c_str(), rank);
+    chunk->bytes.assign(data, data + size);
+    verbose()(10, "output of {}: {} byte(s) on {}", describe(chunk->source), size, PMIx_IOF_channel_string(channel));
+    send_chunk(chunk, channel);
+}
+
+// The job's last output chunk: rank WILDCARD with PMIX_IOF_COMPLETE. PMIx does not order IOF and
+// events among themselves on a tool's connection (a job's last line can reach prun after its
+// PMIX_EVENT_JOB_END), but it does keep IOF chunks in order, so a tool that waits for this marker
+// after the end event has every byte.
+void deliver_output_complete(const runtime::Job& job)
+{
+    if (!detail::server_running()) return;
+    auto* chunk = new OutputChunk;
+    PMIX_LOAD_PROCID(&chunk->source, job.nspace.c_str(), PMIX_RANK_WILDCARD);
+    chunk->bytes.assign(1, '\0');  // PMIx drops empty chunks; the tool ignores this byte
+    chunk->info.add_bool(PMIX_IOF_COMPLETE, true);
+    verbose()(10, "output of job {} complete", job.nspace);
+    send_chunk(chunk, PMIX_FWD_STDOUT_CHANNEL);
+}
+
+// spec 7.4.5 (NOTIFY_COMPLETED): the originator hears of the end with the job's status; prun
+// waits for this event and exits with PMIX_JOB_TERM_STATUS.
+void notify_job_end(const runtime::JobPtr& job)
+{
+    if (!detail::server_running()) return;
+    auto* info = new InfoArray;
+    pmix_proc_t affected;
+    PMIX_LOAD_PROCID(&affected, job->nspace.c_str(), PMIX_RANK_WILDCARD);
+    info->add_proc(PMIX_EVENT_AFFECTED_PROC, affected);
+    // PMIX_STATUS as pmix_common.h types it; value.data.status and .integer are the same int.
+    info->add_status(PMIX_JOB_TERM_STATUS, job->exit_code);
+    if (!job->abort_message.empty()) info->add_string(PMIX_EVENT_TEXT_MESSAGE, job->abort_message);
+    info->add_bool(PMIX_EVENT_NON_DEFAULT, true);
+    pmix_data_range_t range = PMIX_RANGE_SESSION;
+    if (job->originator) {
+        range = PMIX_RANGE_CUSTOM;
+        info->add_proc_array(PMIX_EVENT_CUSTOM_RANGE, &*job->originator, 1);
+    }
+    verbose()(2, "job {} ended with status {}{}; telling {}", job->nspace, job->exit_code,
+              job->abort_message.empty() ? "" : " (" + job->abort_message + ")",
+              job->originator ? describe(*job->originator) : std::string("the session"));
+    pmix_status_t rc = PMIx_Notify_event(PMIX_EVENT_JOB_END, &detail::server_proc(), range, info->data(), info->size(),
+                                         release_info, info);
+    if (rc != PMIX_SUCCESS) {
+        if (rc != PMIX_OPERATION_SUCCEEDED) {
+            verbose()(1, "cannot notify the end of job {}: {}", job->nspace, PMIx_Error_string(rc));
+        }
+        delete info;
+    }
+}
+
+}  // namespace prte::pmix

@@ -1,0 +1,103 @@
+// What the files of the PMIx server host share and nothing else sees: the verbose stream, our
+// own PMIx identity, the upcall entry points that make up the module, and small helpers.
+//
+// Threading: every upcall runs on PMIx's own progress thread. It may read its arguments and
+// copy them, nothing more; anything that touches runtime state is post()ed to the runtime's
+// progress thread first (DESIGN.md, "Execution model"), and the PMIx callback is called from
+// there when the work is done (PMIx thread-shifts callbacks itself, so any thread may call them).
+#pragma once
+
+#include <pmix_server.h>
+
+#include <functional>
+#include <string>
+
+#include "runtime/job_table.h"
+#include "util/output.h"
+#include "util/status.h"
+
+namespace prte::pmix::detail {
+
+// pmix_server_verbose: 1 errors and refusals, 2 jobs and tools, 5 every upcall, 10 data detail.
+const output::VerboseStream& verbose();
+void set_verbose_level(int level);
+
+// {dvm_nspace, daemon rank}: the source of the events we raise. Valid after start().
+const pmix_proc_t& server_proc();
+bool server_running();
+
+// Runs `work` on the runtime's progress thread. Work posted while the runtime shuts down may be
+// dropped; the PMIx callbacks it would have called are then never called, which is harmless as
+// the server is going away with it.
+void post(std::function<void()> work);
+
+pmix_status_t to_pmix_status(const Status& status);
+
+// The job a PMIx namespace names; the daemon job for the DVM's own namespace. Progress thread.
+runtime::JobPtr find_job(const std::string& nspace);
+// True for the DVM's own namespace ("prte-<host>-<pid>") and its daemon job ("...@0").
+bool is_dvm_nspace(const std::string& nspace);
+// True when every process `procs` names (a rank, or the wildcard for a whole job) runs on this
+// node, so a collective over them needs no other daemon. Unknown namespaces count as remote.
+bool all_local(const pmix_proc_t procs[], size_t nprocs);
+// "pterm (pid 1234)" for a connected tool, "rank 3 of prte-x-1@2" for a client; progress thread.
+std::string requestor_name(const pmix_proc_t& proc);
+
+// Tools (tools.cc).
+void tool_connected(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t job_control(const pmix_proc_t* requestor, const pmix_proc_t targets[], size_t ntargets,
+                          const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata);
+void forget_tools();
+
+// Clients and the rest (upcalls.cc).
+pmix_status_t client_connected(const pmix_proc_t* proc, void* server_object, pmix_info_t info[], size_t ninfo,
+                               pmix_op_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t client_connected_v1(const pmix_proc_t* proc, void* server_object, pmix_op_cbfunc_t cbfunc,
+                                  void* cbdata);
+pmix_status_t client_finalized(const pmix_proc_t* proc, void* server_object, pmix_op_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t client_abort(const pmix_proc_t* proc, void* server_object, int status, const char msg[], pmix_proc_t procs[],
+                    size_t nprocs, pmix_op_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t notify_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t range,
+                           pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t register_events(pmix_status_t* codes, size_t ncodes, const pmix_info_t info[], size_t ninfo,
+                              pmix_op_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t deregister_events(pmix_status_t* codes, size_t ncodes, pmix_op_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t iof_pull(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t directives[], size_t ndirs,
+                       pmix_iof_channel_t channels, pmix_op_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t push_stdin(const pmix_proc_t* source, const pmix_proc_t targets[], size_t ntargets,
+                         const pmix_info_t directives[], size_t ndirs, const pmix_byte_object_t* bo,
+                         pmix_op_cbfunc_t cbfunc, void* cbdata);
+void log_request(const pmix_proc_t* client, const pmix_info_t data[], size_t ndata, const pmix_info_t directives[],
+         size_t ndirs, pmix_op_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directive, const pmix_info_t data[],
+                       size_t ndata, pmix_info_cbfunc_t cbfunc, void* cbdata);
+
+// Collectives (collectives.cc).
+pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo, char* data,
+                       size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t direct_modex(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo,
+                           pmix_modex_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t connect_procs(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                      pmix_op_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t disconnect_procs(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                         pmix_op_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,
+                    const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata);
+
+// Spawn (spawn.cc) and queries (query.cc).
+pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],
+                    size_t napps, pmix_spawn_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, pmix_info_cbfunc_t cbfunc,
+                    void* cbdata);
+
+// Registers the DVM's own namespace (register.cc); asynchronous, nothing waits for it.
+void register_dvm_nspace();
+
+// Output held for a spawner that will pull it (output_hold.cc). Progress thread, except
+// on_pull_request (PMIx's thread).
+void hold_output(const std::string& nspace);
+bool hold_chunk(const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel, const char* data, size_t size);
+void on_pull_request(const pmix_proc_t procs[], size_t nprocs);
+void forget_hold(const std::string& nspace);
+
+}  // namespace prte::pmix::detail

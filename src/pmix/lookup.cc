@@ -1,0 +1,52 @@
+// From PMIx names to runtime objects: which job a namespace is, and whether a set of processes
+// lives entirely on this node. Progress thread only: they read the job table.
+#include <string>
+
+#include "pmix/internal.h"
+#include "runtime/runtime.h"
+
+namespace prte::pmix::detail {
+namespace {
+
+runtime::Runtime& rt() { return runtime::Runtime::instance(); }
+
+bool proc_is_here(const runtime::Proc& proc)
+{
+    return proc.node && proc.node->daemon == rt().identity().rank;
+}
+
+}  // namespace
+
+bool is_dvm_nspace(const std::string& nspace)
+{
+    const std::string& dvm = rt().identity().dvm_nspace;
+    // The job table names the daemon job "<dvm>@0" (job_table.h); PMIx knows it as "<dvm>".
+    return !dvm.empty() && (nspace == dvm || nspace == rt().jobs().dvm_nspace() + "@0");
+}
+
+runtime::JobPtr find_job(const std::string& nspace)
+{
+    if (is_dvm_nspace(nspace)) return rt().jobs().daemon_job();
+    return rt().jobs().find(nspace);
+}
+
+bool all_local(const pmix_proc_t procs[], size_t nprocs)
+{
+    for (size_t i = 0; i < nprocs; ++i) {
+        runtime::JobPtr job = rt().jobs().find(procs[i].nspace);
+        if (!job) return false;
+        if (procs[i].rank == PMIX_RANK_WILDCARD || procs[i].rank == PMIX_RANK_LOCAL_PEERS ||
+            procs[i].rank == PMIX_RANK_LOCAL_NODE) {
+            if (procs[i].rank != PMIX_RANK_WILDCARD) continue;  // by definition on this node
+            for (const auto& proc : job->procs) {
+                if (!proc_is_here(*proc)) return false;
+            }
+            continue;
+        }
+        runtime::Proc* proc = job->proc(procs[i].rank);
+        if (!proc || !proc_is_here(*proc)) return false;
+    }
+    return true;
+}
+
+}  // namespace prte::pmix::detail

@@ -1,0 +1,122 @@
+// Holding a job's output until the tool that spawned it pulls it (pmix/attributes.h,
+// kSpawnerPullsOutput). prun learns the job's namespace from the spawn answer, which comes once the
+// processes run, and only then can ask for their output; what they wrote meanwhile waits here, in
+// order, and is handed to PMIx when the pull request arrives. The job's end is notified only after
+// that, so the end never overtakes the output. A spawner that never pulls (it died) does not keep
+// a job's end waiting for ever: after kHoldLimit the output goes to PMIx regardless.
+//
+// Progress thread only, except on_pull_request (PMIx's thread), which posts.
+#include <event2/event.h>
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "pmix/internal.h"
+#include "pmix/server.h"
+#include "runtime/runtime.h"
+
+namespace prte::pmix {
+namespace {
+
+using detail::verbose;
+
+constexpr int kHoldLimitSeconds = 10;
+
+struct Chunk {
+    runtime::Rank rank;
+    pmix_iof_channel_t channel;
+    std::string bytes;
+};
+
+struct Hold {
+    std::vector<Chunk> chunks;
+    std::vector<std::function<void()>> on_release;
+    event* limit = nullptr;
+    std::string* limit_arg = nullptr;  // the timer's argument, owned here
+};
+
+void cancel_limit(Hold& hold)
+{
+    if (hold.limit) event_free(hold.limit);
+    delete hold.limit_arg;
+    hold.limit = nullptr;
+    hold.limit_arg = nullptr;
+}
+
+std::map<std::string, Hold>& holds()
+{
+    static std::map<std::string, Hold> map;
+    return map;
+}
+
+}  // namespace
+
+namespace detail {
+
+void hold_output(const std::string& nspace) { holds()[nspace]; }
+
+bool hold_chunk(const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel, const char* data, size_t size)
+{
+    auto it = holds().find(job.nspace);
+    if (it == holds().end()) return false;
+    it->second.chunks.push_back({rank, channel, std::string(data, size)});
+    return true;
+}
+
+void release_output(const std::string& nspace, const char* why)
+{
+    auto it = holds().find(nspace);
+    if (it == holds().end()) return;
+    Hold hold = std::move(it->second);
+    holds().erase(it);
+    cancel_limit(hold);
+    verbose()(5, "output of job {} released ({}): {} held chunk(s)", nspace, why, hold.chunks.size());
+    auto& jobs = runtime::Runtime::instance().jobs();
+    if (runtime::JobPtr job = jobs.find(nspace)) {
+        for (const Chunk& c : hold.chunks) deliver_output(*job, c.rank, c.channel, c.bytes.data(), c.bytes.size());
+    }
+    for (auto& callback : hold.on_release) callback();
+}
+
+// PMIx records the tool's request before it tells us (we answer at once, and the held output
+// reaches PMIx's thread after that).
+void on_pull_request(const pmix_proc_t procs[], size_t nprocs)
+{
+    std::vector<std::string> names;
+    for (size_t i = 0; i < nprocs; ++i) names.emplace_back(procs[i].nspace);
+    post([names] {
+        for (const std::string& ns : names) release_output(ns, "its spawner asked for it");
+    });
+}
+
+void forget_hold(const std::string& nspace) { release_output(nspace, "the job is gone"); }
+
+}  // namespace detail
+
+void when_output_released(const runtime::JobPtr& job, std::function<void()> then)
+{
+    auto it = holds().find(job->nspace);
+    if (it == holds().end()) {
+        then();
+        return;
+    }
+    Hold& hold = it->second;
+    hold.on_release.push_back(std::move(then));
+    if (hold.limit) return;
+    hold.limit_arg = new std::string(job->nspace);
+    hold.limit = evtimer_new(
+        runtime::Runtime::instance().loop().base(),
+        [](evutil_socket_t, short, void* arg) {
+            std::string ns = *static_cast<std::string*>(arg);
+            detail::release_output(ns, "its spawner never asked for it");
+        },
+        hold.limit_arg);
+    timeval tv{kHoldLimitSeconds, 0};
+    evtimer_add(hold.limit, &tv);
+}
+
+}  // namespace prte::pmix

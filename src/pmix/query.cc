@@ -1,0 +1,229 @@
+// PMIx_Query_info from tools and clients: what jobs exist, how they are doing, and where their
+// processes are (what `pps` lists). Each answered key comes back as one info of that key.
+//
+//   PMIX_QUERY_NAMESPACES        the DVM's namespace, then every job's, comma-separated
+//   PMIX_QUERY_JOB_STATUS        (PMIX_NSPACE qualifier; default the requester's job) PMIX_SUCCESS
+//                                while the job runs well, PMIX_ERR_JOB_FAILED_TO_LAUNCH if it
+//                                could not start, PMIX_EVENT_JOB_END once it is ending otherwise
+//   PMIX_QUERY_PROC_TABLE        (PMIX_NSPACE) array of pmix_proc_info_t for every process
+//   PMIX_QUERY_LOCAL_PROC_TABLE  (PMIX_NSPACE) the same, for this node's processes
+//   PMIX_QUERY_NUM_PSETS 0, PMIX_QUERY_PSET_NAMES "": no process sets are defined
+//   PMIX_QUERY_SPAWN_SUPPORT     the spawn directives we honour
+//   PMIX_QUERY_ALLOC_STATUS      not supported until the elastic DVM implements allocations
+// Anything else is not answered; the status is PMIX_QUERY_PARTIAL_SUCCESS when some keys were.
+#include <pmix.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <optional>
+
+#include "pmix/info_array.h"
+#include "pmix/internal.h"
+#include "pmix/spawn_translate.h"
+#include "runtime/runtime.h"
+
+namespace prte::pmix::detail {
+namespace {
+
+runtime::Runtime& rt() { return runtime::Runtime::instance(); }
+
+pmix_proc_state_t pmix_state(runtime::ProcState state)
+{
+    using runtime::ProcState;
+    switch (state) {
+    case ProcState::undef: return PMIX_PROC_STATE_UNDEF;
+    case ProcState::init: return PMIX_PROC_STATE_PREPPED;
+    case ProcState::restart: return PMIX_PROC_STATE_RESTART;
+    case ProcState::terminate: return PMIX_PROC_STATE_TERMINATE;
+    case ProcState::registered: return PMIX_PROC_STATE_CONNECTED;
+    case ProcState::terminated: return PMIX_PROC_STATE_TERMINATED;
+    case ProcState::killed_by_cmd: return PMIX_PROC_STATE_KILLED_BY_CMD;
+    default: break;
+    }
+    int32_t n = static_cast<int32_t>(state);
+    // The error states share PMIx's numbers up to FAILED_TO_LAUNCH; ours past it have no equal.
+    if (n >= PMIX_PROC_STATE_ERROR) return n <= PMIX_PROC_STATE_FAILED_TO_LAUNCH ? static_cast<pmix_proc_state_t>(n)
+                                                                                : PMIX_PROC_STATE_ERROR;
+    return PMIX_PROC_STATE_RUNNING;  // running, output closed or reaped but not yet counted
+}
+
+pmix_status_t job_status(const runtime::Job& job)
+{
+    using runtime::JobState;
+    switch (job.state) {
+    case JobState::failed_to_start:
+    case JobState::failed_to_launch:
+    case JobState::never_launched:
+    case JobState::alloc_failed:
+    case JobState::map_failed:
+    case JobState::cannot_launch: return PMIX_ERR_JOB_FAILED_TO_LAUNCH;
+    default: break;
+    }
+    if (runtime::is_alive(job.state) && !job.aborting) return PMIX_SUCCESS;
+    return PMIX_EVENT_JOB_END;
+}
+
+char* copy_text(const std::string& text) { return strdup(text.c_str()); }
+
+pmix_data_array_t* proc_table(const runtime::Job& job, bool local_only)
+{
+    const runtime::Rank me = rt().identity().rank;
+    std::vector<const runtime::Proc*> chosen;
+    for (const auto& p : job.procs) {
+        if (!local_only || (p->node && p->node->daemon == me)) chosen.push_back(p.get());
+    }
+    pmix_data_array_t* array = nullptr;
+    PMIX_DATA_ARRAY_CREATE(array, chosen.size(), PMIX_PROC_INFO);
+    auto* out = static_cast<pmix_proc_info_t*>(array->array);
+    for (size_t i = 0; i < chosen.size(); ++i) {
+        const runtime::Proc& p = *chosen[i];
+        PMIX_LOAD_PROCID(&out[i].proc, job.nspace.c_str(), p.rank);
+        out[i].hostname = copy_text(p.node ? p.node->name : std::string());
+        size_t app = static_cast<size_t>(p.app_index);
+        out[i].executable_name = copy_text(app < job.apps.size() ? job.apps[app].executable : std::string());
+        out[i].pid = p.pid;
+        out[i].exit_code = p.exit_code;
+        out[i].state = pmix_state(p.state);
+    }
+    return array;
+}
+
+// The DVM's own "processes": one daemon per node that has one.
+pmix_data_array_t* daemon_table(bool local_only)
+{
+    const runtime::Identity& id = rt().identity();
+    std::vector<const runtime::Node*> nodes;
+    for (const runtime::Node* n : std::as_const(rt().pool()).nodes()) {
+        if (n->daemon_launched && (!local_only || n->daemon == id.rank)) nodes.push_back(n);
+    }
+    pmix_data_array_t* array = nullptr;
+    PMIX_DATA_ARRAY_CREATE(array, nodes.size(), PMIX_PROC_INFO);
+    auto* out = static_cast<pmix_proc_info_t*>(array->array);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        PMIX_LOAD_PROCID(&out[i].proc, id.dvm_nspace.c_str(), nodes[i]->daemon);
+        out[i].hostname = copy_text(nodes[i]->name);
+        bool self = nodes[i]->daemon == id.rank;
+        out[i].executable_name = copy_text(nodes[i]->daemon == 0 ? "prte" : "prted");
+        out[i].pid = self ? getpid() : 0;
+        out[i].state = PMIX_PROC_STATE_RUNNING;
+    }
+    return array;
+}
+
+// What one pmix_query_t asks, copied off PMIx's thread.
+struct Question {
+    std::vector<std::string> keys;
+    std::optional<std::string> nspace;  // PMIX_NSPACE or PMIX_PROCID qualifier
+};
+
+std::optional<std::string> nspace_qualifier(const pmix_query_t& q)
+{
+    for (size_t i = 0; q.qualifiers && i < q.nqual; ++i) {
+        const pmix_info_t& info = q.qualifiers[i];
+        if (PMIX_CHECK_KEY(&info, PMIX_NSPACE)) return value_string(info.value);
+        if (PMIX_CHECK_KEY(&info, PMIX_PROCID) && info.value.type == PMIX_PROC && info.value.data.proc) {
+            return std::string(info.value.data.proc->nspace);
+        }
+    }
+    return std::nullopt;
+}
+
+std::string namespaces()
+{
+    std::string list = rt().identity().dvm_nspace;
+    for (const runtime::JobPtr& job : rt().jobs().all()) {
+        if (!job->is_daemon_job) list += "," + job->nspace;
+    }
+    return list;
+}
+
+// Answers one key into `results`; false when it cannot.
+bool answer_key(const std::string& key, const Question& q, const pmix_proc_t& requester, InfoArray& results)
+{
+    if (key == PMIX_QUERY_NAMESPACES) {
+        results.add_string(PMIX_QUERY_NAMESPACES, namespaces());
+        return true;
+    }
+    if (key == PMIX_QUERY_NUM_PSETS) {
+        results.add_size(PMIX_QUERY_NUM_PSETS, 0);
+        return true;
+    }
+    if (key == PMIX_QUERY_PSET_NAMES) {
+        results.add_string(PMIX_QUERY_PSET_NAMES, "");
+        return true;
+    }
+    if (key == PMIX_QUERY_SPAWN_SUPPORT) {
+        results.add_string(PMIX_QUERY_SPAWN_SUPPORT, supported_spawn_directives());
+        return true;
+    }
+    if (key == PMIX_QUERY_JOB_STATUS || key == PMIX_QUERY_PROC_TABLE || key == PMIX_QUERY_LOCAL_PROC_TABLE) {
+        std::string nspace = q.nspace.value_or(requester.nspace);
+        bool local = key == PMIX_QUERY_LOCAL_PROC_TABLE;
+        if (is_dvm_nspace(nspace)) {
+            if (key == PMIX_QUERY_JOB_STATUS) {
+                results.add_status(PMIX_QUERY_JOB_STATUS, rt().shutting_down() ? PMIX_EVENT_JOB_END : PMIX_SUCCESS);
+            } else {
+                results.add_data_array(key.c_str(), daemon_table(local));
+            }
+            return true;
+        }
+        runtime::JobPtr job = rt().jobs().find(nspace);
+        if (!job) return false;
+        if (key == PMIX_QUERY_JOB_STATUS) {
+            results.add_status(PMIX_QUERY_JOB_STATUS, job_status(*job));
+        } else {
+            results.add_data_array(key.c_str(), proc_table(*job, local));
+        }
+        return true;
+    }
+    // PMIX_QUERY_ALLOC_STATUS: the elastic DVM's allocation requests will answer it.
+    return false;
+}
+
+void release_results(void* cbdata) { delete static_cast<InfoArray*>(cbdata); }
+
+}  // namespace
+
+pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, pmix_info_cbfunc_t cbfunc, void* cbdata)
+{
+    pmix_proc_t requester = *proc;
+    std::vector<Question> questions(nqueries);
+    for (size_t n = 0; n < nqueries; ++n) {
+        for (char** k = queries[n].keys; k && *k; ++k) questions[n].keys.emplace_back(*k);
+        questions[n].nspace = nspace_qualifier(queries[n]);
+    }
+    post([requester, questions = std::move(questions), cbfunc, cbdata] {
+        auto* results = new InfoArray;
+        size_t asked = 0;
+        size_t answered = 0;
+        bool unsupported = false;
+        for (const Question& q : questions) {
+            for (const std::string& key : q.keys) {
+                ++asked;
+                if (answer_key(key, q, requester, *results)) {
+                    ++answered;
+                } else {
+                    unsupported = unsupported || key == PMIX_QUERY_ALLOC_STATUS;
+                    verbose()(2, "query {} from {} not answered", key, requestor_name(requester));
+                }
+            }
+        }
+        pmix_status_t status = PMIX_SUCCESS;
+        if (answered == 0) {
+            // A query only of things we do not offer says so.
+            status = asked == 0 ? PMIX_ERR_BAD_PARAM : unsupported ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_NOT_FOUND;
+        } else if (answered < asked) {
+            status = PMIX_QUERY_PARTIAL_SUCCESS;
+        }
+        verbose()(5, "query from {}: {} of {} key(s) answered", requestor_name(requester), answered, asked);
+        if (results->empty()) {
+            delete results;
+            cbfunc(status, nullptr, 0, cbdata, nullptr, nullptr);
+            return;
+        }
+        cbfunc(status, results->data(), results->size(), cbdata, release_results, results);
+    });
+    return PMIX_SUCCESS;
+}
+
+}  // namespace prte::pmix::detail

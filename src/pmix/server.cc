@@ -1,0 +1,197 @@
+// Starting and stopping the PMIx server, its URI, and what the other files share (internal.h).
+//
+// How tools find this server (PMIx 4.2; each point checked against Debian's 4.2.2):
+//   - With PMIX_SERVER_TOOL_SUPPORT the server listens on loopback TCP and writes two rendezvous
+//     files into PMIX_SERVER_TMPDIR (our session directory, ${TMPDIR:-/tmp}/prte.<uid>/...):
+//     pmix.<host>.tool.<pid> and pmix.<host>.tool.<nspace>, both holding the same URI.
+//   - A tool given PMIX_SERVER_URI (prun, pterm, `pquery --uri`) connects to it directly. One
+//     given a pid looks for files named pmix.<host>.tool.<pid>* anywhere below ${TMPDIR:-/tmp}.
+//     One given nothing first tries the system server (${TMPDIR:-/tmp}/pmix.sys.<host>) when it
+//     asks for PMIX_CONNECT_SYSTEM_FIRST, then takes the single session server it finds below
+//     ${TMPDIR:-/tmp}, failing with "multiple possible servers" as soon as rendezvous files with
+//     different URIs exist there - including stale ones left by killed servers.
+//   - pps 4.2.2 ignores its --pid option: it always connects "system server first, else the only
+//     session server". So `pps --pid <prte pid>` works only through the system server, and the
+//     master therefore also asks for PMIX_SERVER_SYSTEM_SUPPORT. That is safe with several DVMs
+//     on one host: PMIx 4.2.2 lets the first live server keep pmix.sys.<host> (a later server
+//     starts normally without it, and does not remove it when it stops) and replaces a file
+//     whose server is gone. With several DVMs, bare pps tools reach the first one; prun and pterm
+//     use the DVM's URI (src/runtime/dvm_registry.h) and are never confused.
+//   - <host> is PMIx's idea of the host name. PMIX_HOSTNAME would rename the files, so the master
+//     never passes it: tools compute the name with gethostname() and would not find ours.
+//   - prun and pterm connect by URI and do not declare themselves PMIX_LAUNCHER, so they open no
+//     listener and write no rendezvous file: a running prun adds no second server for pps.
+//   - pquery 4.2.2 (Debian) dies of SIGFPE in its own start-up before it connects anywhere.
+// Only the master has tool support; a daemon's server serves its local clients only, which find
+// it through the environment PMIx_server_setup_fork gives them.
+#include "pmix/server.h"
+
+#include <pmix.h>
+#include <unistd.h>
+
+#include <climits>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "mca/base/param.h"
+#include "pmix/info_array.h"
+#include "pmix/internal.h"
+#include "runtime/runtime.h"
+
+namespace prte::pmix {
+namespace detail {
+namespace {
+
+output::VerboseStream& stream()
+{
+    static output::VerboseStream s("pmix_server");
+    return s;
+}
+
+struct ServerState {
+    bool running = false;
+    pmix_proc_t me{};
+    std::string uri;
+};
+
+ServerState& state()
+{
+    static ServerState s;
+    return s;
+}
+
+pmix_server_module_t make_module()
+{
+    pmix_server_module_t m{};
+    m.client_connected = client_connected_v1;
+    m.client_connected2 = client_connected;
+    m.client_finalized = client_finalized;
+    m.abort = client_abort;
+    m.fence_nb = fence_nb;
+    m.direct_modex = direct_modex;
+    m.spawn = spawn;
+    m.connect = connect_procs;
+    m.disconnect = disconnect_procs;
+    m.register_events = register_events;
+    m.deregister_events = deregister_events;
+    m.notify_event = notify_event;
+    m.query = query;
+    m.tool_connected = tool_connected;
+    m.log = log_request;
+    m.allocate = allocate;
+    m.job_control = job_control;
+    m.iof_pull = iof_pull;
+    m.push_stdin = push_stdin;
+    m.group = group;
+    // Not offered: publish/lookup/unpublish, monitor, credentials, fabric. PMIx answers
+    // PMIX_ERR_NOT_SUPPORTED for them.
+    return m;
+}
+
+std::string real_hostname()
+{
+    char host[HOST_NAME_MAX + 1] = {};
+    gethostname(host, sizeof(host) - 1);
+    return host;
+}
+
+}  // namespace
+
+const output::VerboseStream& verbose() { return stream(); }
+void set_verbose_level(int level) { stream().set_level(level); }
+const pmix_proc_t& server_proc() { return state().me; }
+bool server_running() { return state().running; }
+
+void post(std::function<void()> work) { runtime::Runtime::instance().loop().post(std::move(work)); }
+
+pmix_status_t to_pmix_status(const Status& status)
+{
+    switch (status.code()) {
+    case Errc::ok: return PMIX_SUCCESS;
+    case Errc::bad_param: return PMIX_ERR_BAD_PARAM;
+    case Errc::not_found: return PMIX_ERR_NOT_FOUND;
+    case Errc::not_supported: return PMIX_ERR_NOT_SUPPORTED;
+    case Errc::out_of_resource: return PMIX_ERR_OUT_OF_RESOURCE;
+    case Errc::unreachable: return PMIX_ERR_UNREACH;
+    case Errc::refused: return PMIX_ERR_NO_PERMISSIONS;
+    default: return PMIX_ERROR;
+    }
+}
+
+}  // namespace detail
+
+Status start(const ServerOptions& options)
+{
+    using detail::state;
+    if (state().running) return {Errc::internal, "the PMIx server is already running"};
+
+    auto& param = mca::ParamRegistry::instance().register_int(
+        {"pmix", "server", "verbose"}, 0,
+        "Verbosity of the PMIx server host: 1 refusals and errors, 2 jobs and tools, 5 every upcall, 10 data");
+    detail::set_verbose_level(static_cast<int>(param.as_int()));
+
+    const runtime::Identity& id = runtime::Runtime::instance().identity();
+    if (id.dvm_nspace.empty()) return {Errc::bad_param, "the PMIx server needs the DVM namespace, which is not set"};
+    if (id.dvm_nspace.size() > PMIX_MAX_NSLEN) {
+        return {Errc::bad_param, fmt::format("the DVM namespace '{}' is longer than PMIx allows ({} characters)",
+                                             id.dvm_nspace, PMIX_MAX_NSLEN)};
+    }
+    PMIX_LOAD_PROCID(&state().me, id.dvm_nspace.c_str(), id.rank);
+
+    InfoArray info;
+    info.add_string(PMIX_SERVER_NSPACE, id.dvm_nspace);
+    info.add_rank(PMIX_SERVER_RANK, id.rank);
+    if (!options.tmpdir.empty()) info.add_string(PMIX_SERVER_TMPDIR, options.tmpdir);
+    if (options.tool_support) {
+        info.add_bool(PMIX_SERVER_TOOL_SUPPORT, true);
+        info.add_bool(PMIX_SERVER_SYSTEM_SUPPORT, true);  // for pps: see the top of the file
+    } else if (!id.node_name.empty() && id.node_name != detail::real_hostname()) {
+        // A test-bed daemon plays a node of another name; tell PMIx, so what it says about this
+        // node matches the names we register. Only without tool support: see the top of the file.
+        info.add_string(PMIX_HOSTNAME, id.node_name);
+    }
+
+    // Output delivered before any tool asked for it (a job's first lines, before prun's pull
+    // request) is to be kept for the tool, never written by the server itself: PMIx 4.2.2's server
+    // writing it to its own stdout crashes (SIGSEGV in pmix_iof_write_output).
+    info.add_bool(PMIX_IOF_LOCAL_OUTPUT, false);
+    static pmix_server_module_t module = detail::make_module();
+    pmix_status_t rc = PMIx_server_init(&module, info.data(), info.size());
+    if (rc != PMIX_SUCCESS) {
+        return {Errc::unreachable, fmt::format("PMIx_server_init failed: {}", PMIx_Error_string(rc))};
+    }
+    state().running = true;
+
+    pmix_value_t* value = nullptr;
+    rc = PMIx_Get(&state().me, PMIX_SERVER_URI, nullptr, 0, &value);
+    if (rc == PMIX_SUCCESS && value && value->type == PMIX_STRING && value->data.string) {
+        state().uri = value->data.string;
+    }
+    if (value) PMIX_VALUE_RELEASE(value);
+    if (state().uri.empty() && options.tool_support) {
+        stop();
+        return {Errc::unreachable, fmt::format("the PMIx server started but reports no URI for tools ({})",
+                                               PMIx_Error_string(rc))};
+    }
+    detail::verbose()(2, "PMIx server {} started{}; uri {}", describe(state().me),
+                      options.tool_support ? " with tool support" : "", state().uri.empty() ? "(none)" : state().uri);
+
+    detail::register_dvm_nspace();
+    return {};
+}
+
+void stop()
+{
+    using detail::state;
+    if (!state().running) return;
+    pmix_status_t rc = PMIx_server_finalize();
+    if (rc != PMIX_SUCCESS) detail::verbose()(1, "PMIx_server_finalize: {}", PMIx_Error_string(rc));
+    state().running = false;
+    state().uri.clear();
+    detail::forget_tools();
+}
+
+const std::string& uri() { return detail::state().uri; }
+
+}  // namespace prte::pmix

@@ -1,0 +1,69 @@
+// The PMIx server host: every daemon (the master too) runs a PMIx server for its local processes;
+// only the master accepts tool connections (prun, pterm, pps, pquery, pevent).
+//
+// This is the runtime's side of PMIx: it starts the server with our upcall module, registers each
+// job's namespace with the information clients and Open MPI expect, and turns the upcalls into
+// runtime work on the progress thread (spawn -> a new job; client connected/finalized/abort ->
+// process states; fence -> data exchange; job control -> terminate a job or the DVM; ...).
+// Only PMIx's public API is used (DESIGN.md, "PMIx").
+#pragma once
+
+#include <pmix_common.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "runtime/job_table.h"
+#include "util/status.h"
+
+namespace prte::pmix {
+
+struct ServerOptions {
+    bool tool_support = false;  // the master: accept tools, write the rendezvous files
+    std::string tmpdir;         // PMIX_SERVER_TMPDIR for this server's client rendezvous
+};
+
+// Starts the PMIx server (PMIx_server_init). Call from the main thread before the progress thread
+// starts. The server's own identity is {dvm_nspace, rank}.
+Status start(const ServerOptions& options);
+void stop();
+
+// The URI tools connect to (PMIX_SERVER_URI); empty before start().
+const std::string& uri();
+
+// Registers the job's namespace and its processes on this node with the local PMIx server, so
+// they can PMIx_Init; must be complete before they are forked. Call on the progress thread: the
+// registration data is read from the job at once, PMIx then registers asynchronously, and `done`
+// runs on the progress thread (posted, never inline) with the outcome. The launch path uses this.
+void register_job(const runtime::JobPtr& job, std::function<void(const Status&)> done);
+// The blocking form, for a thread that is NOT the progress thread (it refuses to run there, where
+// it would deadlock) and that has the job to itself meanwhile (start-up, tests).
+Status register_job(const runtime::JobPtr& job);
+// Forgets the namespace (PMIx_server_deregister_nspace) and removes its PMIX_NSDIR. Progress thread.
+void deregister_job(const runtime::JobPtr& job);
+
+// Environment a child needs to connect to this server (PMIx_server_setup_fork) for `rank` of job;
+// appended to `env` as "NAME=value". Any thread.
+Status setup_fork(const runtime::JobPtr& job, runtime::Rank rank, std::vector<std::string>& env);
+
+// Forwards a chunk of a process's output to the tools that want it (PMIx_server_IOF_deliver).
+// `channel` is PMIX_FWD_STDOUT_CHANNEL or PMIX_FWD_STDERR_CHANNEL; an empty chunk marks the end.
+// The data is copied; PMIx keeps output that arrives before a tool has asked for it (the spawn
+// answer comes only once the job runs) and hands it over then. Progress thread.
+void deliver_output(const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel,
+                    const char* data, size_t size);
+
+// Marks the end of all of a job's output (see events.cc); call once every process's streams have
+// closed, before notify_job_end. Progress thread.
+void deliver_output_complete(const runtime::Job& job);
+
+// Runs `then` once the job's output is no longer held for its spawner (at once when it is not),
+// so that the end of a job is never announced before its output. Progress thread.
+void when_output_released(const runtime::JobPtr& job, std::function<void()> then);
+
+// Tells the job's originator (and anyone registered) that the job has ended
+// (PMIX_EVENT_JOB_END with PMIX_JOB_TERM_STATUS and, on failure, the message). Progress thread.
+void notify_job_end(const runtime::JobPtr& job);
+
+}  // namespace prte::pmix

@@ -1,0 +1,65 @@
+// PMIx_Spawn from a tool (prun) or a process (MPI_Comm_spawn): a new job in the DVM. The request
+// is translated on PMIx's thread (a copy: PMIx owns its arrays), the job created and submitted on
+// the progress thread, and the requester answered once the job runs or has failed to start
+// (Job::on_spawned, called by the launch path).
+#include <pmix.h>
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "mca/plm/base/plm_launch.h"
+#include "pmix/info_array.h"
+#include "pmix/internal.h"
+#include "pmix/spawn_translate.h"
+#include "runtime/runtime.h"
+
+namespace prte::pmix::detail {
+namespace {
+
+// The requester learns only a status; a failure to start is PMIX_ERR_JOB_FAILED_TO_LAUNCH (the
+// reason went out first in the job-end event), a refused request says what was wrong with it.
+pmix_status_t spawn_status(const Status& st)
+{
+    if (st.ok()) return PMIX_SUCCESS;
+    if (st.code() == Errc::internal) return PMIX_ERR_JOB_FAILED_TO_LAUNCH;
+    return to_pmix_status(st);
+}
+
+}  // namespace
+
+pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],
+                    size_t napps, pmix_spawn_cbfunc_t cbfunc, void* cbdata)
+{
+    pmix_proc_t requester = *proc;
+    auto draft = std::make_shared<runtime::Job>();
+    std::vector<std::string> notes;
+    if (Status st = translate_spawn(job_info, ninfo, apps, napps, *draft, notes); !st) {
+        // Refused at once: PMIx reports the status to the requester and will not call cbfunc.
+        output::error("spawn request from {} refused: {}", describe(requester), st.message());
+        return to_pmix_status(st);
+    }
+
+    post([requester, draft, notes = std::move(notes), cbfunc, cbdata] {
+        auto& rt = runtime::Runtime::instance();
+        runtime::JobPtr job = rt.jobs().create();
+        job->apps = std::move(draft->apps);
+        job->mapping = draft->mapping;
+        job->output = draft->output;
+        job->timeout_seconds = draft->timeout_seconds;
+        if (job->output.held_for_pull) hold_output(job->nspace);
+        job->originator = requester;
+        job->on_spawned = [cbfunc, cbdata](const Status& st, const std::string& nspace) {
+            pmix_nspace_t name;
+            PMIX_LOAD_NSPACE(name, nspace.c_str());
+            if (cbfunc) cbfunc(spawn_status(st), name, cbdata);
+        };
+        verbose()(2, "{} spawns job {}: {} app(s), first {}", requestor_name(requester), job->nspace, job->apps.size(),
+                  job->apps.front().executable);
+        for (const std::string& note : notes) verbose()(1, "job {}: {}", job->nspace, note);
+        plm::base::spawn(job);
+    });
+    return PMIX_SUCCESS;
+}
+
+}  // namespace prte::pmix::detail

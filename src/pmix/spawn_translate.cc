@@ -1,0 +1,341 @@
+#include "pmix/spawn_translate.h"
+
+#include "pmix/attributes.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "pmix/info_array.h"
+#include "util/strings.h"
+
+namespace prte::pmix {
+namespace {
+
+using runtime::BindTo;
+using runtime::MapBy;
+using runtime::RankBy;
+
+std::string lower(std::string_view text)
+{
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+    return out;
+}
+
+std::optional<MapBy> map_object(const std::string& word)
+{
+    if (word == "slot" || word == "slots") return MapBy::slot;
+    if (word == "node" || word == "nodes") return MapBy::node;
+    if (word == "core" || word == "cores") return MapBy::core;
+    if (word == "package" || word == "packages" || word == "socket" || word == "sockets") return MapBy::package;
+    if (word == "numa") return MapBy::numa;
+    if (word == "hwthread" || word == "hwthreads") return MapBy::hwthread;
+    if (word == "seq") return MapBy::seq;
+    return std::nullopt;
+}
+
+Status bad_value(const char* key, const std::string& value, const std::string& why)
+{
+    return {Errc::bad_param, fmt::format("spawn directive {}='{}': {}", key, value, why)};
+}
+
+// "N:<object>" as ppr takes it.
+Status parse_ppr(const char* key, const std::string& text, const std::vector<std::string>& words, size_t at,
+                 runtime::MappingPolicy& mapping)
+{
+    if (words.size() < at + 2) return bad_value(key, text, "ppr needs a count and an object, e.g. ppr:2:node");
+    auto count = util::parse_int(words[at]);
+    if (!count || *count <= 0) return bad_value(key, text, "the ppr count must be a positive number");
+    auto object = map_object(lower(words[at + 1]));
+    if (!object || *object == MapBy::seq || *object == MapBy::slot) {
+        return bad_value(key, text, fmt::format("'{}' is not an object ppr can count on (node, package, numa, core, hwthread)",
+                                                words[at + 1]));
+    }
+    mapping.by = MapBy::ppr;
+    mapping.ppr_count = static_cast<int>(*count);
+    mapping.ppr_object = *object;
+    return {};
+}
+
+Status parse_mapby(const std::string& text, runtime::MappingPolicy& mapping, std::vector<std::string>& notes)
+{
+    std::vector<std::string> words = util::split(text, ':');
+    std::string policy = lower(words.empty() ? "" : std::string(util::trim(words[0])));
+    size_t modifiers_at = 1;
+    if (policy == "ppr") {
+        if (Status st = parse_ppr(PMIX_MAPBY, text, words, 1, mapping); !st) return st;
+        modifiers_at = 3;
+    } else if (auto object = map_object(policy)) {
+        mapping.by = *object;
+    } else if (policy.empty() && words.size() > 1) {
+        // ":OVERSUBSCRIBE" alone: modifiers on the default policy, as PRRTE accepts.
+    } else {
+        return bad_value(PMIX_MAPBY, text, "unknown mapping policy (slot, node, core, package, numa, hwthread, ppr:N:<object>, seq)");
+    }
+    for (size_t i = modifiers_at; i < words.size(); ++i) {
+        std::string modifier = lower(util::trim(words[i]));
+        if (modifier == "oversubscribe") {
+            mapping.oversubscribe = true;
+        } else if (modifier == "nooversubscribe") {
+            mapping.oversubscribe = false;
+        } else if (modifier == "span") {
+            mapping.span = 1;
+        } else if (!modifier.empty()) {
+            notes.push_back(fmt::format("mapping modifier '{}' of '{}' ignored: not supported", words[i], text));
+        }
+    }
+    return {};
+}
+
+Status parse_rankby(const std::string& text, runtime::MappingPolicy& mapping, std::vector<std::string>& notes)
+{
+    std::vector<std::string> words = util::split(text, ':');
+    std::string policy = lower(words.empty() ? "" : std::string(util::trim(words[0])));
+    if (policy == "slot") {
+        mapping.rank_by = RankBy::slot;
+    } else if (policy == "node") {
+        mapping.rank_by = RankBy::node;
+    } else if (policy == "fill") {
+        mapping.rank_by = RankBy::fill;
+    } else if (policy == "span") {
+        mapping.rank_by = RankBy::span;
+    } else {
+        return bad_value(PMIX_RANKBY, text, "unknown ranking policy (slot, node, fill, span)");
+    }
+    for (size_t i = 1; i < words.size(); ++i) {
+        notes.push_back(fmt::format("ranking modifier '{}' of '{}' ignored: not supported", words[i], text));
+    }
+    return {};
+}
+
+Status parse_bindto(const std::string& text, runtime::MappingPolicy& mapping, std::vector<std::string>& notes)
+{
+    std::vector<std::string> words = util::split(text, ':');
+    std::string policy = lower(words.empty() ? "" : std::string(util::trim(words[0])));
+    if (policy == "none") {
+        mapping.bind_to = BindTo::none;
+    } else if (policy == "hwthread" || policy == "hwthreads") {
+        mapping.bind_to = BindTo::hwthread;
+    } else if (policy == "core" || policy == "cores") {
+        mapping.bind_to = BindTo::core;
+    } else if (policy == "numa") {
+        mapping.bind_to = BindTo::numa;
+    } else if (policy == "package" || policy == "socket") {
+        mapping.bind_to = BindTo::package;
+    } else {
+        return bad_value(PMIX_BINDTO, text, "unknown binding policy (none, hwthread, core, numa, package)");
+    }
+    for (size_t i = 1; i < words.size(); ++i) {
+        notes.push_back(fmt::format("binding modifier '{}' of '{}' ignored: not supported", words[i], text));
+    }
+    return {};
+}
+
+std::vector<std::string> host_list(const std::string& text)
+{
+    std::vector<std::string> hosts;
+    for (const std::string& h : util::split(text, ',', true)) {
+        std::string_view name = util::trim(h);
+        if (!name.empty()) hosts.emplace_back(name);
+    }
+    return hosts;
+}
+
+Status need_string(const pmix_info_t& info, std::string& out)
+{
+    auto text = value_string(info.value);
+    if (!text) return {Errc::bad_param, fmt::format("spawn directive {} must be a string", info.key)};
+    out = *text;
+    return {};
+}
+
+Status need_flag(const pmix_info_t& info, bool& out)
+{
+    auto flag = value_flag(info.value);
+    if (!flag) return {Errc::bad_param, fmt::format("spawn directive {} must be true or false", info.key)};
+    out = *flag;
+    return {};
+}
+
+Status envar_setting(const pmix_info_t& info, std::string& out)
+{
+    if (info.value.type != PMIX_ENVAR || !info.value.data.envar.envar) {
+        return {Errc::bad_param, fmt::format("spawn directive {} must be an environment variable (pmix_envar_t)", info.key)};
+    }
+    const pmix_envar_t& e = info.value.data.envar;
+    out = fmt::format("{}={}", e.envar, e.value ? e.value : "");
+    return {};
+}
+
+// Where an app runs and what it gets, at job level (defaults for every app) or app level.
+struct Placement {
+    std::optional<std::vector<std::string>> hosts;
+    std::optional<std::string> hostfile;
+    std::optional<std::vector<std::string>> add_hosts;
+    std::optional<std::string> add_hostfile;
+    std::vector<std::string> env;
+};
+
+// Returns true when `info` is a placement directive (filled in), false when it is something else.
+bool placement_directive(const pmix_info_t& info, Placement& placement, Status& st)
+{
+    std::string text;
+    if (PMIX_CHECK_KEY(&info, PMIX_HOST)) {
+        if ((st = need_string(info, text))) placement.hosts = host_list(text);
+    } else if (PMIX_CHECK_KEY(&info, PMIX_HOSTFILE)) {
+        if ((st = need_string(info, text))) placement.hostfile = text;
+    } else if (PMIX_CHECK_KEY(&info, PMIX_ADD_HOST)) {
+        if ((st = need_string(info, text))) placement.add_hosts = host_list(text);
+    } else if (PMIX_CHECK_KEY(&info, PMIX_ADD_HOSTFILE)) {
+        if ((st = need_string(info, text))) placement.add_hostfile = text;
+    } else if (PMIX_CHECK_KEY(&info, PMIX_SET_ENVAR)) {
+        if ((st = envar_setting(info, text))) placement.env.push_back(text);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+void apply_defaults(const Placement& job_level, runtime::AppContext& app, const Placement& own)
+{
+    if (own.hosts) app.hosts = *own.hosts;
+    else if (job_level.hosts) app.hosts = *job_level.hosts;
+    if (own.hostfile) app.hostfile = *own.hostfile;
+    else if (job_level.hostfile) app.hostfile = *job_level.hostfile;
+    if (own.add_hosts) app.add_hosts = *own.add_hosts;
+    else if (job_level.add_hosts) app.add_hosts = *job_level.add_hosts;
+    if (own.add_hostfile) app.add_hostfile = *own.add_hostfile;
+    else if (job_level.add_hostfile) app.add_hostfile = *job_level.add_hostfile;
+    // Job-wide settings first, so an app's own setting of the same variable wins.
+    app.env.insert(app.env.begin(), job_level.env.begin(), job_level.env.end());
+    app.env.insert(app.env.end(), own.env.begin(), own.env.end());
+}
+
+Status translate_app(const pmix_app_t& in, size_t index, runtime::AppContext& app, Placement& own,
+                     std::vector<std::string>& notes)
+{
+    if (!in.cmd || !*in.cmd) return {Errc::bad_param, fmt::format("app {} of the spawn request has no command", index)};
+    if (in.maxprocs < 0) {
+        return {Errc::bad_param, fmt::format("app {} ({}) asks for {} processes", index, in.cmd, in.maxprocs)};
+    }
+    app.index = static_cast<int>(index);
+    app.executable = in.cmd;
+    for (char** a = in.argv; a && *a; ++a) app.argv.emplace_back(*a);
+    if (app.argv.empty()) app.argv.push_back(app.executable);
+    for (char** e = in.env; e && *e; ++e) own.env.emplace_back(*e);
+    if (in.cwd) app.working_dir = in.cwd;
+    app.num_procs = in.maxprocs;
+
+    for (size_t i = 0; in.info && i < in.ninfo; ++i) {
+        const pmix_info_t& info = in.info[i];
+        Status st;
+        if (placement_directive(info, own, st)) {
+            if (!st) return st;
+        } else if (PMIX_CHECK_KEY(&info, PMIX_WDIR)) {
+            if (Status s = need_string(info, app.working_dir); !s) return s;
+        } else {
+            notes.push_back(fmt::format("app {} directive {} ignored: not supported", index, info.key));
+        }
+    }
+    return {};
+}
+
+// Accepted without effect: handled by the PMIx library, or what we do anyway.
+bool quietly_accepted(const pmix_info_t& info)
+{
+    static const char* const keys[] = {PMIX_REQUESTOR_IS_TOOL, PMIX_REQUESTOR_IS_CLIENT, PMIX_FWD_STDOUT,
+                                       PMIX_FWD_STDERR,        PMIX_FWD_STDDIAG,         PMIX_NOTIFY_COMPLETION,
+                                       PMIX_NOTIFY_JOB_EVENTS, PMIX_ENVARS_HARVESTED};
+    return std::any_of(std::begin(keys), std::end(keys), [&](const char* key) { return PMIX_CHECK_KEY(&info, key); });
+}
+
+Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Placement& job_level,
+                               std::vector<std::string>& notes)
+{
+    std::string text;
+    Status st;
+    if (placement_directive(info, job_level, st)) return st;
+    if (PMIX_CHECK_KEY(&info, PMIX_MAPBY)) {
+        if (!(st = need_string(info, text))) return st;
+        return parse_mapby(text, job.mapping, notes);
+    }
+    if (PMIX_CHECK_KEY(&info, PMIX_RANKBY)) {
+        if (!(st = need_string(info, text))) return st;
+        return parse_rankby(text, job.mapping, notes);
+    }
+    if (PMIX_CHECK_KEY(&info, PMIX_BINDTO)) {
+        if (!(st = need_string(info, text))) return st;
+        return parse_bindto(text, job.mapping, notes);
+    }
+    if (PMIX_CHECK_KEY(&info, PMIX_PPR)) {
+        if (!(st = need_string(info, text))) return st;
+        return parse_ppr(PMIX_PPR, text, util::split(text, ':'), 0, job.mapping);
+    }
+    if (PMIX_CHECK_KEY(&info, PMIX_NO_OVERSUBSCRIBE)) {
+        bool no = false;
+        if (!(st = need_flag(info, no))) return st;
+        job.mapping.oversubscribe = !no;
+        return {};
+    }
+    if (PMIX_CHECK_KEY(&info, PMIX_TIMEOUT) || PMIX_CHECK_KEY(&info, PMIX_JOB_TIMEOUT)) {
+        auto seconds = value_integer(info.value);
+        if (!seconds || *seconds < 0 || *seconds > INT32_MAX) {
+            return {Errc::bad_param, fmt::format("spawn directive {} must be a number of seconds (0: none)", info.key)};
+        }
+        job.timeout_seconds = static_cast<int>(*seconds);
+        return {};
+    }
+    if (PMIX_CHECK_KEY(&info, PMIX_IOF_TAG_OUTPUT) || PMIX_CHECK_KEY(&info, PMIX_TAG_OUTPUT)) {
+        return need_flag(info, job.output.tag);
+    }
+    if (PMIX_CHECK_KEY(&info, PMIX_IOF_TIMESTAMP_OUTPUT) || PMIX_CHECK_KEY(&info, PMIX_TIMESTAMP_OUTPUT)) {
+        return need_flag(info, job.output.timestamp);
+    }
+    if (PMIX_CHECK_KEY(&info, PMIX_IOF_MERGE_STDERR_STDOUT) || PMIX_CHECK_KEY(&info, PMIX_MERGE_STDERR_STDOUT)) {
+        return need_flag(info, job.output.merge_stderr);
+    }
+    if (PMIX_CHECK_KEY(&info, kSpawnerPullsOutput)) return need_flag(info, job.output.held_for_pull);
+    if (PMIX_CHECK_KEY(&info, PMIX_FWD_STDIN)) {
+        if (value_flag(info.value).value_or(false)) {
+            notes.push_back("stdin forwarding (PMIX_FWD_STDIN) ignored: not supported, the processes' stdin is /dev/null");
+        }
+        return {};
+    }
+    if (!quietly_accepted(info)) notes.push_back(fmt::format("spawn directive {} ignored: not supported", info.key));
+    return {};
+}
+
+}  // namespace
+
+Status translate_spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[], size_t napps,
+                       runtime::Job& job, std::vector<std::string>& notes)
+{
+    if (!apps || napps == 0) return {Errc::bad_param, "the spawn request names no application"};
+
+    std::vector<runtime::AppContext> translated(napps);
+    std::vector<Placement> own(napps);
+    for (size_t i = 0; i < napps; ++i) {
+        if (Status st = translate_app(apps[i], i, translated[i], own[i], notes); !st) return st;
+    }
+    Placement job_level;
+    for (size_t i = 0; job_info && i < ninfo; ++i) {
+        if (Status st = translate_job_directive(job_info[i], job, job_level, notes); !st) return st;
+    }
+    for (size_t i = 0; i < napps; ++i) apply_defaults(job_level, translated[i], own[i]);
+    job.apps = std::move(translated);
+    return {};
+}
+
+std::string supported_spawn_directives()
+{
+    return util::join({PMIX_MAPBY, PMIX_RANKBY, PMIX_BINDTO, PMIX_PPR, PMIX_NO_OVERSUBSCRIBE, PMIX_TIMEOUT,
+                       PMIX_JOB_TIMEOUT, PMIX_IOF_TAG_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT, PMIX_IOF_MERGE_STDERR_STDOUT,
+                       PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_FWD_STDDIAG, PMIX_HOST, PMIX_HOSTFILE, PMIX_ADD_HOST,
+                       PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION},
+                      ",");
+}
+
+}  // namespace prte::pmix

@@ -1,0 +1,233 @@
+// Tools (prun, pterm, pps, pquery, pevent): their connection, their names, and what they may ask
+// of the DVM through job control.
+#include <pmix.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "mca/odls/base/odls_base.h"
+#include "mca/plm/base/plm_launch.h"
+#include "pmix/info_array.h"
+#include "pmix/internal.h"
+#include "runtime/runtime.h"
+
+namespace prte::pmix::detail {
+namespace {
+
+runtime::Runtime& rt() { return runtime::Runtime::instance(); }
+
+struct Tool {
+    std::string program;  // basename of argv[0], when the tool said
+    pid_t pid = 0;
+};
+
+// Connected tools by namespace. Progress thread.
+std::map<std::string, Tool>& tools()
+{
+    static std::map<std::string, Tool> known;
+    return known;
+}
+
+uint32_t next_tool = 1;
+
+std::string program_of(const std::string& command_line)
+{
+    std::string first = command_line.substr(0, command_line.find(' '));
+    return std::filesystem::path(first).filename().string();
+}
+
+struct ToolRequest {
+    std::optional<std::string> nspace;
+    std::optional<pmix_rank_t> rank;
+    std::optional<int64_t> uid;
+    Tool tool;
+};
+
+ToolRequest read_tool_request(const pmix_info_t info[], size_t ninfo)
+{
+    ToolRequest r;
+    for (size_t i = 0; info && i < ninfo; ++i) {
+        const pmix_info_t& in = info[i];
+        if (PMIX_CHECK_KEY(&in, PMIX_NSPACE) || PMIX_CHECK_KEY(&in, PMIX_TOOL_NSPACE)) {
+            r.nspace = value_string(in.value);
+        } else if (PMIX_CHECK_KEY(&in, PMIX_RANK) || PMIX_CHECK_KEY(&in, PMIX_TOOL_RANK)) {
+            if (auto n = value_integer(in.value)) r.rank = static_cast<pmix_rank_t>(*n);
+        } else if (PMIX_CHECK_KEY(&in, PMIX_USERID)) {
+            r.uid = value_integer(in.value);
+        } else if (PMIX_CHECK_KEY(&in, PMIX_PROC_PID)) {
+            r.tool.pid = static_cast<pid_t>(value_integer(in.value).value_or(0));
+        } else if (PMIX_CHECK_KEY(&in, PMIX_CMD_LINE)) {
+            r.tool.program = program_of(value_string(in.value).value_or(""));
+        }
+    }
+    return r;
+}
+
+}  // namespace
+
+// A tool gets "<dvm_nspace>-tool-<n>", rank 0, unless it brought a name of its own. Only the
+// DVM's owner (or root) may connect: a tool can run jobs and stop the DVM.
+void tool_connected(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc, void* cbdata)
+{
+    ToolRequest request = read_tool_request(info, ninfo);
+    if (verbose().enabled(10)) {
+        for (size_t i = 0; info && i < ninfo; ++i) {
+            verbose()(10, "tool connection info {} ({})", info[i].key, PMIx_Data_type_string(info[i].value.type));
+        }
+    }
+    post([request, cbfunc, cbdata] {
+        if (request.uid && *request.uid != static_cast<int64_t>(geteuid()) && *request.uid != 0) {
+            verbose()(1, "tool {}of user {} refused: the DVM belongs to user {}",
+                      request.tool.program.empty() ? "" : request.tool.program + " ", *request.uid, geteuid());
+            if (cbfunc) cbfunc(PMIX_ERR_NO_PERMISSIONS, nullptr, cbdata);
+            return;
+        }
+        pmix_proc_t name;
+        if (request.nspace && !request.nspace->empty()) {
+            PMIX_LOAD_PROCID(&name, request.nspace->c_str(), request.rank.value_or(0));
+        } else {
+            std::string nspace = fmt::format("{}-tool-{}", rt().identity().dvm_nspace, next_tool++);
+            PMIX_LOAD_PROCID(&name, nspace.c_str(), 0);
+        }
+        tools()[name.nspace] = request.tool;
+        verbose()(2, "tool {}connected as {}", request.tool.program.empty() ? "" : request.tool.program + " ",
+                  describe(name));
+        if (cbfunc) cbfunc(PMIX_SUCCESS, &name, cbdata);
+    });
+}
+
+void forget_tools() { tools().clear(); }
+
+std::string requestor_name(const pmix_proc_t& proc)
+{
+    if (auto it = tools().find(proc.nspace); it != tools().end()) {
+        const Tool& tool = it->second;
+        std::string program = tool.program.empty() ? std::string("tool ") + proc.nspace : tool.program;
+        return tool.pid > 0 ? fmt::format("{} (pid {})", program, tool.pid) : program;
+    }
+    if (rt().jobs().find(proc.nspace)) return fmt::format("rank {} of job {}", proc.rank, proc.nspace);
+    return describe(proc);
+}
+
+namespace {
+
+struct ControlRequest {
+    bool kill = false;       // PMIX_JOB_CTRL_KILL
+    bool terminate = false;  // PMIX_JOB_CTRL_TERMINATE
+    int signal = 0;          // PMIX_JOB_CTRL_SIGNAL
+    std::string unsupported;
+};
+
+ControlRequest read_control(const pmix_info_t directives[], size_t ndirs)
+{
+    ControlRequest c;
+    for (size_t i = 0; directives && i < ndirs; ++i) {
+        const pmix_info_t& d = directives[i];
+        if (PMIX_CHECK_KEY(&d, PMIX_JOB_CTRL_KILL)) {
+            c.kill = value_flag(d.value).value_or(false);
+        } else if (PMIX_CHECK_KEY(&d, PMIX_JOB_CTRL_TERMINATE)) {
+            c.terminate = value_flag(d.value).value_or(false);
+        } else if (PMIX_CHECK_KEY(&d, PMIX_JOB_CTRL_SIGNAL)) {
+            c.signal = static_cast<int>(value_integer(d.value).value_or(0));
+        } else if (PMIX_CHECK_KEY(&d, PMIX_JOB_CTRL_ID)) {
+            // A label for the request; nothing to do with it.
+        } else if (c.unsupported.empty()) {
+            c.unsupported = d.key;
+        }
+    }
+    return c;
+}
+
+// Applies the request to one job; PMIX_SUCCESS or why not.
+pmix_status_t control_job(const runtime::JobPtr& job, const ControlRequest& c, const std::string& who)
+{
+    if (c.kill || c.terminate) {
+        plm::base::terminate_job(job, fmt::format("job {} was {} by {}", job->nspace, c.kill ? "killed" : "terminated", who));
+        return PMIX_SUCCESS;
+    }
+    odls::Module* odls = odls::base::module();
+    if (!odls) return PMIX_ERR_NOT_SUPPORTED;
+    odls->signal(job, c.signal);
+    return PMIX_SUCCESS;
+}
+
+void answer(pmix_info_cbfunc_t cbfunc, void* cbdata, pmix_status_t status)
+{
+    if (cbfunc) cbfunc(status, nullptr, 0, cbdata, nullptr, nullptr);
+}
+
+}  // namespace
+
+// Kill, terminate or signal jobs; terminating the DVM itself (its namespace as a target, or a tool
+// naming no target) shuts the DVM down. Signals go to whole jobs; single processes are not
+// targeted yet.
+pmix_status_t job_control(const pmix_proc_t* requestor, const pmix_proc_t targets[], size_t ntargets,
+                          const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata)
+{
+    ControlRequest control = read_control(directives, ndirs);
+    if (!control.kill && !control.terminate && control.signal == 0) {
+        verbose()(1, "job control from {} refused: {} is not supported", describe(*requestor),
+                  control.unsupported.empty() ? std::string("an empty request") : control.unsupported);
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
+    pmix_proc_t from = *requestor;
+    std::vector<pmix_proc_t> aimed = targets ? std::vector<pmix_proc_t>(targets, targets + ntargets)
+                                             : std::vector<pmix_proc_t>{};
+    post([from, aimed, control, cbfunc, cbdata]() mutable {
+        const std::string who = requestor_name(from);
+        const bool from_tool = tools().count(from.nspace) > 0;
+        if (aimed.empty()) {
+            if (from_tool) {
+                pmix_proc_t dvm;
+                PMIX_LOAD_PROCID(&dvm, rt().identity().dvm_nspace.c_str(), PMIX_RANK_WILDCARD);
+                aimed.push_back(dvm);
+            } else {
+                pmix_proc_t own;
+                PMIX_LOAD_PROCID(&own, from.nspace, PMIX_RANK_WILDCARD);
+                aimed.push_back(own);
+            }
+        }
+        pmix_status_t status = PMIX_SUCCESS;
+        bool stop_dvm = false;
+        for (const pmix_proc_t& target : aimed) {
+            if (is_dvm_nspace(target.nspace)) {
+                if (control.kill || control.terminate) {
+                    stop_dvm = true;
+                } else {
+                    status = PMIX_ERR_NOT_SUPPORTED;  // signalling the daemons themselves
+                }
+                continue;
+            }
+            runtime::JobPtr job = rt().jobs().find(target.nspace);
+            if (!job) {
+                verbose()(1, "job control from {}: no job {}", who, target.nspace);
+                status = PMIX_ERR_NOT_FOUND;
+                continue;
+            }
+            if (target.rank != PMIX_RANK_WILDCARD) {
+                verbose()(1, "job control from {} on {} refused: single processes cannot be targeted yet", who,
+                          describe(target));
+                status = PMIX_ERR_NOT_SUPPORTED;
+                continue;
+            }
+            verbose()(2, "job control from {}: {} job {}", who,
+                      control.kill ? "kill" : control.terminate ? "terminate" : fmt::format("signal {}", control.signal),
+                      job->nspace);
+            if (pmix_status_t rc = control_job(job, control, who); rc != PMIX_SUCCESS) status = rc;
+        }
+        // Answer first: the requester (pterm) hears the DVM accepted before it goes away.
+        answer(cbfunc, cbdata, status);
+        if (stop_dvm) {
+            verbose()(2, "DVM termination requested by {}", who);
+            rt().request_shutdown(0, "terminated by " + who);
+        }
+    });
+    return PMIX_SUCCESS;
+}
+
+}  // namespace prte::pmix::detail

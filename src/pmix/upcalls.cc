@@ -1,0 +1,156 @@
+// The upcalls about client processes and the small services: connect, finalize, abort, events,
+// output, stdin, logging, allocation. Each runs on PMIx's thread; what touches runtime state is
+// posted to the progress thread, and the PMIx callback is called when that work is done.
+#include <pmix.h>
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "pmix/info_array.h"
+#include "pmix/internal.h"
+#include "runtime/runtime.h"
+
+namespace prte::pmix::detail {
+namespace {
+
+runtime::Runtime& rt() { return runtime::Runtime::instance(); }
+
+// spec 7.4.4: REGISTERED is the process's PMIx_Init reaching its server.
+void mark_registered(const pmix_proc_t& who)
+{
+    runtime::JobPtr job = rt().jobs().find(who.nspace);
+    if (!job || !job->proc(who.rank)) {
+        verbose()(1, "client {} connected but names no process of a known job", describe(who));
+        return;
+    }
+    verbose()(5, "client {} connected", describe(who));
+    rt().state().activate_proc_state(job, who.rank, runtime::ProcState::registered);
+}
+
+}  // namespace
+
+pmix_status_t client_connected(const pmix_proc_t* proc, void*, pmix_info_t[], size_t, pmix_op_cbfunc_t cbfunc,
+                               void* cbdata)
+{
+    pmix_proc_t who = *proc;
+    post([who, cbfunc, cbdata] {
+        mark_registered(who);
+        if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata);
+    });
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t client_connected_v1(const pmix_proc_t* proc, void* server_object, pmix_op_cbfunc_t cbfunc, void* cbdata)
+{
+    return client_connected(proc, server_object, nullptr, 0, cbfunc, cbdata);
+}
+
+// Nothing to record: the process's exit is what ends it (spec 7.4.4).
+pmix_status_t client_finalized(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t, void*)
+{
+    verbose()(5, "client {} finalized", describe(*proc));
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+// PMIx_Abort: the process's status becomes its exit code and the job is torn down with a message
+// naming it (errmgr keeps a message already set). Targets other than the caller's own job are
+// not honoured: aborting another job is job control, not abort.
+pmix_status_t client_abort(const pmix_proc_t* proc, void*, int status, const char msg[], pmix_proc_t[], size_t,
+                           pmix_op_cbfunc_t cbfunc, void* cbdata)
+{
+    pmix_proc_t who = *proc;
+    std::string message = msg ? msg : "";
+    post([who, status, message, cbfunc, cbdata] {
+        runtime::JobPtr job = rt().jobs().find(who.nspace);
+        runtime::Proc* p = job ? job->proc(who.rank) : nullptr;
+        if (!p) {
+            verbose()(1, "PMIx_Abort from {}, which is no process of a known job", describe(who));
+            if (cbfunc) cbfunc(PMIX_ERR_NOT_FOUND, cbdata);
+            return;
+        }
+        verbose()(2, "{} called PMIx_Abort with status {}: {}", describe(who), status, message);
+        p->exit_code = status;
+        if (!job->aborting && job->abort_message.empty()) {
+            std::string node = p->node ? p->node->name : std::string("?");
+            job->abort_message = message.empty()
+                                     ? fmt::format("rank {} on node {} called PMIx_Abort with status {}", who.rank,
+                                                   node, status)
+                                     : fmt::format("rank {} on node {} called PMIx_Abort: {}", who.rank, node, message);
+        }
+        rt().state().activate_proc_state(job, who.rank, runtime::ProcState::called_abort);
+        if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata);
+    });
+    return PMIX_SUCCESS;
+}
+
+// PMIx has already delivered a client's event to the local processes and tools that registered
+// for it before asking us; what is left for the host is relaying it to the other daemons' servers,
+// which a single-node DVM does not have. Delivering it again here would deliver it twice.
+pmix_status_t notify_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t range, pmix_info_t[],
+                           size_t, pmix_op_cbfunc_t, void*)
+{
+    verbose()(5, "event {} from {} (range {}) delivered locally by PMIx", PMIx_Error_string(code),
+              source ? describe(*source) : std::string("?"), PMIx_Data_range_string(range));
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+// The DVM raises the events it knows of (job end) whether or not anyone registered; PMIx
+// routes them to the registrations it keeps itself.
+pmix_status_t register_events(pmix_status_t*, size_t, const pmix_info_t[], size_t, pmix_op_cbfunc_t, void*)
+{
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+pmix_status_t deregister_events(pmix_status_t*, size_t, pmix_op_cbfunc_t, void*) { return PMIX_OPERATION_SUCCEEDED; }
+
+// The PMIx library keeps the tool's output request itself and sends it what deliver_output hands
+// over; output held for this tool (output_hold.cc) is let go now.
+pmix_status_t iof_pull(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t, pmix_iof_channel_t channels,
+                       pmix_op_cbfunc_t, void*)
+{
+    verbose()(5, "output pull for {} process group(s), channels {:#x}", nprocs, static_cast<unsigned>(channels));
+    on_pull_request(procs, nprocs);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+// A tool's stdin for rank 0 of the job. The launcher starts processes with stdin on /dev/null and
+// has no way yet to write to a child's stdin, so this is refused rather than silently dropped.
+pmix_status_t push_stdin(const pmix_proc_t* source, const pmix_proc_t[], size_t, const pmix_info_t[], size_t,
+                         const pmix_byte_object_t* bo, pmix_op_cbfunc_t, void*)
+{
+    verbose()(1, "stdin from {} ({} bytes) refused: forwarding stdin to processes is not supported",
+              source ? describe(*source) : std::string("?"), bo ? bo->size : 0);
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+// PMIx_Log from a client or tool: each text entry becomes one line on the DVM's stderr.
+void log_request(const pmix_proc_t* client, const pmix_info_t data[], size_t ndata, const pmix_info_t directives[],
+                 size_t ndirs, pmix_op_cbfunc_t cbfunc, void* cbdata)
+{
+    std::string from = client ? describe(*client) : std::string("?");
+    if (const pmix_info_t* src = find_info(directives, ndirs, PMIX_LOG_SOURCE);
+        src && src->value.type == PMIX_PROC && src->value.data.proc) {
+        from = describe(*src->value.data.proc);
+    }
+    size_t printed = 0;
+    for (size_t i = 0; i < ndata; ++i) {
+        if (auto text = value_string(data[i].value)) {
+            verbose()(0, "log from {}: {}", from, *text);
+            ++printed;
+        }
+    }
+    if (cbfunc) cbfunc(printed > 0 || ndata == 0 ? PMIX_SUCCESS : PMIX_ERR_NOT_SUPPORTED, cbdata);
+}
+
+// Allocation requests (grow/shrink the DVM) are the elastic DVM's work, which implements them;
+// until then they are refused.
+pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directive, const pmix_info_t[], size_t,
+                       pmix_info_cbfunc_t, void*)
+{
+    verbose()(1, "allocation request ({}) from {} refused: not supported yet", PMIx_Alloc_directive_string(directive),
+              client ? describe(*client) : std::string("?"));
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+}  // namespace prte::pmix::detail

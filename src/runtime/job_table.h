@@ -1,0 +1,39 @@
+// Every job the DVM knows, by namespace. Jobs are shared_ptr so a posted state transition keeps
+// its job alive even if the job is removed from the table meanwhile.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/job.h"
+
+namespace prte::runtime {
+
+using JobPtr = std::shared_ptr<Job>;
+
+class JobTable {
+  public:
+    // `dvm_nspace` names the DVM; jobs are "<dvm_nspace>@<n>", the daemon job "<dvm_nspace>@0".
+    void set_dvm_nspace(std::string dvm_nspace) { dvm_nspace_ = std::move(dvm_nspace); }
+    const std::string& dvm_nspace() const { return dvm_nspace_; }
+
+    // Creates and registers a new application job with the next namespace.
+    JobPtr create();
+    // The daemon job ("@0"), created on first use.
+    JobPtr daemon_job();
+
+    JobPtr find(const std::string& nspace) const;
+    void remove(const std::string& nspace);
+    std::vector<JobPtr> all() const;  // in creation order
+    size_t size() const { return jobs_.size(); }
+
+  private:
+    std::string dvm_nspace_ = "prte";
+    uint32_t next_ = 1;
+    std::map<std::string, JobPtr> jobs_;
+    std::vector<std::string> order_;
+};
+
+}  // namespace prte::runtime

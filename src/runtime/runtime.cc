@@ -1,0 +1,133 @@
+#include "runtime/runtime.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "mca/base/param.h"
+#include "mca/odls/base/odls_base.h"
+#include "mca/state/base/state_base.h"
+#include "util/output.h"
+
+namespace prte::runtime {
+namespace {
+
+std::string local_hostname()
+{
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    return host;
+}
+
+// Frameworks a program of this role cannot run without. Others are opened (their parameters exist,
+// prte_info lists them) but only selected when they have components for this role.
+std::vector<std::string> required_frameworks(mca::ProcessRole role)
+{
+    switch (role) {
+    case mca::ProcessRole::master: return {"state", "errmgr", "ras", "rmaps", "plm", "odls"};
+    case mca::ProcessRole::daemon: return {"state", "errmgr", "odls"};
+    case mca::ProcessRole::tool:
+    case mca::ProcessRole::info: return {};
+    }
+    return {};
+}
+
+}  // namespace
+
+Runtime& Runtime::instance()
+{
+    static Runtime runtime;
+    return runtime;
+}
+
+const output::VerboseStream& Runtime::state_verbose() const { return state::base::framework().verbose(); }
+
+Status Runtime::init(mca::ProcessRole role, char** envp, const MCASettings& command_line)
+{
+    if (Status st = setup_mca(envp, command_line); !st) return st;
+    auto& registry = mca::ParamRegistry::instance();
+    // The test-bed's local nodes run many daemons on one machine, each told its node name.
+    auto& node_name = registry.register_string({"prte", "", "node_name"}, "",
+                                               "Node name this process reports (default: the hostname); the "
+                                               "local-node test-bed sets it for each daemon");
+    identity_.role = role;
+    identity_.node_name = node_name.as_string().empty() ? local_hostname() : node_name.as_string();
+    output::set_identity(identity_.node_name);
+    if (role == mca::ProcessRole::master) {
+        identity_.rank = 0;
+        identity_.dvm_nspace = fmt::format("prte-{}-{}", identity_.node_name, getpid());
+    }
+    jobs_.set_dvm_nspace(identity_.dvm_nspace);
+
+    loop_ = std::make_unique<EventLoop>();
+    state_machine_ = std::make_unique<state::StateMachine>(*loop_, state::base::framework().verbose());
+
+    if (Status st = open_frameworks({role}, false); !st) return st;
+    for (const auto& name : required_frameworks(role)) {
+        mca::Framework* f = find_framework(name);
+        if (Status st = f->select({role}); !st) return st;
+    }
+    // The launcher watches SIGCHLD from start-up, not from its first launch.
+    if (odls::Module* m = odls::base::module(); m && role != mca::ProcessRole::info) {
+        if (Status st = m->init(); !st) return st;
+    }
+    if (state::Module* m = state::base::module()) {
+        if (Status st = m->install(*state_machine_); !st) return st;
+        state::base::framework().verbose()(5, "state machine at start-up:\n{}", state_machine_->describe());
+    }
+
+    const char* tmp = std::getenv("TMPDIR");
+    std::filesystem::path base = fmt::format("{}/prte.{}", tmp && *tmp ? tmp : "/tmp", getuid());
+    identity_.session_dir = (base / fmt::format("{}.session", identity_.dvm_nspace.empty() ? std::to_string(getpid())
+                                                                                            : identity_.dvm_nspace))
+                                .string();
+    std::error_code ec;
+    std::filesystem::create_directories(identity_.session_dir, ec);
+    if (ec) {
+        return {Errc::unreachable,
+                fmt::format("cannot create the session directory {}: {}", identity_.session_dir, ec.message())};
+    }
+    ::chmod(base.c_str(), 0700);
+    return {};
+}
+
+void Runtime::finalize()
+{
+    if (loop_) loop_->stop();
+    for (mca::Framework* f : all_frameworks()) f->close();
+    if (!identity_.session_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::remove_all(identity_.session_dir, ec);
+    }
+}
+
+void Runtime::finish_shutdown_when_idle()
+{
+    if (!shutting_down()) return;
+    for (const auto& job : jobs_.all()) {
+        if (!job->is_daemon_job) return;
+    }
+    loop_->stop();
+}
+
+void Runtime::mark_dvm_ready()
+{
+    if (dvm_ready_) return;
+    dvm_ready_ = true;
+    if (ready_handler_) ready_handler_();
+}
+
+void Runtime::request_shutdown(int exit_status, const std::string& reason)
+{
+    if (shutdown_status_) return;
+    shutdown_status_ = exit_status;
+    shutdown_reason_ = reason;
+    state_verbose()(1, "shutdown requested: {}", reason);
+    if (shutdown_handler_) shutdown_handler_();
+}
+
+}  // namespace prte::runtime

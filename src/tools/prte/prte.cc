@@ -1,0 +1,159 @@
+// prte: the DVM master. Starts the DVM (on this node, or on the nodes of --host/--hostfile),
+// prints "DVM ready", then runs jobs submitted by prun until pterm, SIGTERM or SIGINT.
+//
+// Exit status: 0 after an orderly shutdown; 1 when the DVM could not start (one line says why);
+// 2 for a usage error.
+#include <CLI/CLI.hpp>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "mca/plm/base/plm_launch.h"
+#include "pmix/server.h"
+#include "prte_config.h"
+#include "runtime/dvm_registry.h"
+#include "runtime/runtime.h"
+#include "tools/prte/daemonize.h"
+#include "util/output.h"
+
+extern char** environ;
+
+namespace {
+
+struct Options {
+    bool daemonize = false;
+    std::string report_uri;
+    std::vector<std::string> hosts;
+    std::string hostfile;
+    bool version = false;
+};
+
+int usage_error(const std::string& message)
+{
+    prte::output::error("{} (run 'prte --help' for usage)", message);
+    return 2;
+}
+
+// --report-uri: "-" stdout, "+" stderr, anything else a file to write.
+void report_uri(const std::string& where, const std::string& uri)
+{
+    if (where.empty()) return;
+    if (where == "-") {
+        std::printf("%s\n", uri.c_str());
+        std::fflush(stdout);
+    } else if (where == "+") {
+        std::fprintf(stderr, "%s\n", uri.c_str());
+    } else {
+        std::ofstream(where) << uri << "\n";
+    }
+}
+
+// SIGTERM and SIGINT arrive as loop events, so the shutdown runs on the progress thread.
+void watch_signals(prte::runtime::Runtime& rt)
+{
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+        event* ev = evsignal_new(
+            rt.loop().base(), sig,
+            [](evutil_socket_t s, short, void*) {
+                prte::runtime::Runtime::instance().request_shutdown(0, fmt::format("signal {}", strsignal(s)));
+            },
+            nullptr);
+        event_add(ev, nullptr);  // lives as long as the process
+    }
+    signal(SIGPIPE, SIG_IGN);
+}
+
+void begin_shutdown(prte::runtime::Runtime& rt)
+{
+    for (const auto& job : rt.jobs().all()) {
+        if (!job->is_daemon_job) prte::plm::base::terminate_job(job, "the DVM is shutting down");
+    }
+    rt.finish_shutdown_when_idle();
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    prte::output::set_program_name("prte");
+    std::vector<std::string> args(argv + 1, argv + argc);
+    prte::runtime::MCASettings mca_settings;
+    if (prte::Status st = prte::runtime::extract_mca_args(args, mca_settings); !st) return usage_error(st.message());
+
+    Options options;
+    CLI::App app{"prte: start a persistent Distributed Virtual Machine and run jobs submitted with prun", "prte"};
+    app.add_flag("--daemonize", options.daemonize, "Return once the DVM is ready, leaving it running in the background");
+    app.add_option("--report-uri", options.report_uri, "Report the DVM's URI: '-' stdout, '+' stderr, or a file name");
+    app.add_option("--host,-H", options.hosts, "Nodes of the DVM: name[:slots],... (default: this node)")->delimiter(',');
+    app.add_option("--hostfile", options.hostfile, "A hostfile listing the DVM's nodes");
+    app.add_flag("-V,--version", options.version, "Show the version");
+    app.footer("Parameters: --prtemca <name> <value> (see prte_info --param all all).");
+    std::reverse(args.begin(), args.end());
+    try {
+        app.parse(args);
+    } catch (const CLI::CallForHelp&) {
+        std::fputs(app.help().c_str(), stdout);
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        return usage_error(e.what());
+    }
+    if (options.version) {
+        std::printf("prte %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+
+    // Before any thread exists: fork() and threads do not mix.
+    prte::tools::Daemonizer daemonizer;
+    if (options.daemonize) {
+        if (int parent_exit = daemonizer.fork_and_wait(); parent_exit >= 0) return parent_exit;
+    }
+
+    auto& rt = prte::runtime::Runtime::instance();
+    if (prte::Status st = rt.init(prte::mca::ProcessRole::master, environ, mca_settings); !st) {
+        prte::output::error("{}", st.message());
+        rt.finalize();
+        return 1;
+    }
+    prte::pmix::ServerOptions server_options;
+    server_options.tool_support = true;
+    server_options.tmpdir = rt.identity().session_dir;
+    if (prte::Status st = prte::pmix::start(server_options); !st) {
+        prte::output::error("cannot start the PMIx server: {}", st.message());
+        rt.finalize();
+        return 1;
+    }
+
+    rt.set_ready_handler([&] {
+        if (prte::Status st = prte::runtime::dvm_registry::publish(prte::pmix::uri(), rt.identity().dvm_nspace); !st) {
+            prte::output::warning("{}", st.message());
+        }
+        report_uri(options.report_uri, prte::pmix::uri());
+        if (options.daemonize) {
+            daemonizer.report_ready();
+        } else {
+            std::printf("DVM ready\n");
+            std::fflush(stdout);
+        }
+    });
+    rt.set_shutdown_handler([&] { begin_shutdown(rt); });
+    watch_signals(rt);
+    prte::plm::base::set_dvm_resources(options.hosts, options.hostfile);
+
+    // The DVM starts as the daemon job running through the launch states (spec 7.4.3).
+    auto daemon_job = rt.jobs().daemon_job();
+    rt.state().activate_job_state(daemon_job, prte::runtime::JobState::init);
+    rt.loop().run();
+
+    int status = rt.exit_status();
+    if (rt.dvm_ready()) prte::runtime::dvm_registry::unpublish();
+    prte::pmix::stop();
+    rt.finalize();
+    return status;
+}

@@ -1,0 +1,136 @@
+#include "tools/prun/output_writer.h"
+
+#include <poll.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
+
+#include <fmt/format.h>
+
+namespace prte::prun {
+namespace {
+
+std::string now_text()
+{
+    struct timeval tv {};
+    gettimeofday(&tv, nullptr);
+    struct tm local {};
+    time_t seconds = tv.tv_sec;
+    localtime_r(&seconds, &local);
+    char text[32];
+    strftime(text, sizeof(text), "%Y-%m-%d %H:%M:%S", &local);
+    return fmt::format("{}.{:06d}", text, static_cast<int>(tv.tv_usec));
+}
+
+}  // namespace
+
+bool write_all(int fd, std::string_view data)
+{
+    while (!data.empty()) {
+        ssize_t n = ::write(fd, data.data(), data.size());
+        if (n > 0) {
+            data.remove_prefix(static_cast<size_t>(n));
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd p = {fd, POLLOUT, 0};
+            poll(&p, 1, 1000);
+            continue;
+        }
+        return false;  // EPIPE (the reader is gone), or the stream is unusable: stop writing to it
+    }
+    return true;
+}
+
+std::string job_label_of(const std::string& nspace)
+{
+    size_t at = nspace.rfind('@');
+    if (at == std::string::npos || at + 1 >= nspace.size()) return nspace;
+    return nspace.substr(at + 1);
+}
+
+OutputWriter::OutputWriter(OutputOptions options, int out_fd, int err_fd)
+    : options_(options), out_fd_(out_fd), err_fd_(err_fd), clock_(now_text),
+      line_mode_((options.tag || options.timestamp) && !options.raw)
+{
+}
+
+void OutputWriter::set_job_label(std::string label)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    job_label_ = std::move(label);
+}
+
+void OutputWriter::set_clock(std::function<std::string()> clock)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    clock_ = std::move(clock);
+}
+
+std::string OutputWriter::prefix(uint32_t rank, Stream stream) const
+{
+    std::string text;
+    if (options_.timestamp) text = "[" + clock_() + "] ";
+    if (options_.tag) {
+        text += fmt::format("[{},{}]<{}>: ", job_label_, rank, stream == Stream::out ? "stdout" : "stderr");
+    }
+    return text;
+}
+
+bool OutputWriter::write_to(Stream target, std::string_view data)
+{
+    std::atomic<bool>& broken = target == Stream::out ? out_broken_ : err_broken_;
+    if (broken.load()) return false;
+    if (!write_all(target == Stream::out ? out_fd_ : err_fd_, data)) {
+        broken.store(true);
+        return false;
+    }
+    return true;
+}
+
+void OutputWriter::deliver(uint32_t rank, Stream stream, std::string_view data)
+{
+    if (data.empty()) return;
+    Stream target = options_.merge_stderr ? Stream::out : stream;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!line_mode_) {
+        if (options_.tag || options_.timestamp) {  // raw, but still labelled per chunk
+            write_to(target, prefix(rank, stream) + std::string(data));
+        } else {
+            write_to(target, data);
+        }
+        return;
+    }
+    std::string& pending = partial_[{rank, static_cast<int>(stream)}];
+    std::string out;
+    size_t start = 0;
+    while (start < data.size()) {
+        size_t newline = data.find('\n', start);
+        if (newline == std::string_view::npos) {
+            pending.append(data.substr(start));
+            break;
+        }
+        out += prefix(rank, stream);
+        out += pending;
+        pending.clear();
+        out.append(data.substr(start, newline + 1 - start));
+        start = newline + 1;
+    }
+    if (!out.empty()) write_to(target, out);
+}
+
+void OutputWriter::flush()
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [source, pending] : partial_) {
+        if (pending.empty()) continue;
+        Stream stream = static_cast<Stream>(source.second);
+        write_to(options_.merge_stderr ? Stream::out : stream, prefix(source.first, stream) + pending + "\n");
+        pending.clear();
+    }
+}
+
+}  // namespace prte::prun

@@ -1,0 +1,66 @@
+// Writes the job's forwarded output to prun's stdout/stderr, formatted as --output asks:
+//   tag        "[<jobid>,<rank>]<stdout>: line" (PRRTE's format; <stderr> for the error stream)
+//   timestamp  "[YYYY-MM-DD HH:MM:SS.uuuuuu] " before each line (before the tag too)
+//   merge-stderr-to-stdout  the processes' stderr goes to prun's stdout (still tagged <stderr>)
+// Tagged or timestamped output is assembled into whole lines per rank and stream, so lines of
+// different ranks never mix; otherwise chunks are written as they come (an unfinished prompt shows).
+//
+// Chunks arrive on PMIx's thread while the main thread may flush; all members are thread-safe.
+// A reader that went away (EPIPE: "prun ... | head") is remembered, and nothing more is written
+// to that stream.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "tools/prun/prun_options.h"
+
+namespace prte::prun {
+
+enum class Stream { out, err };
+
+class OutputWriter {
+  public:
+    // `job_label` is what tags show as the job: PRRTE's local job id (see job_label_of()).
+    OutputWriter(OutputOptions options, int out_fd = 1, int err_fd = 2);
+
+    void set_job_label(std::string label);
+    // For tests: the text a timestamp shows.
+    void set_clock(std::function<std::string()> clock);
+
+    void deliver(uint32_t rank, Stream stream, std::string_view data);
+    // Writes out what remains of unfinished lines (each ended with a newline): the job is over.
+    void flush();
+
+    bool stdout_broken() const { return out_broken_.load(); }
+
+  private:
+    std::string prefix(uint32_t rank, Stream stream) const;
+    // False when the reader is gone; the stream is then marked broken.
+    bool write_to(Stream target, std::string_view data);
+
+    OutputOptions options_;
+    int out_fd_, err_fd_;
+    std::string job_label_ = "0";
+    std::function<std::string()> clock_;
+    bool line_mode_;
+    std::mutex mutex_;
+    std::map<std::pair<uint32_t, int>, std::string> partial_;
+    std::atomic<bool> out_broken_{false};
+    std::atomic<bool> err_broken_{false};
+};
+
+// The job id tags show: PRRTE's namespaces are "<dvm>@<n>" and tags show <n>; any other namespace
+// is shown whole.
+std::string job_label_of(const std::string& nspace);
+
+// Writes all of `data` to fd, waiting if it is non-blocking; false on EPIPE or another error.
+bool write_all(int fd, std::string_view data);
+
+}  // namespace prte::prun

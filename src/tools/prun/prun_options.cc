@@ -1,0 +1,310 @@
+#include "tools/prun/prun_options.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "util/strings.h"
+
+namespace prte::prun {
+namespace {
+
+// Options that take values, by every spelling, with how many words they take. Anything else that
+// looks like an option takes none. Used only to find where a context's program starts.
+const std::map<std::string, int>& option_arity()
+{
+    static const std::map<std::string, int> arity = {
+        {"-n", 1},        {"--np", 1},     {"--map-by", 1}, {"--bind-to", 1}, {"--host", 1},
+        {"-H", 1},        {"--hostfile", 1}, {"-x", 1},     {"--wdir", 1},    {"--output", 1},
+        {"--timeout", 1}, {"--dvm-uri", 1}, {"--dvm", 1},   {"--stdin", 1},   {"--prtemca", 2},
+        {"--mca", 2},
+    };
+    return arity;
+}
+
+// PRRTE also accepts these long options with a single dash ("-np 4", "-host a,b").
+const std::set<std::string>& single_dash_long_options()
+{
+    static const std::set<std::string> names = {"np",      "host",   "hostfile", "wdir",     "map-by",
+                                                "bind-to", "output", "timeout",  "prtemca",  "mca",
+                                                "dvm-uri", "dvm",    "stdin",    "verbose"};
+    return names;
+}
+
+// Rewrites "-np" to "--np" (and the like) in the option part of each context, leaving the
+// programs' own arguments alone.
+std::vector<std::string> normalize(const std::vector<std::string>& args)
+{
+    std::vector<std::string> out;
+    bool in_program = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        std::string t = args[i];
+        if (t == ":") {
+            in_program = false;
+            out.push_back(t);
+            continue;
+        }
+        if (in_program) {
+            out.push_back(t);
+            continue;
+        }
+        if (t == "--") {  // what follows is the program
+            out.push_back(t);
+            in_program = true;
+            continue;
+        }
+        if (t.size() > 2 && t[0] == '-' && t[1] != '-') {
+            std::string name = t.substr(1), value;
+            size_t eq = name.find('=');
+            if (eq != std::string::npos) {
+                value = name.substr(eq);
+                name = name.substr(0, eq);
+            }
+            if (single_dash_long_options().count(name)) t = "--" + name + value;
+        }
+        out.push_back(t);
+        if (t.size() > 1 && t[0] == '-') {
+            if (t.find('=') != std::string::npos) continue;
+            auto it = option_arity().find(t);
+            if (it == option_arity().end()) continue;
+            for (int k = 0; k < it->second && i + 1 < args.size(); ++k) out.push_back(args[++i]);
+            continue;
+        }
+        in_program = true;  // the first word that is not an option is the program
+    }
+    return out;
+}
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+// What one context's command line fills in; job-level options land in the request directly.
+struct ContextTarget {
+    AppContext app;
+    std::vector<std::string> mca_words;
+    std::vector<std::string> output_values;
+    std::string stdin_value;
+    std::string timeout_text;
+};
+
+void add_options(CLI::App& cli, ContextTarget& t, Request& r)
+{
+    auto take_each = [](CLI::Option* o) {
+        return o->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    };
+    cli.add_option("-n,--np", t.app.np, "Number of processes to run")->type_name("N");
+    take_each(cli.add_option("-x", t.app.exports,
+                             "Export an environment variable to the job: NAME (its value here) or NAME=value; "
+                             "repeatable"))
+        ->type_name("VAR[=value]");
+    take_each(cli.add_option("--host,-H", t.app.hosts, "Nodes to run on: h1,h2:2 (name[:slots],...)"))
+        ->type_name("LIST");
+    cli.add_option("--hostfile", t.app.hostfile, "A hostfile naming the nodes to run on")->type_name("FILE");
+    cli.add_option("--wdir", t.app.wdir, "Working directory of the processes (default: prun's)")->type_name("DIR");
+
+    cli.add_option("--map-by", r.map_by,
+                   "Mapping policy: slot, hwthread, core, l1cache, l2cache, l3cache, numa, package, node, seq, "
+                   "ppr:N:<resource>, ... with :OVERSUBSCRIBE or :NOOVERSUBSCRIBE")
+        ->type_name("POLICY[:MODIFIER...]");
+    cli.add_option("--bind-to", r.bind_to, "Binding: none, hwthread, core, l1cache, l2cache, l3cache, numa, package")
+        ->type_name("LEVEL");
+    take_each(cli.add_option("--output", t.output_values,
+                             "Output format, a comma list of: tag, tag-fullname, timestamp, "
+                             "merge-stderr-to-stdout, raw"))
+        ->type_name("LIST");
+    cli.add_option("--timeout", t.timeout_text, "Terminate the job after this many seconds")->type_name("SECONDS");
+    cli.add_option("--stdin", t.stdin_value, "Which rank gets prun's stdin: a rank (default 0), all, or none")
+        ->type_name("RANK|all|none");
+    cli.add_option("--dvm-uri", r.dvm_uri, "The DVM to use: its URI, or file:<path> holding it (prte --report-uri)")
+        ->type_name("URI");
+    cli.add_option("--dvm", r.dvm, "The DVM to use: pid:<n>, file:<path>, uri:<uri> or ns:<namespace>")
+        ->type_name("SELECTOR");
+    cli.add_option("--prtemca,--mca", t.mca_words, "Set a parameter for the job: <name> <value>")
+        ->expected(2)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->type_name("NAME VALUE");
+    cli.add_flag("--verbose", r.verbose, "Say what prun does (DVM chosen, job namespace)");
+    cli.add_flag("-V,--version", r.version, "Show the version");
+    cli.set_help_flag("-h,--help", "Show this help");
+    cli.prefix_command();  // stop at the program: its own options are its own
+}
+
+Status finish_context(ContextTarget& t, const std::vector<std::string>& program, bool after_dashes, Request& r)
+{
+    if (t.mca_words.size() % 2 != 0) {
+        return {Errc::bad_param, fmt::format("--prtemca {}: expected a name and a value", t.mca_words.back())};
+    }
+    if (program.empty()) return {Errc::bad_param, "no program to run was given"};
+    if (!after_dashes && !program[0].empty() && program[0][0] == '-') {
+        return {Errc::bad_param, fmt::format("unknown option '{}'", program[0])};
+    }
+    if (t.app.np < 0) return {Errc::bad_param, fmt::format("-n {}: the number of processes cannot be negative", t.app.np)};
+    for (const std::string& x : t.app.exports) {
+        std::string name = x.substr(0, x.find('='));
+        if (name.empty()) return {Errc::bad_param, fmt::format("-x '{}': expected NAME or NAME=value", x)};
+    }
+    for (size_t i = 0; i + 1 < t.mca_words.size(); i += 2) r.mca.emplace_back(t.mca_words[i], t.mca_words[i + 1]);
+    for (const std::string& v : t.output_values) {
+        if (Status st = parse_output(v, r.output); !st) return st;
+    }
+    if (!t.timeout_text.empty()) {
+        auto seconds = util::parse_int(t.timeout_text);
+        if (!seconds || *seconds <= 0 || *seconds > 100000000) {
+            return {Errc::bad_param, fmt::format("--timeout {}: expected a positive number of seconds", t.timeout_text)};
+        }
+        r.timeout = static_cast<int>(*seconds);
+    }
+    if (!t.stdin_value.empty()) {
+        std::string v = lower(t.stdin_value);
+        if (v == "none") {
+            r.stdin_target = {StdinTarget::none, 0};
+        } else if (v == "all") {
+            r.stdin_target = {StdinTarget::all, 0};
+        } else if (auto rank = util::parse_int(v); rank && *rank >= 0) {
+            r.stdin_target = {StdinTarget::rank, static_cast<int>(*rank)};
+        } else {
+            return {Errc::bad_param, fmt::format("--stdin {}: expected a rank, all or none", t.stdin_value)};
+        }
+    }
+    t.app.command = program[0];
+    t.app.argv = program;
+    r.apps.push_back(std::move(t.app));
+    return {};
+}
+
+}  // namespace
+
+Status check_map_by(const std::string& value)
+{
+    static const std::set<std::string> policies = {"",       "slot",     "hwthread", "core", "l1cache",  "l2cache",
+                                                   "l3cache", "numa",    "package",  "node", "seq",      "dist",
+                                                   "ppr",     "rankfile", "pe-list", "socket", "board"};
+    std::string policy = lower(value.substr(0, value.find(':')));
+    if (!policies.count(policy)) {
+        return {Errc::bad_param,
+                fmt::format("--map-by {}: unknown policy '{}' (slot, hwthread, core, l1cache, l2cache, l3cache, numa, "
+                            "package, node, seq, ppr:N:<resource>, ...)",
+                            value, policy)};
+    }
+    if (policy == "ppr") {
+        auto parts = util::split(value, ':');
+        if (parts.size() < 3 || !util::parse_int(parts[1]) || *util::parse_int(parts[1]) <= 0 || parts[2].empty()) {
+            return {Errc::bad_param, fmt::format("--map-by {}: expected ppr:N:<resource>", value)};
+        }
+    }
+    return {};
+}
+
+Status check_bind_to(const std::string& value)
+{
+    static const std::set<std::string> levels = {"none", "hwthread", "core", "l1cache", "l2cache",
+                                                 "l3cache", "numa",  "package", "socket", "board"};
+    std::string level = lower(value.substr(0, value.find(':')));
+    if (!levels.count(level)) {
+        return {Errc::bad_param,
+                fmt::format("--bind-to {}: unknown level '{}' (none, hwthread, core, l1cache, l2cache, l3cache, numa, "
+                            "package)",
+                            value, level)};
+    }
+    return {};
+}
+
+Status parse_output(const std::string& value, OutputOptions& out)
+{
+    for (const std::string& word : util::split(value, ',', true)) {
+        std::string w = lower(word);
+        if (w == "tag") {
+            out.tag = true;
+        } else if (w == "tag-fullname") {
+            out.tag = out.tag_fullname = true;
+        } else if (w == "timestamp") {
+            out.timestamp = true;
+        } else if (w == "merge-stderr-to-stdout" || w == "merge") {
+            out.merge_stderr = true;
+        } else if (w == "raw") {
+            out.raw = true;
+        } else {
+            return {Errc::bad_param,
+                    fmt::format("--output {}: unknown format '{}' (tag, tag-fullname, timestamp, "
+                                "merge-stderr-to-stdout, raw)",
+                                value, word)};
+        }
+    }
+    return {};
+}
+
+Status parse(const std::vector<std::string>& raw_args, Request& out)
+{
+    Request r;
+    std::vector<std::string> args = normalize(raw_args);
+
+    size_t start = 0;
+    while (true) {
+        // This context's words run to the next ':' after its program (or to the end).
+        ContextTarget target;
+        CLI::App cli{"prun", "prun"};
+        add_options(cli, target, r);
+        std::vector<std::string> words(args.begin() + static_cast<long>(start), args.end());
+        std::reverse(words.begin(), words.end());  // CLI11 takes a reversed vector
+        try {
+            cli.parse(words);
+        } catch (const CLI::CallForHelp&) {
+            r.help = true;
+            out = std::move(r);
+            return {};
+        } catch (const CLI::ParseError& e) {
+            return {Errc::bad_param, e.what()};
+        }
+        if (r.version) {
+            out = std::move(r);
+            return {};
+        }
+        std::vector<std::string> rest = cli.remaining();
+        bool after_dashes = !rest.empty() && rest[0] == "--";
+        if (after_dashes) rest.erase(rest.begin());
+        auto colon = std::find(rest.begin(), rest.end(), ":");
+        std::vector<std::string> program(rest.begin(), colon);
+        if (Status st = finish_context(target, program, after_dashes, r); !st) return st;
+        if (colon == rest.end()) break;
+        // The next context starts after that ':' in the normalized arguments.
+        size_t consumed = args.size() - static_cast<size_t>(rest.end() - colon);
+        start = consumed + 1;
+        if (start >= args.size()) return {Errc::bad_param, "nothing follows the last ':'"};
+    }
+
+    if (!r.map_by.empty()) {
+        if (Status st = check_map_by(r.map_by); !st) return st;
+    }
+    if (!r.bind_to.empty()) {
+        if (Status st = check_bind_to(r.bind_to); !st) return st;
+    }
+    out = std::move(r);
+    return {};
+}
+
+std::string usage()
+{
+    Request r;
+    ContextTarget t;
+    CLI::App cli{"prun: run a job in a running DVM (started with 'prte --daemonize'), relaying its output, "
+                 "and exit with its status.\n"
+                 "  prun [options] <program> [arguments] [: [options] <program> [arguments] ...]",
+                 "prun"};
+    add_options(cli, t, r);
+    cli.footer(
+        "The DVM is the only one this user runs, or the one chosen with --dvm or --dvm-uri.\n"
+        "Options stop at the program: 'prun -n 2 hostname -s' passes -s to hostname.\n"
+        "Exit status: the job's (a process that failed or was killed makes it non-zero); 2 for a usage error.");
+    return cli.help();
+}
+
+}  // namespace prte::prun

@@ -1,0 +1,67 @@
+// prun's command line, with PRRTE's spellings: job-level options, then the program and its own
+// arguments; several app contexts separated by ':' ("prun -n 1 a : -n 2 b").
+//
+// Option parsing stops at the program: "prun -n 2 hostname -s" passes -s to hostname.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "util/status.h"
+
+namespace prte::prun {
+
+// One app context: what pmix_app_t carries.
+struct AppContext {
+    std::string command;                 // the program as given
+    std::vector<std::string> argv;       // argv[0] is the program
+    int np = 0;                          // 0: let the DVM decide (one per slot)
+    std::vector<std::string> exports;    // -x: NAME or NAME=value, as given
+    std::vector<std::string> hosts;      // --host: h1,h2:2 (each occurrence one list)
+    std::string hostfile;                // --hostfile
+    std::string wdir;                    // --wdir; empty: prun's working directory
+};
+
+struct OutputOptions {
+    bool tag = false;            // [jobid,rank]<stdout>:
+    bool tag_fullname = false;   // [nspace,rank]<stdout>:
+    bool timestamp = false;
+    bool merge_stderr = false;   // stderr lines go to stdout
+    bool raw = false;            // write chunks as they come (no line assembly)
+};
+
+// Where the job's stdin comes from prun's: a rank, every rank, or nobody.
+struct StdinTarget {
+    enum Kind { rank, all, none } kind = rank;
+    int value = 0;
+};
+
+struct Request {
+    std::vector<AppContext> apps;
+    std::string map_by;
+    std::string bind_to;
+    OutputOptions output;
+    int timeout = 0;  // seconds; 0: none
+    std::string dvm_uri;
+    std::string dvm;
+    std::vector<std::pair<std::string, std::string>> mca;  // --prtemca name value
+    StdinTarget stdin_target;
+    bool verbose = false;
+    bool help = false;     // --help was given: print usage() and exit 0
+    bool version = false;
+};
+
+// Parses argv (without argv[0]). Errors are one line, suitable for "prun: error: <message>".
+Status parse(const std::vector<std::string>& args, Request& out);
+
+// The --help text.
+std::string usage();
+
+// Checks a --map-by / --bind-to / --output value; public for the tests.
+Status check_map_by(const std::string& value);
+Status check_bind_to(const std::string& value);
+Status parse_output(const std::string& value, OutputOptions& out);
+
+}  // namespace prte::prun

@@ -1,0 +1,260 @@
+// prun's command line (PRRTE spellings, stopping at the program, ':' contexts, one-line errors) and
+// its output formatting (tags, timestamps, merging, whole lines, a reader that went away).
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "tools/prun/output_writer.h"
+#include "tools/prun/prun_options.h"
+
+namespace {
+
+using prte::prun::OutputOptions;
+using prte::prun::OutputWriter;
+using prte::prun::Request;
+using prte::prun::Stream;
+
+Request parse_ok(const std::vector<std::string>& args)
+{
+    Request r;
+    prte::Status st = prte::prun::parse(args, r);
+    EXPECT_TRUE(st.ok()) << st.message();
+    return r;
+}
+
+std::string parse_error(const std::vector<std::string>& args)
+{
+    Request r;
+    prte::Status st = prte::prun::parse(args, r);
+    EXPECT_FALSE(st.ok());
+    EXPECT_EQ(st.message().find('\n'), std::string::npos) << "one line: " << st.message();
+    return st.message();
+}
+
+using Words = std::vector<std::string>;
+
+TEST(PrunOptions, ParsingStopsAtTheProgram)
+{
+    Request r = parse_ok({"-n", "2", "hostname", "-s"});
+    ASSERT_EQ(r.apps.size(), 1u);
+    EXPECT_EQ(r.apps[0].np, 2);
+    EXPECT_EQ(r.apps[0].command, "hostname");
+    EXPECT_EQ(r.apps[0].argv, (Words{"hostname", "-s"}));
+
+    r = parse_ok({"-n", "1", "./app", "-n", "5", "--host", "x", "--help"});
+    EXPECT_EQ(r.apps[0].np, 1);
+    EXPECT_TRUE(r.apps[0].hosts.empty());
+    EXPECT_FALSE(r.help);
+    EXPECT_EQ(r.apps[0].argv, (Words{"./app", "-n", "5", "--host", "x", "--help"}));
+
+    r = parse_ok({"-n", "2", "--", "-weird-name", "x"});
+    EXPECT_EQ(r.apps[0].command, "-weird-name");
+}
+
+TEST(PrunOptions, PrrteSpellings)
+{
+    Request r = parse_ok({"-np", "4", "-host", "a,b:2", "--map-by", "core:OVERSUBSCRIBE", "--bind-to", "core",
+                          "-x", "A", "-x", "B=1", "--wdir", "/tmp", "--output", "tag,timestamp", "--timeout", "7",
+                          "--prtemca", "foo", "bar", "--dvm", "pid:12", "a.out"});
+    const auto& app = r.apps.at(0);
+    EXPECT_EQ(app.np, 4);
+    EXPECT_EQ(app.hosts, (Words{"a,b:2"}));
+    EXPECT_EQ(app.exports, (Words{"A", "B=1"}));
+    EXPECT_EQ(app.wdir, "/tmp");
+    EXPECT_EQ(r.map_by, "core:OVERSUBSCRIBE");
+    EXPECT_EQ(r.bind_to, "core");
+    EXPECT_TRUE(r.output.tag);
+    EXPECT_TRUE(r.output.timestamp);
+    EXPECT_FALSE(r.output.merge_stderr);
+    EXPECT_EQ(r.timeout, 7);
+    ASSERT_EQ(r.mca.size(), 1u);
+    EXPECT_EQ(r.mca[0], (std::pair<std::string, std::string>{"foo", "bar"}));
+    EXPECT_EQ(r.dvm, "pid:12");
+
+    r = parse_ok({"--np=3", "--map-by=:OVERSUBSCRIBE", "--host", "a", "--host", "b", "--hostfile", "hf",
+                  "--output", "merge-stderr-to-stdout", "--dvm-uri", "file:/x", "--verbose", "true"});
+    EXPECT_EQ(r.apps[0].np, 3);
+    EXPECT_EQ(r.apps[0].hosts, (Words{"a", "b"}));
+    EXPECT_EQ(r.apps[0].hostfile, "hf");
+    EXPECT_EQ(r.map_by, ":OVERSUBSCRIBE");
+    EXPECT_TRUE(r.output.merge_stderr);
+    EXPECT_EQ(r.dvm_uri, "file:/x");
+    EXPECT_TRUE(r.verbose);
+}
+
+TEST(PrunOptions, ColonSeparatesAppContexts)
+{
+    Request r = parse_ok({"-n", "1", "a", "x", ":", "-n", "2", "-x", "V=1", "b", "-y"});
+    ASSERT_EQ(r.apps.size(), 2u);
+    EXPECT_EQ(r.apps[0].argv, (Words{"a", "x"}));
+    EXPECT_EQ(r.apps[0].np, 1);
+    EXPECT_EQ(r.apps[1].argv, (Words{"b", "-y"}));
+    EXPECT_EQ(r.apps[1].np, 2);
+    EXPECT_EQ(r.apps[1].exports, (Words{"V=1"}));
+    EXPECT_TRUE(r.apps[0].exports.empty());
+}
+
+TEST(PrunOptions, StdinTarget)
+{
+    EXPECT_EQ(parse_ok({"x"}).stdin_target.kind, prte::prun::StdinTarget::rank);
+    EXPECT_EQ(parse_ok({"--stdin", "none", "x"}).stdin_target.kind, prte::prun::StdinTarget::none);
+    EXPECT_EQ(parse_ok({"--stdin", "all", "x"}).stdin_target.kind, prte::prun::StdinTarget::all);
+    EXPECT_EQ(parse_ok({"--stdin", "3", "x"}).stdin_target.value, 3);
+}
+
+TEST(PrunOptions, HelpAndVersion)
+{
+    EXPECT_TRUE(parse_ok({"--help"}).help);
+    EXPECT_TRUE(parse_ok({"-n", "2", "-h"}).help);
+    EXPECT_TRUE(parse_ok({"--version"}).version);
+    std::string usage = prte::prun::usage();
+    EXPECT_NE(usage.find("--map-by"), std::string::npos);
+    EXPECT_NE(usage.find("--dvm-uri"), std::string::npos);
+}
+
+TEST(PrunOptions, ErrorsAreOneLine)
+{
+    EXPECT_NE(parse_error({"--no-such-option"}).find("--no-such-option"), std::string::npos);
+    EXPECT_NE(parse_error({"-n", "2", "--bogus", "x"}).find("--bogus"), std::string::npos);
+    EXPECT_NE(parse_error({}).find("no program"), std::string::npos);
+    EXPECT_NE(parse_error({"-n", "2"}).find("no program"), std::string::npos);
+    EXPECT_NE(parse_error({"-n"}).find("-n"), std::string::npos);
+    EXPECT_NE(parse_error({"-n", "abc", "x"}).find("abc"), std::string::npos);
+    EXPECT_NE(parse_error({"-n", "-3", "x"}).find("-3"), std::string::npos);
+    EXPECT_NE(parse_error({"--map-by", "bogus", "x"}).find("unknown policy 'bogus'"), std::string::npos);
+    EXPECT_NE(parse_error({"--map-by", "ppr:x:node", "x"}).find("ppr:N"), std::string::npos);
+    EXPECT_NE(parse_error({"--bind-to", "rack", "x"}).find("unknown level 'rack'"), std::string::npos);
+    EXPECT_NE(parse_error({"--output", "tag,fancy", "x"}).find("unknown format 'fancy'"), std::string::npos);
+    EXPECT_NE(parse_error({"--timeout", "0", "x"}).find("--timeout 0"), std::string::npos);
+    EXPECT_NE(parse_error({"--timeout", "soon", "x"}).find("--timeout soon"), std::string::npos);
+    EXPECT_NE(parse_error({"--stdin", "some", "x"}).find("--stdin some"), std::string::npos);
+    EXPECT_NE(parse_error({"-x", "=v", "x"}).find("-x '=v'"), std::string::npos);
+    EXPECT_NE(parse_error({"--prtemca", "only-name"}).find("--prtemca"), std::string::npos);
+    EXPECT_NE(parse_error({"a", ":"}).find("':'"), std::string::npos);
+}
+
+TEST(PrunOptions, PoliciesAreCheckedCaseInsensitively)
+{
+    EXPECT_TRUE(prte::prun::check_map_by("ppr:2:node").ok());
+    EXPECT_TRUE(prte::prun::check_map_by("Node:NOOVERSUBSCRIBE").ok());
+    EXPECT_TRUE(prte::prun::check_bind_to("hwthread").ok());
+    EXPECT_TRUE(prte::prun::check_bind_to("NUMA").ok());
+}
+
+// ---- OutputWriter ----
+
+class Pipe {
+  public:
+    Pipe()
+    {
+        int fds[2];
+        EXPECT_EQ(pipe(fds), 0);
+        read_ = fds[0];
+        write_ = fds[1];
+    }
+    ~Pipe()
+    {
+        close_read();
+        if (write_ >= 0) close(write_);
+    }
+    int writer() const { return write_; }
+    void close_read()
+    {
+        if (read_ >= 0) close(read_);
+        read_ = -1;
+    }
+    std::string drain()
+    {
+        close(write_);
+        write_ = -1;
+        std::string out;
+        char buf[4096];
+        ssize_t n;
+        while ((n = read(read_, buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
+        return out;
+    }
+
+  private:
+    int read_ = -1, write_ = -1;
+};
+
+TEST(OutputWriter, PlainOutputPassesThroughAsItComes)
+{
+    Pipe out, err;
+    OutputWriter w({}, out.writer(), err.writer());
+    w.deliver(0, Stream::out, "partial");
+    w.deliver(1, Stream::err, "oops\n");
+    w.deliver(0, Stream::out, " line\n");
+    w.flush();
+    EXPECT_EQ(out.drain(), "partial line\n");
+    EXPECT_EQ(err.drain(), "oops\n");
+}
+
+TEST(OutputWriter, TagsEveryWholeLineAsPrrteDoes)
+{
+    Pipe out, err;
+    OutputOptions o;
+    o.tag = true;
+    OutputWriter w(o, out.writer(), err.writer());
+    w.set_job_label(prte::prun::job_label_of("prte-node-1234@3"));
+    w.deliver(0, Stream::out, "a\nb");
+    w.deliver(1, Stream::out, "x");
+    w.deliver(0, Stream::out, "c\n");
+    w.deliver(1, Stream::err, "e1\n");
+    w.deliver(1, Stream::out, "\n");
+    w.deliver(2, Stream::out, "no newline");
+    w.flush();
+    EXPECT_EQ(out.drain(),
+              "[3,0]<stdout>: a\n[3,0]<stdout>: bc\n[3,1]<stdout>: x\n[3,2]<stdout>: no newline\n");
+    EXPECT_EQ(err.drain(), "[3,1]<stderr>: e1\n");
+}
+
+TEST(OutputWriter, MergeSendsStderrToStdout)
+{
+    Pipe out, err;
+    OutputOptions o;
+    o.tag = true;
+    o.merge_stderr = true;
+    OutputWriter w(o, out.writer(), err.writer());
+    w.set_job_label("1");
+    w.deliver(0, Stream::err, "bad\n");
+    w.deliver(0, Stream::out, "good\n");
+    EXPECT_EQ(out.drain(), "[1,0]<stderr>: bad\n[1,0]<stdout>: good\n");
+    EXPECT_EQ(err.drain(), "");
+}
+
+TEST(OutputWriter, TimestampPrecedesTheTag)
+{
+    Pipe out, err;
+    OutputOptions o;
+    o.tag = o.timestamp = true;
+    OutputWriter w(o, out.writer(), err.writer());
+    w.set_clock([] { return std::string("T"); });
+    w.set_job_label("5");
+    w.deliver(4, Stream::out, "hi\n");
+    EXPECT_EQ(out.drain(), "[T] [5,4]<stdout>: hi\n");
+}
+
+TEST(OutputWriter, AReaderThatWentAwayStopsTheWriting)
+{
+    signal(SIGPIPE, SIG_IGN);
+    Pipe out, err;
+    OutputWriter w({}, out.writer(), err.writer());
+    out.close_read();
+    w.deliver(0, Stream::out, "lost\n");
+    EXPECT_TRUE(w.stdout_broken());
+    w.deliver(0, Stream::err, "still here\n");
+    EXPECT_EQ(err.drain(), "still here\n");
+}
+
+TEST(OutputWriter, JobLabels)
+{
+    EXPECT_EQ(prte::prun::job_label_of("prte-host-12@1"), "1");
+    EXPECT_EQ(prte::prun::job_label_of("plainspace"), "plainspace");
+}
+
+}  // namespace

@@ -1,0 +1,190 @@
+#include "tools/prun/tool_connection.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace prte::tools {
+
+InfoList::~InfoList()
+{
+    for (pmix_info_t& info : infos_) PMIX_INFO_DESTRUCT(&info);
+}
+
+pmix_info_t& InfoList::append()
+{
+    infos_.emplace_back();
+    pmix_info_t& info = infos_.back();
+    PMIX_INFO_CONSTRUCT(&info);
+    return info;
+}
+
+void InfoList::add_string(const char* key, const std::string& value)
+{
+    PMIx_Info_load(&append(), key, value.c_str(), PMIX_STRING);
+}
+
+void InfoList::add_bool(const char* key, bool value)
+{
+    PMIx_Info_load(&append(), key, &value, PMIX_BOOL);
+}
+
+void InfoList::add_int(const char* key, int value)
+{
+    PMIx_Info_load(&append(), key, &value, PMIX_INT);
+}
+
+void InfoList::add_uint32(const char* key, uint32_t value)
+{
+    PMIx_Info_load(&append(), key, &value, PMIX_UINT32);
+}
+
+void InfoList::add_proc(const char* key, const pmix_proc_t& value)
+{
+    PMIx_Info_load(&append(), key, &value, PMIX_PROC);
+}
+
+namespace {
+
+// PMIx prints multi-line banners of its own when a connection fails; our one-line error says it
+// better, so the library's stderr is silenced while connecting (unless --verbose).
+class QuietStderr {
+  public:
+    explicit QuietStderr(bool quiet)
+    {
+        if (!quiet) return;
+        saved_ = dup(STDERR_FILENO);
+        int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (saved_ < 0 || null_fd < 0) {
+            if (null_fd >= 0) close(null_fd);
+            return;
+        }
+        dup2(null_fd, STDERR_FILENO);
+        close(null_fd);
+    }
+    ~QuietStderr()
+    {
+        if (saved_ < 0) return;
+        dup2(saved_, STDERR_FILENO);
+        close(saved_);
+    }
+
+  private:
+    int saved_ = -1;
+};
+
+}  // namespace
+
+Status ToolConnection::connect(const runtime::dvm_registry::Entry& dvm, bool verbose)
+{
+    // A tool started from inside a PMIx job would otherwise take that job's identity.
+    unsetenv("PMIX_NAMESPACE");
+    unsetenv("PMIX_RANK");
+
+    InfoList info;
+    info.add_string(PMIX_SERVER_URI, dvm.uri);
+    info.add_uint32(PMIX_CONNECT_MAX_RETRIES, 2);
+
+    pmix_status_t rc;
+    {
+        QuietStderr quiet(!verbose);
+        rc = PMIx_tool_init(&self_, info.data(), info.size());
+    }
+    if (rc != PMIX_SUCCESS) {
+        std::string which = dvm.pid > 0 ? fmt::format("the DVM (pid {}) at {}", dvm.pid, dvm.uri)
+                                         : fmt::format("the DVM at {}", dvm.uri);
+        disconnect();
+        return {Errc::unreachable, fmt::format("cannot connect to {}: {}; is it still running?", which, status_text(rc))};
+    }
+    connected_ = true;
+    return {};
+}
+
+void ToolConnection::disconnect()
+{
+    if (!connected_) return;
+    connected_ = false;
+    PMIx_tool_finalize();
+}
+
+ToolConnection::~ToolConnection() { disconnect(); }
+
+const pmix_info_t* find_info(const pmix_info_t info[], size_t ninfo, const char* key)
+{
+    for (size_t i = 0; i < ninfo && info; ++i) {
+        if (PMIX_CHECK_KEY(&info[i], key)) return &info[i];
+    }
+    return nullptr;
+}
+
+std::optional<int64_t> info_integer(const pmix_info_t info[], size_t ninfo, const char* key)
+{
+    const pmix_info_t* i = find_info(info, ninfo, key);
+    if (!i) return std::nullopt;
+    const pmix_value_t& v = i->value;
+    switch (v.type) {
+    case PMIX_INT: return v.data.integer;
+    case PMIX_INT8: return v.data.int8;
+    case PMIX_INT16: return v.data.int16;
+    case PMIX_INT32: return v.data.int32;
+    case PMIX_INT64: return v.data.int64;
+    case PMIX_UINT: return v.data.uint;
+    case PMIX_UINT8: return v.data.uint8;
+    case PMIX_UINT16: return v.data.uint16;
+    case PMIX_UINT32: return v.data.uint32;
+    case PMIX_UINT64: return static_cast<int64_t>(v.data.uint64);
+    case PMIX_SIZE: return static_cast<int64_t>(v.data.size);
+    case PMIX_PID: return v.data.pid;
+    case PMIX_STATUS: return v.data.status;
+    default: return std::nullopt;
+    }
+}
+
+std::optional<pmix_status_t> info_status(const pmix_info_t info[], size_t ninfo, const char* key)
+{
+    auto v = info_integer(info, ninfo, key);
+    if (!v) return std::nullopt;
+    return static_cast<pmix_status_t>(*v);
+}
+
+bool info_bool(const pmix_info_t info[], size_t ninfo, const char* key)
+{
+    const pmix_info_t* i = find_info(info, ninfo, key);
+    if (!i) return false;
+    if (i->value.type == PMIX_BOOL) return i->value.data.flag;
+    return i->value.type == PMIX_UNDEF;
+}
+
+std::string info_string(const pmix_info_t info[], size_t ninfo, const char* key)
+{
+    const pmix_info_t* i = find_info(info, ninfo, key);
+    if (!i || i->value.type != PMIX_STRING || !i->value.data.string) return {};
+    return i->value.data.string;
+}
+
+std::string affected_nspace(const pmix_info_t info[], size_t ninfo)
+{
+    if (const pmix_info_t* i = find_info(info, ninfo, PMIX_EVENT_AFFECTED_PROC)) {
+        if (i->value.type == PMIX_PROC && i->value.data.proc) return i->value.data.proc->nspace;
+    }
+    if (const pmix_info_t* i = find_info(info, ninfo, PMIX_EVENT_AFFECTED_PROCS)) {
+        const pmix_data_array_t* array = i->value.data.darray;
+        if (i->value.type == PMIX_DATA_ARRAY && array && array->type == PMIX_PROC && array->size > 0) {
+            return static_cast<const pmix_proc_t*>(array->array)[0].nspace;
+        }
+    }
+    return {};
+}
+
+std::string status_text(pmix_status_t status)
+{
+    const char* text = PMIx_Error_string(status);
+    return text ? text : fmt::format("PMIx status {}", status);
+}
+
+}  // namespace prte::tools

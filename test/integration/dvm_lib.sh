@@ -1,0 +1,49 @@
+# Helpers for tests that run a real DVM (sourced after lib.sh). Every DVM a test starts lives in
+# the test's own TMPDIR, so DVM discovery never sees another test's DVM, and stop_dvm (run by the
+# EXIT trap too) leaves no process behind.
+PRTE="$PRTE_BUILDDIR/src/tools/prte/prte"
+PRUN="$PRTE_BUILDDIR/src/tools/prun/prun"
+PTERM="$PRTE_BUILDDIR/src/tools/pterm/pterm"
+export TMPDIR="$TEST_TMP"
+DVM_PID=
+
+# start_dvm [prte options...]: starts a daemonized DVM and waits for "DVM ready".
+start_dvm() {
+    "$PRTE" --daemonize "$@" >"$TEST_TMP/prte.out" 2>"$TEST_TMP/prte.err"
+    rc=$?
+    if [ $rc -ne 0 ] || ! grep -q "DVM ready" "$TEST_TMP/prte.out"; then
+        echo "FAIL: prte --daemonize exited $rc without 'DVM ready'"
+        sed 's/^/    /' "$TEST_TMP/prte.out" "$TEST_TMP/prte.err"
+        exit 1
+    fi
+    DVM_PID=$(ls "$TEST_TMP/prte.$(id -u)" | sed -n 's/^dvm\.\([0-9]*\)$/\1/p' | head -1)
+    if [ -z "$DVM_PID" ]; then
+        echo "FAIL: the DVM published no dvm.<pid> file in $TEST_TMP/prte.$(id -u)"
+        exit 1
+    fi
+}
+
+# alive PID: the process exists and has not exited (a daemonized prte that has exited stays a
+# zombie until init reaps it, which kill -0 cannot tell from a running process).
+alive() {
+    s=$(ps -o stat= -p "$1" 2>/dev/null)
+    [ -n "$s" ] && [ "${s#Z}" = "$s" ]
+}
+
+# stop_dvm: pterm, and if the DVM is still there after that, SIGKILL (a failure of its own).
+stop_dvm() {
+    [ -n "$DVM_PID" ] || return 0
+    "$PTERM" >/dev/null 2>&1
+    if alive "$DVM_PID"; then
+        kill -9 "$DVM_PID" 2>/dev/null
+        fail "the DVM (pid $DVM_PID) was still running after pterm"
+    fi
+    DVM_PID=
+}
+
+# Processes of this test's DVM still alive (children of the DVM, or the DVM itself).
+dvm_leftovers() {
+    ps -eo pid=,ppid=,args= | awk -v p="$DVM_PID" '$1 == p || $2 == p' | grep -v awk
+}
+
+trap 'stop_dvm; rm -rf "$TEST_TMP"' EXIT INT TERM

@@ -1,0 +1,561 @@
+// odls/default with real processes: a real event loop, a real state machine whose process
+// callbacks record each transition, and the PMIx hooks replaced by the test's own recorders.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <hwloc.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mca/odls/default/odls_default_env.h"
+#include "mca/odls/default/odls_default_module.h"
+#include "mca/state/base/state_machine.h"
+#include "runtime/event_loop.h"
+#include "temp_dir.h"
+
+namespace {
+
+using prte::odls::default_component::DefaultModule;
+using prte::odls::default_component::Options;
+using prte::odls::default_component::Services;
+using prte::runtime::AppContext;
+using prte::runtime::Job;
+using prte::runtime::JobPtr;
+using prte::runtime::ProcState;
+using prte::runtime::Rank;
+
+constexpr auto kBound = std::chrono::seconds(60);  // generous: CI machines are slow and shared
+constexpr const char* kNode = "testnode";
+
+// What a callback saw, copied on the loop thread when the transition ran.
+struct Transition {
+    ProcState state;
+    pid_t pid;
+    int exit_code;
+    int term_signal;
+    std::string abort_message;
+};
+
+struct Output {
+    std::string out, err;
+    int out_ends = 0, err_ends = 0;
+};
+
+size_t open_fds()
+{
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+    return n;
+}
+
+class OdlsDefaultTest : public ::testing::Test {
+  protected:
+    void SetUp() override
+    {
+        for (ProcState s : {ProcState::running, ProcState::iof_complete, ProcState::waitpid_fired,
+                            ProcState::failed_to_start}) {
+            ASSERT_TRUE(machine_.add_proc_state(s, "record", [this](const JobPtr& job, Rank rank, ProcState state) {
+                const auto& proc = *job->proc(rank);
+                std::lock_guard lock(mutex_);
+                transitions_[job->nspace][rank].push_back(
+                    {state, proc.pid, proc.exit_code, proc.term_signal, job->abort_message});
+                changed_.notify_all();
+            }).ok());
+        }
+        loop_.start();
+        make_module(Options{});
+    }
+
+    void TearDown() override
+    {
+        on_loop([this] { module_->finalize(); });
+        loop_.stop();
+        module_.reset();
+    }
+
+    void make_module(Options options)
+    {
+        if (module_) on_loop([this] { module_->finalize(); });
+        Services services;
+        services.loop = &loop_;
+        services.state = &machine_;
+        services.node_name = kNode;
+        services.daemon_rank = 3;
+        services.setup_fork = [this](const JobPtr&, Rank rank, std::vector<std::string>& env) {
+            if (fail_setup_fork_) return prte::Status{prte::Errc::unreachable, "no server in this test"};
+            env.push_back("PMIX_RANK=" + std::to_string(rank));
+            env.push_back("PMIX_FROM_HOOK=yes");
+            return prte::Status{};
+        };
+        services.deliver_output = [this](const Job& job, Rank rank, pmix_iof_channel_t channel, const char* data,
+                                         size_t size) {
+            std::lock_guard lock(mutex_);
+            Output& o = output_[job.nspace][rank];
+            bool is_out = channel == PMIX_FWD_STDOUT_CHANNEL;
+            if (size == 0) {
+                ++(is_out ? o.out_ends : o.err_ends);
+            } else {
+                (is_out ? o.out : o.err).append(data, size);
+            }
+            changed_.notify_all();
+        };
+        module_ = std::make_unique<DefaultModule>([services] { return services; }, options);
+        prte::Status st;
+        on_loop([&] { st = module_->init(); });
+        ASSERT_TRUE(st.ok()) << st.message();
+    }
+
+    // Runs `work` on the progress thread and waits for it, as the runtime's callers would.
+    void on_loop(std::function<void()> work)
+    {
+        std::promise<void> done;
+        loop_.post([&] {
+            work();
+            done.set_value();
+        });
+        done.get_future().wait();
+    }
+
+    JobPtr make_job(std::vector<std::string> argv, int nprocs = 1, std::string nspace = "")
+    {
+        auto job = std::make_shared<Job>();
+        job->nspace = nspace.empty() ? "test@" + std::to_string(++jobs_) : nspace;
+        AppContext app;
+        app.executable = argv.front();
+        app.argv = std::move(argv);
+        app.num_procs = nprocs;
+        job->apps.push_back(app);
+        for (int r = 0; r < nprocs; ++r) {
+            auto proc = std::make_unique<prte::runtime::Proc>();
+            proc->rank = r;
+            proc->local_rank = r;
+            proc->node_rank = r;
+            job->procs.push_back(std::move(proc));
+        }
+        return job;
+    }
+
+    prte::Status launch(const JobPtr& job)
+    {
+        std::vector<Rank> ranks;
+        for (const auto& p : job->procs) ranks.push_back(p->rank);
+        prte::Status st;
+        on_loop([&] { st = module_->launch(job, ranks); });
+        return st;
+    }
+
+    bool wait_until(const std::function<bool()>& done)
+    {
+        std::unique_lock lock(mutex_);
+        return changed_.wait_for(lock, kBound, done);
+    }
+
+    bool has(const std::string& nspace, Rank rank, ProcState state)
+    {
+        for (const auto& t : transitions_[nspace][rank]) {
+            if (t.state == state) return true;
+        }
+        return false;
+    }
+
+    // Every rank reaped and its output closed (or failed before a fork, which has neither).
+    bool wait_job_done(const JobPtr& job)
+    {
+        return wait_until([&] {
+            for (const auto& p : job->procs) {
+                const auto& seen = transitions_[job->nspace][p->rank];
+                bool forkless = !seen.empty() && seen.front().state == ProcState::failed_to_start && seen.front().pid == 0;
+                if (forkless) continue;
+                if (!has(job->nspace, p->rank, ProcState::waitpid_fired) ||
+                    !has(job->nspace, p->rank, ProcState::iof_complete)) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
+    bool saw(const JobPtr& job, Rank rank, ProcState state)
+    {
+        std::lock_guard lock(mutex_);
+        return has(job->nspace, rank, state);
+    }
+    std::vector<Transition> transitions(const JobPtr& job, Rank rank)
+    {
+        std::lock_guard lock(mutex_);
+        return transitions_[job->nspace][rank];
+    }
+    Output output(const JobPtr& job, Rank rank)
+    {
+        std::lock_guard lock(mutex_);
+        return output_[job->nspace][rank];
+    }
+    // A copy, so that it may be taken from a temporary.
+    std::optional<Transition> find(const std::vector<Transition>& seen, ProcState state)
+    {
+        for (const auto& t : seen) {
+            if (t.state == state) return t;
+        }
+        return std::nullopt;
+    }
+    size_t live()
+    {
+        size_t n = 0;
+        on_loop([&] { n = module_->live_processes(); });
+        return n;
+    }
+
+    prte::runtime::EventLoop loop_;
+    prte::output::VerboseStream verbose_{"state"};
+    prte::state::StateMachine machine_{loop_, verbose_};
+    std::unique_ptr<DefaultModule> module_;
+    bool fail_setup_fork_ = false;
+    int jobs_ = 0;
+
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::map<std::string, std::map<Rank, std::vector<Transition>>> transitions_;  // guarded by mutex_
+    std::map<std::string, std::map<Rank, Output>> output_;                        // guarded by mutex_
+};
+
+TEST_F(OdlsDefaultTest, EchoRunsForwardsItsOutputAndIsReaped)
+{
+    JobPtr job = make_job({"/bin/echo", "hi"});
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    auto seen = transitions(job, 0);
+    ASSERT_EQ(seen.size(), 3u);
+    EXPECT_EQ(seen.front().state, ProcState::running);  // always first
+    EXPECT_GT(seen.front().pid, 0);
+    std::optional<Transition> reaped = find(seen, ProcState::waitpid_fired);
+    ASSERT_TRUE(reaped);
+    EXPECT_EQ(reaped->exit_code, 0);
+    EXPECT_EQ(reaped->term_signal, 0);
+    Output out = output(job, 0);
+    EXPECT_EQ(out.out, "hi\n");
+    EXPECT_EQ(out.err, "");
+    EXPECT_EQ(out.out_ends, 1);  // one end-of-stream marker per channel
+    EXPECT_EQ(out.err_ends, 1);
+    EXPECT_EQ(live(), 0u);
+}
+
+TEST_F(OdlsDefaultTest, ExitStatusIsRecorded)
+{
+    JobPtr job = make_job({"/bin/sh", "-c", "echo oops >&2; exit 3"});
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    std::optional<Transition> reaped = find(transitions(job, 0), ProcState::waitpid_fired);
+    ASSERT_TRUE(reaped);
+    EXPECT_EQ(reaped->exit_code, 3);
+    EXPECT_EQ(reaped->term_signal, 0);
+    EXPECT_EQ(output(job, 0).err, "oops\n");
+}
+
+TEST_F(OdlsDefaultTest, MissingExecutableFailsToStartWithItsReason)
+{
+    prte::test::TempDir dir;
+    JobPtr job = make_job({"./nosuch"});
+    job->apps[0].working_dir = dir.path();
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    auto seen = transitions(job, 0);
+    ASSERT_FALSE(seen.empty());
+    EXPECT_EQ(seen.front().state, ProcState::failed_to_start);
+    EXPECT_EQ(seen.front().abort_message,
+              "cannot start rank 0 on node testnode: ./nosuch: No such file or directory");
+    EXPECT_EQ(seen.front().exit_code, 127);
+    EXPECT_FALSE(find(seen, ProcState::running));
+    // The child that could not exec is still closed and reaped, like any other.
+    EXPECT_TRUE(find(seen, ProcState::iof_complete));
+    EXPECT_EQ(find(seen, ProcState::waitpid_fired)->exit_code, 127);
+    EXPECT_EQ(job->abort_message, seen.front().abort_message);
+    EXPECT_EQ(live(), 0u);
+}
+
+TEST_F(OdlsDefaultTest, NonExecutableFileFailsWithPermissionDenied)
+{
+    prte::test::TempDir dir;
+    std::string script = dir.write("script", "#!/bin/sh\necho never\n");
+    ::chmod(script.c_str(), 0644);
+    JobPtr job = make_job({script});
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    auto seen = transitions(job, 0);
+    ASSERT_FALSE(seen.empty());
+    EXPECT_EQ(seen.front().state, ProcState::failed_to_start);
+    EXPECT_EQ(seen.front().abort_message, "cannot start rank 0 on node testnode: " + script + ": Permission denied");
+    EXPECT_EQ(seen.front().exit_code, 126);
+    EXPECT_EQ(output(job, 0).out, "");
+}
+
+TEST_F(OdlsDefaultTest, BadWorkingDirectoryFailsToStart)
+{
+    JobPtr job = make_job({"/bin/true"});
+    job->apps[0].working_dir = "/nonexistent/dir";
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    auto seen = transitions(job, 0);
+    ASSERT_FALSE(seen.empty());
+    EXPECT_EQ(seen.front().state, ProcState::failed_to_start);
+    EXPECT_EQ(seen.front().abort_message, "cannot start rank 0 on node testnode: cannot change to working directory "
+                                          "/nonexistent/dir: No such file or directory");
+}
+
+TEST_F(OdlsDefaultTest, PmixSetupFailureFailsBeforeForking)
+{
+    fail_setup_fork_ = true;
+    JobPtr job = make_job({"/bin/true"});
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_until([&] { return has(job->nspace, 0, ProcState::failed_to_start); }));
+    auto seen = transitions(job, 0);
+    EXPECT_EQ(seen.front().pid, 0);  // nothing forked: nothing more will be reported
+    EXPECT_NE(seen.front().abort_message.find("no server in this test"), std::string::npos);
+    EXPECT_EQ(live(), 0u);
+}
+
+TEST_F(OdlsDefaultTest, BareNameIsFoundOnThePath)
+{
+    JobPtr job = make_job({"echo", "from", "path"});
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    EXPECT_EQ(output(job, 0).out, "from path\n");
+}
+
+TEST_F(OdlsDefaultTest, WorkingDirectoryIsHonoured)
+{
+    prte::test::TempDir dir;
+    JobPtr job = make_job({"/bin/pwd"});
+    job->apps[0].working_dir = dir.path();
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    EXPECT_EQ(output(job, 0).out, std::filesystem::canonical(dir.path()).string() + "\n");
+}
+
+TEST_F(OdlsDefaultTest, EnvironmentIsComposedInOrder)
+{
+    ::setenv("PMIX_LEFTOVER", "from-the-daemon", 1);  // a PMIx client variable of our own launch
+    ::setenv("PMIX_MCA_test_setting", "kept", 1);      // a PMIx setting is not a leftover
+    ::setenv("OMPI_COMM_WORLD_RANK", "99", 1);
+    JobPtr job = make_job({"/bin/sh", "-c",
+                           "echo $APP_VAR $PMIX_FROM_HOOK $PMIX_RANK ${PMIX_LEFTOVER:-dropped} $PMIX_MCA_test_setting "
+                           "$PRTE_RANK $PRTE_LOCAL_RANK $PRTE_NODE_NAME $PRTE_NSPACE $OMPI_COMM_WORLD_SIZE "
+                           "$OMPI_COMM_WORLD_RANK $OMPI_MCA_orte_local_daemon_uri $OVERRIDDEN"},
+                          2);
+    job->apps[0].env = {"APP_VAR=hello", "OVERRIDDEN=first", "OVERRIDDEN=second"};
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    ::unsetenv("PMIX_LEFTOVER");
+    ::unsetenv("PMIX_MCA_test_setting");
+    ::unsetenv("OMPI_COMM_WORLD_RANK");
+    EXPECT_EQ(output(job, 1).out,
+              "hello yes 1 dropped kept 1 1 testnode " + job->nspace + " 2 1 0.3; second\n");
+}
+
+TEST_F(OdlsDefaultTest, OmpiCompatibilityCanBeTurnedOff)
+{
+    make_module(Options{.kill_grace = std::chrono::milliseconds(100), .ompi_compat = false});
+    JobPtr job = make_job({"/bin/sh", "-c", "echo ${OMPI_MCA_orte_local_daemon_uri:-unset}"});
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    EXPECT_EQ(output(job, 0).out, "unset\n");
+}
+
+TEST_F(OdlsDefaultTest, MergedStderrArrivesOnStdout)
+{
+    JobPtr job = make_job({"/bin/sh", "-c", "echo one; echo two >&2; echo three"});
+    job->output.merge_stderr = true;
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    Output out = output(job, 0);
+    EXPECT_EQ(out.out, "one\ntwo\nthree\n");
+    EXPECT_EQ(out.err, "");
+    EXPECT_EQ(out.out_ends, 1);
+    EXPECT_EQ(out.err_ends, 1);
+}
+
+TEST_F(OdlsDefaultTest, KillTerminatesAndRecordsTheSignal)
+{
+    JobPtr job = make_job({"/bin/sleep", "100"});
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_until([&] { return has(job->nspace, 0, ProcState::running); }));
+    EXPECT_EQ(live(), 1u);
+    on_loop([&] { module_->kill(job); });
+    ASSERT_TRUE(wait_job_done(job));
+    std::optional<Transition> reaped = find(transitions(job, 0), ProcState::waitpid_fired);
+    ASSERT_TRUE(reaped);
+    EXPECT_EQ(reaped->term_signal, SIGTERM);
+    EXPECT_EQ(reaped->exit_code, 128 + SIGTERM);
+    EXPECT_EQ(live(), 0u);
+}
+
+TEST_F(OdlsDefaultTest, KillEscalatesToSigkillAfterTheGracePeriod)
+{
+    make_module(Options{.kill_grace = std::chrono::milliseconds(200), .ompi_compat = true});
+    // An ignored signal stays ignored across exec, so this sleep ignores SIGTERM.
+    JobPtr job = make_job({"/bin/sh", "-c", "trap '' TERM; echo ready; exec /bin/sleep 100"});
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_until([&] { return output_[job->nspace][0].out == "ready\n"; }));
+    on_loop([&] { module_->kill(job); });
+    ASSERT_TRUE(wait_job_done(job));
+    std::optional<Transition> reaped = find(transitions(job, 0), ProcState::waitpid_fired);
+    ASSERT_TRUE(reaped);
+    EXPECT_EQ(reaped->term_signal, SIGKILL);
+    EXPECT_EQ(reaped->exit_code, 128 + SIGKILL);
+}
+
+TEST_F(OdlsDefaultTest, KillReachesWhatTheProcessStarted)
+{
+    // The background sleep holds the output pipe: IOF_COMPLETE can only come once it is dead too.
+    JobPtr job = make_job({"/bin/sh", "-c", "/bin/sleep 100 & echo started; wait"});
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_until([&] { return output_[job->nspace][0].out == "started\n"; }));
+    on_loop([&] { module_->kill(job); });
+    ASSERT_TRUE(wait_job_done(job));
+    EXPECT_EQ(find(transitions(job, 0), ProcState::waitpid_fired)->term_signal, SIGTERM);
+}
+
+TEST_F(OdlsDefaultTest, KillReachesWhatAnExitedProcessLeftBehind)
+{
+    // The script exits at once, but its background sleep keeps the output open: the job is not
+    // over, and kill() must still be able to end it.
+    JobPtr job = make_job({"/bin/sh", "-c", "/bin/sleep 100 & exit 0"});
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_until([&] { return has(job->nspace, 0, ProcState::waitpid_fired); }));
+    EXPECT_FALSE(saw(job, 0, ProcState::iof_complete));
+    EXPECT_EQ(live(), 0u);  // reaped; only its output is still open
+    on_loop([&] { module_->kill(job); });
+    ASSERT_TRUE(wait_job_done(job));
+    EXPECT_EQ(find(transitions(job, 0), ProcState::waitpid_fired)->exit_code, 0);
+}
+
+TEST_F(OdlsDefaultTest, SignalIsDeliveredToTheJobOnly)
+{
+    JobPtr target = make_job({"/bin/sleep", "100"});
+    JobPtr other = make_job({"/bin/sleep", "100"});
+    ASSERT_TRUE(launch(target).ok());
+    ASSERT_TRUE(launch(other).ok());
+    ASSERT_TRUE(wait_until([&] {
+        return has(target->nspace, 0, ProcState::running) && has(other->nspace, 0, ProcState::running);
+    }));
+    on_loop([&] { module_->signal(target, SIGUSR1); });
+    ASSERT_TRUE(wait_job_done(target));
+    EXPECT_EQ(find(transitions(target, 0), ProcState::waitpid_fired)->term_signal, SIGUSR1);
+    EXPECT_EQ(live(), 1u);
+    EXPECT_FALSE(saw(other, 0, ProcState::waitpid_fired));
+    on_loop([&] { module_->kill(nullptr); });  // nullptr: every job
+    ASSERT_TRUE(wait_job_done(other));
+}
+
+TEST_F(OdlsDefaultTest, ManyChildrenAreAllReaped)
+{
+    constexpr int kChildren = 50;
+    JobPtr job = make_job({"/bin/sh", "-c", "echo $PRTE_RANK"}, kChildren);
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    for (int r = 0; r < kChildren; ++r) {
+        auto seen = transitions(job, r);
+        ASSERT_EQ(seen.size(), 3u) << "rank " << r;
+        EXPECT_EQ(seen.front().state, ProcState::running);
+        EXPECT_EQ(find(seen, ProcState::waitpid_fired)->exit_code, 0);
+        EXPECT_EQ(output(job, r).out, std::to_string(r) + "\n");
+    }
+    EXPECT_EQ(live(), 0u);
+}
+
+TEST_F(OdlsDefaultTest, NoDescriptorLeaks)
+{
+    prte::test::TempDir dir;
+    size_t before = open_fds();
+    JobPtr ok = make_job({"/bin/echo", "x"}, 5);
+    JobPtr missing = make_job({"/nonexistent/program"}, 3);
+    JobPtr killed = make_job({"/bin/sleep", "100"}, 2);
+    for (const auto& job : {ok, missing, killed}) ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_until([&] {
+        return has(killed->nspace, 0, ProcState::running) && has(killed->nspace, 1, ProcState::running);
+    }));
+    on_loop([&] { module_->kill(killed); });
+    for (const auto& job : {ok, missing, killed}) ASSERT_TRUE(wait_job_done(job));
+    EXPECT_EQ(live(), 0u);
+    EXPECT_EQ(open_fds(), before);
+}
+
+TEST_F(OdlsDefaultTest, DescriptorsOfTheDaemonDoNotReachThePrograms)
+{
+    // Opened without close-on-exec, as a library of the daemon might.
+    int leaked = ::open("/dev/null", O_RDONLY);
+    ASSERT_GE(leaked, 3);
+    JobPtr job = make_job({"/bin/sh", "-c",
+                           "if [ -e /proc/$$/fd/" + std::to_string(leaked) + " ]; then echo leaked; else echo clean; fi; "
+                           "[ -e /proc/$$/fd/0 ] && [ -e /proc/$$/fd/1 ] && [ -e /proc/$$/fd/2 ] && echo stdio"});
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    ::close(leaked);
+    EXPECT_EQ(output(job, 0).out, "clean\nstdio\n");
+}
+
+TEST_F(OdlsDefaultTest, BindingToHardwareThreadsFollowsTheLocalRank)
+{
+    hwloc_topology_t topology;
+    hwloc_topology_init(&topology);
+    hwloc_topology_load(topology);
+    int pus = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU);
+    JobPtr job = make_job({"/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status | cut -f2"}, 2);
+    job->mapping.bind_to = prte::runtime::BindTo::hwthread;
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    for (int r = 0; r < 2; ++r) {
+        hwloc_obj_t pu = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, r % pus);
+        char* list = nullptr;
+        hwloc_bitmap_list_asprintf(&list, pu->cpuset);
+        EXPECT_EQ(output(job, r).out, std::string(list) + "\n") << "rank " << r;
+        free(list);
+    }
+    hwloc_topology_destroy(topology);
+}
+
+TEST_F(OdlsDefaultTest, RanksOutsideTheJobAreRefused)
+{
+    JobPtr job = make_job({"/bin/true"});
+    prte::Status st;
+    on_loop([&] { st = module_->launch(job, {7}); });
+    EXPECT_FALSE(st.ok());
+    EXPECT_EQ(live(), 0u);
+}
+
+TEST(OdlsDefaultEnvironmentTest, LaunchVariablesOfTheDaemonAreNotInherited)
+{
+    using prte::odls::default_component::is_inherited_launch_variable;
+    EXPECT_TRUE(is_inherited_launch_variable("PMIX_NAMESPACE"));
+    EXPECT_TRUE(is_inherited_launch_variable("PMIX_SERVER_URI41"));
+    EXPECT_FALSE(is_inherited_launch_variable("PMIX_MCA_gds"));
+    EXPECT_TRUE(is_inherited_launch_variable("OMPI_COMM_WORLD_RANK"));
+    EXPECT_TRUE(is_inherited_launch_variable("OMPI_MCA_orte_local_daemon_uri"));
+    EXPECT_FALSE(is_inherited_launch_variable("OMPI_MCA_btl"));
+    EXPECT_FALSE(is_inherited_launch_variable("PRTE_MCA_odls_base_verbose"));
+    EXPECT_FALSE(is_inherited_launch_variable("PATH"));
+}
+
+TEST(OdlsDefaultEnvironmentTest, ExecutableCandidatesFollowThePath)
+{
+    using prte::odls::default_component::Environment;
+    using prte::odls::default_component::executable_candidates;
+    Environment env;
+    env.set("PATH", "/a:/b::rel");
+    EXPECT_EQ(executable_candidates("prog", env), (std::vector<std::string>{"/a/prog", "/b/prog", "prog", "rel/prog"}));
+    EXPECT_EQ(executable_candidates("./prog", env), (std::vector<std::string>{"./prog"}));
+    EXPECT_EQ(executable_candidates("/abs/prog", env), (std::vector<std::string>{"/abs/prog"}));
+}
+
+}  // namespace

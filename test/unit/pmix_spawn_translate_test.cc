@@ -1,0 +1,308 @@
+// The translation of a PMIx spawn request (apps + job info) into a runtime job: what prun and
+// MPI_Comm_spawn send must come out as the apps, mapping, output options and timeout the launch
+// path reads, and what we do not support must be said, not silently dropped.
+#include <gtest/gtest.h>
+#include <pmix.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "pmix/spawn_translate.h"
+
+namespace {
+
+using prte::Errc;
+using prte::runtime::BindTo;
+using prte::runtime::Job;
+using prte::runtime::MapBy;
+using prte::runtime::RankBy;
+
+// Owns the PMIx structures a test builds, the way the PMIx library would hand them to us.
+class Request {
+  public:
+    ~Request()
+    {
+        for (auto& info : job_info_) PMIX_INFO_DESTRUCT(&info);
+        for (auto& app : apps_) {
+            PMIX_ARGV_FREE(app.argv);
+            PMIX_ARGV_FREE(app.env);
+            free(app.cmd);
+            free(app.cwd);
+            if (app.info) PMIX_INFO_FREE(app.info, app.ninfo);
+        }
+    }
+
+    pmix_app_t& app(const std::string& cmd, std::vector<std::string> argv, int maxprocs)
+    {
+        apps_.emplace_back();
+        pmix_app_t& a = apps_.back();
+        std::memset(&a, 0, sizeof(a));
+        a.cmd = strdup(cmd.c_str());
+        for (const auto& arg : argv) argv_append(a.argv, arg);
+        a.maxprocs = maxprocs;
+        return a;
+    }
+
+    static void argv_append(char**& argv, const std::string& text)
+    {
+        int rc = PMIX_SUCCESS;
+        PMIX_ARGV_APPEND(rc, argv, text.c_str());
+        ASSERT_EQ(rc, PMIX_SUCCESS);
+    }
+
+    template <typename T>
+    void job(const char* key, const T& value, pmix_data_type_t type)
+    {
+        job_info_.emplace_back();
+        PMIX_INFO_CONSTRUCT(&job_info_.back());
+        PMIx_Info_load(&job_info_.back(), key, &value, type);
+    }
+    void job_string(const char* key, const std::string& value)
+    {
+        job_info_.emplace_back();
+        PMIX_INFO_CONSTRUCT(&job_info_.back());
+        PMIx_Info_load(&job_info_.back(), key, value.c_str(), PMIX_STRING);
+    }
+    void job_flag(const char* key, bool value) { job(key, value, PMIX_BOOL); }
+
+    // App-level directives, set once per app (PMIx hands an array).
+    static void app_info(pmix_app_t& a, const std::vector<std::pair<const char*, std::string>>& strings)
+    {
+        a.ninfo = strings.size();
+        PMIX_INFO_CREATE(a.info, a.ninfo);
+        for (size_t i = 0; i < strings.size(); ++i) {
+            PMIx_Info_load(&a.info[i], strings[i].first, strings[i].second.c_str(), PMIX_STRING);
+        }
+    }
+
+    prte::Status translate(Job& out, std::vector<std::string>& notes)
+    {
+        return prte::pmix::translate_spawn(job_info_.empty() ? nullptr : job_info_.data(), job_info_.size(),
+                                           apps_.empty() ? nullptr : apps_.data(), apps_.size(), out, notes);
+    }
+
+  private:
+    std::vector<pmix_info_t> job_info_;
+    std::vector<pmix_app_t> apps_;
+};
+
+bool mentions(const std::vector<std::string>& notes, const std::string& text)
+{
+    return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
+TEST(PmixSpawnTranslate, AppsCarryCommandArgvEnvCwdAndCount)
+{
+    Request r;
+    pmix_app_t& a = r.app("/bin/hostname", {"hostname", "-s"}, 4);
+    Request::argv_append(a.env, "FOO=bar");
+    a.cwd = strdup("/tmp");
+    r.app("./b.out", {}, 0);
+
+    Job job;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(r.translate(job, notes).ok());
+    ASSERT_EQ(job.apps.size(), 2u);
+    EXPECT_EQ(job.apps[0].index, 0);
+    EXPECT_EQ(job.apps[0].executable, "/bin/hostname");
+    EXPECT_EQ(job.apps[0].argv, (std::vector<std::string>{"hostname", "-s"}));
+    EXPECT_EQ(job.apps[0].env, (std::vector<std::string>{"FOO=bar"}));
+    EXPECT_EQ(job.apps[0].working_dir, "/tmp");
+    EXPECT_EQ(job.apps[0].num_procs, 4);
+    // No argv: the command is argv[0]; no count: one per slot.
+    EXPECT_EQ(job.apps[1].index, 1);
+    EXPECT_EQ(job.apps[1].argv, (std::vector<std::string>{"./b.out"}));
+    EXPECT_EQ(job.apps[1].num_procs, 0);
+    EXPECT_TRUE(notes.empty());
+}
+
+TEST(PmixSpawnTranslate, RefusesRequestsWithoutACommand)
+{
+    Job job;
+    std::vector<std::string> notes;
+    Request none;
+    EXPECT_EQ(none.translate(job, notes).code(), Errc::bad_param);
+
+    Request empty;
+    empty.app("", {}, 1);
+    prte::Status st = empty.translate(job, notes);
+    EXPECT_EQ(st.code(), Errc::bad_param);
+    EXPECT_NE(st.message().find("no command"), std::string::npos) << st.message();
+
+    Request negative;
+    negative.app("/bin/true", {}, -2);
+    EXPECT_EQ(negative.translate(job, notes).code(), Errc::bad_param);
+}
+
+TEST(PmixSpawnTranslate, MappingRankingAndBinding)
+{
+    Request r;
+    r.app("/bin/true", {}, 2);
+    r.job_string(PMIX_MAPBY, "node:OVERSUBSCRIBE:SPAN");
+    r.job_string(PMIX_RANKBY, "fill");
+    r.job_string(PMIX_BINDTO, "socket:overload-allowed");
+
+    Job job;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(r.translate(job, notes).ok());
+    EXPECT_EQ(job.mapping.by, MapBy::node);
+    EXPECT_EQ(job.mapping.oversubscribe, std::optional<bool>(true));
+    EXPECT_EQ(job.mapping.span, 1);
+    EXPECT_EQ(job.mapping.rank_by, RankBy::fill);
+    EXPECT_EQ(job.mapping.bind_to, BindTo::package);
+    EXPECT_TRUE(mentions(notes, "overload-allowed")) << "an unsupported modifier is reported";
+}
+
+TEST(PmixSpawnTranslate, PprInMapByOrOnItsOwn)
+{
+    Job a;
+    std::vector<std::string> notes;
+    Request r1;
+    r1.app("/bin/true", {}, 4);
+    r1.job_string(PMIX_MAPBY, "ppr:2:node:nooversubscribe");
+    ASSERT_TRUE(r1.translate(a, notes).ok());
+    EXPECT_EQ(a.mapping.by, MapBy::ppr);
+    EXPECT_EQ(a.mapping.ppr_count, 2);
+    EXPECT_EQ(a.mapping.ppr_object, MapBy::node);
+    EXPECT_EQ(a.mapping.oversubscribe, std::optional<bool>(false));
+
+    Job b;
+    Request r2;
+    r2.app("/bin/true", {}, 4);
+    r2.job_string(PMIX_PPR, "3:package");
+    ASSERT_TRUE(r2.translate(b, notes).ok());
+    EXPECT_EQ(b.mapping.by, MapBy::ppr);
+    EXPECT_EQ(b.mapping.ppr_count, 3);
+    EXPECT_EQ(b.mapping.ppr_object, MapBy::package);
+}
+
+TEST(PmixSpawnTranslate, UnknownPoliciesAreErrorsNamingTheValue)
+{
+    for (const auto& [key, value] : std::vector<std::pair<const char*, std::string>>{
+             {PMIX_MAPBY, "diagonal"}, {PMIX_MAPBY, "ppr:x:node"}, {PMIX_MAPBY, "ppr:2"},
+             {PMIX_RANKBY, "random"}, {PMIX_BINDTO, "l3cache"}}) {
+        Request r;
+        r.app("/bin/true", {}, 1);
+        r.job_string(key, value);
+        Job job;
+        std::vector<std::string> notes;
+        prte::Status st = r.translate(job, notes);
+        EXPECT_EQ(st.code(), Errc::bad_param) << key << "=" << value;
+        EXPECT_NE(st.message().find(value), std::string::npos) << st.message();
+    }
+}
+
+TEST(PmixSpawnTranslate, OutputOptionsAndTimeout)
+{
+    Request r;
+    r.app("/bin/true", {}, 1);
+    r.job_flag(PMIX_TAG_OUTPUT, true);
+    r.job_flag(PMIX_IOF_TIMESTAMP_OUTPUT, true);
+    r.job_flag(PMIX_MERGE_STDERR_STDOUT, true);
+    r.job(PMIX_TIMEOUT, 30, PMIX_INT);
+    r.job_flag(PMIX_FWD_STDOUT, true);
+    r.job_flag(PMIX_FWD_STDERR, true);
+    r.job_flag(PMIX_REQUESTOR_IS_TOOL, true);
+
+    Job job;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(r.translate(job, notes).ok());
+    EXPECT_TRUE(job.output.tag);
+    EXPECT_TRUE(job.output.timestamp);
+    EXPECT_TRUE(job.output.merge_stderr);
+    EXPECT_EQ(job.timeout_seconds, 30);
+    EXPECT_TRUE(notes.empty()) << "forwarding and the requester marker are accepted quietly: " << notes.front();
+
+    Request r2;
+    r2.app("/bin/true", {}, 1);
+    uint32_t minutes = 120;
+    r2.job(PMIX_JOB_TIMEOUT, minutes, PMIX_UINT32);
+    Job job2;
+    ASSERT_TRUE(r2.translate(job2, notes).ok());
+    EXPECT_EQ(job2.timeout_seconds, 120);
+
+    Request bad;
+    bad.app("/bin/true", {}, 1);
+    bad.job(PMIX_TIMEOUT, -5, PMIX_INT);
+    Job job3;
+    EXPECT_EQ(bad.translate(job3, notes).code(), Errc::bad_param);
+}
+
+TEST(PmixSpawnTranslate, JobHostsAreDefaultsAppHostsWin)
+{
+    Request r;
+    r.app("/bin/a", {}, 1);
+    pmix_app_t& b = r.app("/bin/b", {}, 1);
+    Request::app_info(b, {{PMIX_HOST, "n3"}, {PMIX_WDIR, "/work"}});
+    r.job_string(PMIX_HOST, "n1, n2:4");
+    r.job_string(PMIX_HOSTFILE, "/etc/hosts.prte");
+    r.job_string(PMIX_ADD_HOST, "n9");
+
+    Job job;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(r.translate(job, notes).ok());
+    EXPECT_EQ(job.apps[0].hosts, (std::vector<std::string>{"n1", "n2:4"}));
+    EXPECT_EQ(job.apps[0].hostfile, "/etc/hosts.prte");
+    EXPECT_EQ(job.apps[0].add_hosts, (std::vector<std::string>{"n9"}));
+    EXPECT_EQ(job.apps[1].hosts, (std::vector<std::string>{"n3"}));
+    EXPECT_EQ(job.apps[1].hostfile, "/etc/hosts.prte");
+    EXPECT_EQ(job.apps[1].working_dir, "/work");
+}
+
+TEST(PmixSpawnTranslate, SetEnvarAppliesToEveryAppBeforeItsOwn)
+{
+    Request r;
+    pmix_app_t& a = r.app("/bin/a", {}, 1);
+    Request::argv_append(a.env, "X=app");
+    pmix_envar_t envar;
+    envar.envar = const_cast<char*>("X");
+    envar.value = const_cast<char*>("job");
+    envar.separator = ':';
+    r.job(PMIX_SET_ENVAR, envar, PMIX_ENVAR);
+
+    Job job;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(r.translate(job, notes).ok());
+    EXPECT_EQ(job.apps[0].env, (std::vector<std::string>{"X=job", "X=app"}));
+}
+
+TEST(PmixSpawnTranslate, UnknownDirectivesAreIgnoredWithANote)
+{
+    Request r;
+    pmix_app_t& a = r.app("/bin/true", {}, 1);
+    Request::app_info(a, {{PMIX_PREFIX, "/opt/x"}});
+    r.job_flag(PMIX_DISPLAY_MAP, true);
+    r.job_flag(PMIX_FWD_STDIN, true);
+    r.job_string("vendor.custom.key", "x");
+
+    Job job;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(r.translate(job, notes).ok());
+    EXPECT_TRUE(mentions(notes, PMIX_DISPLAY_MAP));
+    EXPECT_TRUE(mentions(notes, "vendor.custom.key"));
+    EXPECT_TRUE(mentions(notes, "stdin"));
+    EXPECT_TRUE(mentions(notes, PMIX_PREFIX));
+}
+
+TEST(PmixSpawnTranslate, WrongValueTypesAreErrors)
+{
+    Request r;
+    r.app("/bin/true", {}, 1);
+    r.job(PMIX_MAPBY, 3, PMIX_INT);
+    Job job;
+    std::vector<std::string> notes;
+    prte::Status st = r.translate(job, notes);
+    EXPECT_EQ(st.code(), Errc::bad_param);
+    EXPECT_NE(st.message().find(PMIX_MAPBY), std::string::npos) << st.message();
+}
+
+TEST(PmixSpawnTranslate, SupportedDirectivesAreListed)
+{
+    std::string list = prte::pmix::supported_spawn_directives();
+    EXPECT_NE(list.find(PMIX_MAPBY), std::string::npos);
+    EXPECT_NE(list.find(PMIX_FWD_STDOUT), std::string::npos);
+}
+
+}  // namespace
