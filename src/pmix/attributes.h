@@ -11,3 +11,15 @@ namespace prte::pmix {
 inline constexpr const char kSpawnerPullsOutput[] = "prte.iof.pull";
 
 }  // namespace prte::pmix
+
+namespace prte::pmix {
+
+// Output flow control between the DVM and a tool that spawned with kSpawnerPullsOutput: the tool
+// acknowledges what it has received with a query of this key, qualified by PMIX_NSPACE and
+// kOutputAckedBytes (uint64_t, the running total), and the DVM stops reading the job's pipes while
+// more than a window of output is unacknowledged. PMIx itself queues without bound: without this,
+// `prun yes | head` grew the DVM to 24 GB.
+inline constexpr const char kOutputAck[] = "prte.iof.ack";
+inline constexpr const char kOutputAckedBytes[] = "prte.iof.acked";
+
+}  // namespace prte::pmix

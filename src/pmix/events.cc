@@ -3,6 +3,8 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include <functional>
+#include <mutex>
 #include <vector>
 
 #include "pmix/info_array.h"
@@ -24,18 +26,26 @@ struct OutputChunk {
     InfoArray info;
 };
 
-void release_chunk(pmix_status_t, void* cbdata) { delete static_cast<OutputChunk*>(cbdata); }
 void release_info(pmix_status_t, void* cbdata) { delete static_cast<InfoArray*>(cbdata); }
+
+// PMIx's thread.
+void release_chunk(pmix_status_t, void* cbdata)
+{
+    auto* chunk = static_cast<OutputChunk*>(cbdata);
+    detail::released_by_pmix(chunk->bytes.size());
+    delete chunk;
+}
 
 void send_chunk(OutputChunk* chunk, pmix_iof_channel_t channel)
 {
+    detail::handed_to_pmix(chunk->bytes.size());
     chunk->object.bytes = chunk->bytes.data();
     chunk->object.size = chunk->bytes.size();
     pmix_status_t rc = PMIx_server_IOF_deliver(&chunk->source, channel, &chunk->object, chunk->info.data(),
                                                chunk->info.size(), release_chunk, chunk);
     if (rc != PMIX_SUCCESS) {
         verbose()(1, "cannot forward output of {}: {}", describe(chunk->source), PMIx_Error_string(rc));
-        delete chunk;
+        release_chunk(rc, chunk);
     }
 }
 
@@ -46,6 +56,7 @@ void deliver_output(const runtime::Job& job, runtime::Rank rank, pmix_iof_channe
 {
     // The end of one stream needs no message: the job's end is marked once, below.
     if (!detail::server_running() || size == 0) return;
+    detail::count_sent(job.nspace, size);
     if (detail::hold_chunk(job, rank, channel, data, size)) return;
     auto* chunk = new OutputChunk;
     PMIX_LOAD_PROCID(&chunk->source, job.nspace.c_str(), rank);

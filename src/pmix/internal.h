@@ -100,4 +100,12 @@ bool hold_chunk(const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t 
 void on_pull_request(const pmix_proc_t procs[], size_t nprocs);
 void forget_hold(const std::string& nspace);
 
+// Output flow control (output_flow.cc).
+void track_acks(const std::string& nspace);
+void count_sent(const std::string& nspace, size_t bytes);
+void handed_to_pmix(size_t bytes);
+void released_by_pmix(size_t bytes);  // any thread
+void output_acked(const std::string& nspace, uint64_t total);
+void forget_flow(const std::string& nspace);
+
 }  // namespace prte::pmix::detail

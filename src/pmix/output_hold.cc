@@ -25,6 +25,9 @@ namespace {
 using detail::verbose;
 
 constexpr int kHoldLimitSeconds = 10;
+// A spawner slow to pull does not make the DVM hold unbounded output: past this, the output goes
+// to PMIx (which keeps a bounded cache of its own).
+constexpr size_t kHoldLimitBytes = 4u << 20;
 
 struct Chunk {
     runtime::Rank rank;
@@ -34,6 +37,7 @@ struct Chunk {
 
 struct Hold {
     std::vector<Chunk> chunks;
+    size_t bytes = 0;
     std::vector<std::function<void()>> on_release;
     event* limit = nullptr;
     std::string* limit_arg = nullptr;  // the timer's argument, owned here
@@ -57,6 +61,8 @@ std::map<std::string, Hold>& holds()
 
 namespace detail {
 
+void release_output(const std::string& nspace, const char* why);
+
 void hold_output(const std::string& nspace) { holds()[nspace]; }
 
 bool hold_chunk(const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel, const char* data, size_t size)
@@ -64,6 +70,8 @@ bool hold_chunk(const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t 
     auto it = holds().find(job.nspace);
     if (it == holds().end()) return false;
     it->second.chunks.push_back({rank, channel, std::string(data, size)});
+    it->second.bytes += size;
+    if (it->second.bytes > kHoldLimitBytes) release_output(job.nspace, "too much output waiting for its spawner");
     return true;
 }
 

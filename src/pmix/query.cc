@@ -17,6 +17,7 @@
 #include <cstring>
 #include <optional>
 
+#include "pmix/attributes.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/spawn_translate.h"
@@ -114,7 +115,17 @@ pmix_data_array_t* daemon_table(bool local_only)
 struct Question {
     std::vector<std::string> keys;
     std::optional<std::string> nspace;  // PMIX_NSPACE or PMIX_PROCID qualifier
+    uint64_t acked_bytes = 0;           // kOutputAckedBytes qualifier (output acknowledgements)
 };
+
+uint64_t acked_qualifier(const pmix_query_t& q)
+{
+    for (size_t i = 0; q.qualifiers && i < q.nqual; ++i) {
+        const pmix_info_t& info = q.qualifiers[i];
+        if (PMIX_CHECK_KEY(&info, kOutputAckedBytes) && info.value.type == PMIX_UINT64) return info.value.data.uint64;
+    }
+    return 0;
+}
 
 std::optional<std::string> nspace_qualifier(const pmix_query_t& q)
 {
@@ -150,6 +161,11 @@ bool answer_key(const std::string& key, const Question& q, const pmix_proc_t& re
     }
     if (key == PMIX_QUERY_PSET_NAMES) {
         results.add_string(PMIX_QUERY_PSET_NAMES, "");
+        return true;
+    }
+    if (key == kOutputAck && q.nspace) {
+        output_acked(*q.nspace, q.acked_bytes);
+        results.add_bool(kOutputAck, true);
         return true;
     }
     if (key == PMIX_QUERY_SPAWN_SUPPORT) {
@@ -191,6 +207,7 @@ pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, p
     for (size_t n = 0; n < nqueries; ++n) {
         for (char** k = queries[n].keys; k && *k; ++k) questions[n].keys.emplace_back(*k);
         questions[n].nspace = nspace_qualifier(queries[n]);
+        questions[n].acked_bytes = acked_qualifier(queries[n]);
     }
     post([requester, questions = std::move(questions), cbfunc, cbdata] {
         auto* results = new InfoArray;

@@ -326,6 +326,7 @@ void deregister_job(const runtime::JobPtr& job)
     if (!detail::server_running()) return;
     verbose()(2, "job {} deregistered", job->nspace);
     detail::forget_hold(job->nspace);
+    detail::forget_flow(job->nspace);
     PMIx_server_deregister_nspace(job->nspace.c_str(), nothing_to_release, nullptr);
     if (!rt().identity().session_dir.empty()) {
         std::error_code ec;

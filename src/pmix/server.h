@@ -54,6 +54,15 @@ Status setup_fork(const runtime::JobPtr& job, runtime::Rank rank, std::vector<st
 void deliver_output(const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel,
                     const char* data, size_t size);
 
+// Output flow control (output_flow.cc). PMIx takes every chunk it is handed, however fast it
+// comes (a `yes` once grew the DVM to 24 GB). output_backlogged(job) is true while too much of
+// the job's output waits; `resume` runs on the progress thread once it has drained (at once if it
+// has already).
+// Per job: a job whose spawner acknowledges its output (attributes.h) is also held to a window
+// of unacknowledged bytes.
+bool output_backlogged(const runtime::Job& job);
+void when_output_drains(const runtime::Job& job, std::function<void()> resume);
+
 // Marks the end of all of a job's output (see events.cc); call once every process's streams have
 // closed, before notify_job_end. Progress thread.
 void deliver_output_complete(const runtime::Job& job);

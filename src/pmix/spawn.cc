@@ -47,7 +47,10 @@ pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_
         job->mapping = draft->mapping;
         job->output = draft->output;
         job->timeout_seconds = draft->timeout_seconds;
-        if (job->output.held_for_pull) hold_output(job->nspace);
+        if (job->output.held_for_pull) {
+            hold_output(job->nspace);
+            track_acks(job->nspace);
+        }
         job->originator = requester;
         job->on_spawned = [cbfunc, cbdata](const Status& st, const std::string& nspace) {
             pmix_nspace_t name;

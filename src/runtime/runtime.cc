@@ -11,6 +11,7 @@
 #include "mca/base/param.h"
 #include "mca/odls/base/odls_base.h"
 #include "mca/state/base/state_base.h"
+#include "runtime/dvm_registry.h"
 #include "util/output.h"
 
 namespace prte::runtime {
@@ -34,6 +35,27 @@ std::vector<std::string> required_frameworks(mca::ProcessRole role)
     case mca::ProcessRole::info: return {};
     }
     return {};
+}
+
+// A DVM killed outright (SIGKILL, the OOM killer) cannot remove its session directory; the next
+// master on this node does, for every "prte-<this node>-<pid>.session" whose pid is gone.
+void remove_stale_sessions(const std::filesystem::path& base, const std::string& node_name)
+{
+    std::error_code ec;
+    const std::string prefix = fmt::format("prte-{}-", node_name);
+    for (std::filesystem::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().string();
+        if (name.rfind(prefix, 0) != 0 || name.size() <= prefix.size() + 8) continue;
+        std::string pid_text = name.substr(prefix.size(), name.size() - prefix.size() - 8);
+        if (name.compare(name.size() - 8, 8, ".session") != 0 || pid_text.empty() ||
+            pid_text.find_first_not_of("0123456789") != std::string::npos) {
+            continue;
+        }
+        pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+        if (pid == getpid() || dvm_registry::process_alive(pid)) continue;
+        std::error_code ignored;
+        std::filesystem::remove_all(it->path(), ignored);
+    }
 }
 
 }  // namespace
@@ -86,6 +108,7 @@ Status Runtime::init(mca::ProcessRole role, char** envp, const MCASettings& comm
                                                                                             : identity_.dvm_nspace))
                                 .string();
     std::error_code ec;
+    if (role == mca::ProcessRole::master) remove_stale_sessions(base, identity_.node_name);
     std::filesystem::create_directories(identity_.session_dir, ec);
     if (ec) {
         return {Errc::unreachable,

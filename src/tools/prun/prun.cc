@@ -176,6 +176,37 @@ void on_spawned(pmix_status_t status, char nspace[], void*)
     wake();
 }
 
+// ---- Output flow control (pmix/attributes.h): acknowledge every kAckEvery bytes received ----
+
+constexpr uint64_t kAckEvery = 1u << 20;
+uint64_t received_bytes = 0;  // PMIx's thread only
+uint64_t acked_bytes = 0;
+
+void on_ack_answered(pmix_status_t, pmix_info_t*, size_t, void* cbdata, pmix_release_cbfunc_t release_fn,
+                     void* release_cbdata)
+{
+    pmix_query_t* query = static_cast<pmix_query_t*>(cbdata);
+    PMIX_QUERY_FREE(query, 1);
+    if (release_fn) release_fn(release_cbdata);
+}
+
+void acknowledge(const char* nspace, size_t bytes)
+{
+    received_bytes += bytes;
+    if (received_bytes - acked_bytes < kAckEvery) return;
+    acked_bytes = received_bytes;
+    pmix_query_t* query;
+    PMIX_QUERY_CREATE(query, 1);
+    pmix_status_t rc;
+    PMIX_ARGV_APPEND(rc, query->keys, prte::pmix::kOutputAck);
+    (void)rc;
+    PMIX_INFO_CREATE(query->qualifiers, 2);
+    query->nqual = 2;
+    PMIx_Info_load(&query->qualifiers[0], PMIX_NSPACE, nspace, PMIX_STRING);
+    PMIx_Info_load(&query->qualifiers[1], prte::pmix::kOutputAckedBytes, &acked_bytes, PMIX_UINT64);
+    if (PMIx_Query_info_nb(query, 1, on_ack_answered, query) != PMIX_SUCCESS) PMIX_QUERY_FREE(query, 1);
+}
+
 void on_output(size_t, pmix_iof_channel_t channel, pmix_proc_t* source, pmix_byte_object_t* payload,
                pmix_info_t* info, size_t ninfo)
 {
@@ -189,6 +220,7 @@ void on_output(size_t, pmix_iof_channel_t channel, pmix_proc_t* source, pmix_byt
         return;
     }
     if (!writer || !payload || !payload->bytes || payload->size == 0) return;
+    if (source) acknowledge(source->nspace, payload->size);
     Stream stream = (channel & PMIX_FWD_STDOUT_CHANNEL) ? Stream::out : Stream::err;
     writer->deliver(source ? source->rank : 0, stream, std::string_view(payload->bytes, payload->size));
     if (writer->stdout_broken()) wake();

@@ -46,6 +46,8 @@ Services runtime_services()
     services.daemon_rank = rt.identity().rank;
     services.setup_fork = prte::pmix::setup_fork;
     services.deliver_output = prte::pmix::deliver_output;
+    services.output_backlogged = prte::pmix::output_backlogged;
+    services.when_output_drains = prte::pmix::when_output_drains;
     return services;
 }
 

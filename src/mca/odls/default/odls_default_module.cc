@@ -233,7 +233,7 @@ void DefaultModule::watch(Child& child)
     for (Stream* s : {&child.out, &child.err}) {
         if (!s->open()) continue;
         s->ev = event_new(base, s->fd, EV_READ | EV_PERSIST, &DefaultModule::on_output, s);
-        event_add(s->ev, nullptr);
+        if (!reading_paused(*child.job)) event_add(s->ev, nullptr);
     }
 }
 
@@ -296,6 +296,7 @@ void DefaultModule::read_output(Stream& stream)
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
     if (n > 0) {
         if (services_.deliver_output) services_.deliver_output(*child.job, child.rank, stream.channel, buffer.data(), n);
+        if (services_.output_backlogged && services_.output_backlogged(*child.job)) pause_reading(child.job);
         return;
     }
     if (n < 0) {
@@ -304,6 +305,32 @@ void DefaultModule::read_output(Stream& stream)
     }
     close_stream(stream);
     report(child);  // may forget the child: nothing below this line
+}
+
+void DefaultModule::pause_reading(const runtime::JobPtr& job)
+{
+    if (reading_paused(*job) || !services_.when_output_drains) return;
+    paused_jobs_.insert(job->nspace);
+    verbose()(10, "job {}: output backlog, pausing the reading of its output", job->nspace);
+    for (auto& [id, child] : children_) {
+        if (child->job != job) continue;
+        for (Stream* s : {&child->out, &child->err}) {
+            if (s->ev) event_del(s->ev);
+        }
+    }
+    services_.when_output_drains(*job, [this, nspace = job->nspace] { resume_reading(nspace); });
+}
+
+void DefaultModule::resume_reading(const std::string& nspace)
+{
+    if (!paused_jobs_.erase(nspace)) return;
+    verbose()(10, "job {}: output drained, reading its output again", nspace);
+    for (auto& [id, child] : children_) {
+        if (child->job->nspace != nspace) continue;
+        for (Stream* s : {&child->out, &child->err}) {
+            if (s->ev) event_add(s->ev, nullptr);
+        }
+    }
 }
 
 void DefaultModule::close_stream(Stream& stream)

@@ -28,6 +28,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,12 @@ struct Services {
     runtime::Rank daemon_rank = 0;
     EnvProvider setup_fork;
     OutputSink deliver_output;
+    // Flow control (optional): while output_backlogged() says the sink holds too much that it has
+    // not passed on, the module stops reading its children's pipes (so they block in write, as
+    // they would on a slow terminal) and resumes when the callback given to when_output_drains runs
+    // (on the loop thread).
+    std::function<bool(const runtime::Job&)> output_backlogged;
+    std::function<void(const runtime::Job&, std::function<void()>)> when_output_drains;
 };
 
 struct Options {
@@ -97,6 +104,9 @@ class DefaultModule final : public Module {
 
     void resolve_exec(Child& child);
     void read_output(Stream& stream);
+    void pause_reading(const runtime::JobPtr& job);
+    void resume_reading(const std::string& nspace);
+    bool reading_paused(const runtime::Job& job) const { return paused_jobs_.count(job.nspace) > 0; }
     void close_stream(Stream& stream);
     void reap();
     // Reports what the child has reached, in order, and forgets it once everything is reported.
@@ -108,6 +118,7 @@ class DefaultModule final : public Module {
 
     std::function<Services()> make_services_;
     Services services_;
+    std::set<std::string> paused_jobs_;  // jobs whose output we do not read while it drains
     Options options_;
     bool initialized_ = false;
     event* sigchld_ = nullptr;

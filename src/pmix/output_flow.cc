@@ -1,0 +1,130 @@
+// Output flow control (server.h, attributes.h). Two limits keep the DVM's memory bounded while a
+// job writes faster than its output is taken away:
+//  - bytes handed to PMIx that PMIx has not released yet (all jobs together);
+//  - for a job whose spawner acknowledges what it receives (prun), bytes sent but unacknowledged:
+//    PMIx releases a chunk once it is queued for the tool's socket, so only the tool's own
+//    acknowledgement bounds what waits in PMIx's send queue.
+// The launcher asks output_backlogged(job) after each chunk and stops reading that job's pipes
+// until its when_output_drains callback runs.
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "pmix/internal.h"
+#include "pmix/server.h"
+#include "runtime/job.h"
+
+namespace prte::pmix {
+namespace {
+
+using detail::verbose;
+
+constexpr size_t kPmixHighWater = 8u << 20;
+constexpr size_t kPmixLowWater = 1u << 20;
+constexpr uint64_t kWindow = 8u << 20;      // unacknowledged bytes before a job is paused
+constexpr uint64_t kResumeBelow = 4u << 20;  // ... and when it goes on
+
+// Bytes in PMIx's hands: changed on the progress thread and on PMIx's (release).
+std::mutex pmix_mutex;
+size_t in_pmix = 0;                               // guarded by pmix_mutex
+std::vector<std::function<void()>> pmix_waiters;  // guarded by pmix_mutex
+
+// Per job, for spawners that acknowledge. Progress thread only.
+struct JobFlow {
+    uint64_t sent = 0;
+    uint64_t acked = 0;
+    std::vector<std::function<void()>> waiters;
+};
+std::map<std::string, JobFlow>& flows()
+{
+    static std::map<std::string, JobFlow> map;
+    return map;
+}
+
+bool job_backlogged(const std::string& nspace)
+{
+    auto it = flows().find(nspace);
+    return it != flows().end() && it->second.sent - it->second.acked > kWindow;
+}
+
+bool pmix_backlogged()
+{
+    std::lock_guard<std::mutex> lock(pmix_mutex);
+    return in_pmix > kPmixHighWater;
+}
+
+}  // namespace
+
+namespace detail {
+
+void track_acks(const std::string& nspace) { flows()[nspace]; }
+
+void count_sent(const std::string& nspace, size_t bytes)
+{
+    auto it = flows().find(nspace);
+    if (it != flows().end()) it->second.sent += bytes;
+}
+
+void handed_to_pmix(size_t bytes)
+{
+    std::lock_guard<std::mutex> lock(pmix_mutex);
+    in_pmix += bytes;
+}
+
+void released_by_pmix(size_t bytes)
+{
+    std::vector<std::function<void()>> wake;
+    {
+        std::lock_guard<std::mutex> lock(pmix_mutex);
+        in_pmix -= bytes;
+        if (in_pmix < kPmixLowWater) wake.swap(pmix_waiters);
+    }
+    for (auto& resume : wake) post(std::move(resume));
+}
+
+void output_acked(const std::string& nspace, uint64_t total)
+{
+    auto it = flows().find(nspace);
+    if (it == flows().end()) return;
+    JobFlow& flow = it->second;
+    if (total > flow.acked) flow.acked = std::min(total, flow.sent);
+    if (flow.sent - flow.acked <= kResumeBelow && !flow.waiters.empty()) {
+        verbose()(10, "output of job {}: {} byte(s) acknowledged, resuming", nspace, flow.acked);
+        auto wake = std::move(flow.waiters);
+        flow.waiters.clear();
+        for (auto& resume : wake) resume();
+    }
+}
+
+void forget_flow(const std::string& nspace)
+{
+    auto it = flows().find(nspace);
+    if (it == flows().end()) return;
+    auto wake = std::move(it->second.waiters);
+    flows().erase(it);
+    for (auto& resume : wake) resume();
+}
+
+}  // namespace detail
+
+bool output_backlogged(const runtime::Job& job) { return job_backlogged(job.nspace) || pmix_backlogged(); }
+
+void when_output_drains(const runtime::Job& job, std::function<void()> resume)
+{
+    if (job_backlogged(job.nspace)) {
+        verbose()(10, "output of job {}: more than {} byte(s) unacknowledged, pausing", job.nspace, kWindow);
+        flows()[job.nspace].waiters.push_back(std::move(resume));
+        return;
+    }
+    {
+        std::lock_guard<std::mutex> lock(pmix_mutex);
+        if (in_pmix >= kPmixLowWater) {
+            pmix_waiters.push_back(std::move(resume));
+            return;
+        }
+    }
+    resume();
+}
+
+}  // namespace prte::pmix
