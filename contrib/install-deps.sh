@@ -8,5 +8,5 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
     g++ make autoconf automake libtool libltdl-dev pkg-config \
     libpmix-dev libpmix-bin libhwloc-dev libevent-dev libfmt-dev libcli11-dev \
-    libgtest-dev cmake >/dev/null
+    libgtest-dev cmake openmpi-bin libopenmpi-dev >/dev/null
 echo "install-deps: build and test dependencies are installed"

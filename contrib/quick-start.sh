@@ -1,15 +1,30 @@
 #!/bin/sh
-# The main job, as far as the project has come: install dependencies, build and install prte in
-# _inst/, then show what the runtime would load and select on this machine.
-# (The DVM itself — prte, prun, pterm — arrives with the single-node DVM work; this script will
-# then start a DVM and run jobs on it.)
+# The main job: install dependencies, build and install prte in _inst/, start a DVM, run real jobs
+# on it (plain programs, a PMIx client, an Open MPI program when mpicc is present), and stop it.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 sh contrib/install-deps.sh
 sh contrib/build.sh "$top/_inst"
+make -C _build test/clients/jobinfo test/clients/putget >/dev/null  # PMIx client examples
+bin="$top/_inst/bin"
+export PATH="$bin:$PATH"
+
+step() { printf '\n$ %s\n' "$*"; "$@"; }
+
+step prte --daemonize
+trap 'pterm >/dev/null 2>&1 || true' EXIT
+step prun -n 2 hostname
+step prun -n 4 --map-by :OVERSUBSCRIBE --output tag echo hello from a DVM
+step prun -n 3 --map-by :OVERSUBSCRIBE "$top/_build/test/clients/jobinfo"
+step prun -n 3 --map-by :OVERSUBSCRIBE "$top/_build/test/clients/putget"
+if command -v mpicc >/dev/null 2>&1; then
+    mpicc -o "$top/_build/mpi_hello" "$top/test/clients/mpi_hello.c"
+    step prun -n 2 "$top/_build/mpi_hello"
+fi
 echo
-"$top/_inst/bin/prte_info"
-echo
-echo "Selected on this machine (as the DVM master would choose):"
-"$top/_inst/bin/prte_info" --selected
+echo "$ prun -n 2 sh -c 'exit 3'   # the job's exit status is prun's"
+prun -n 2 sh -c 'exit 3' || echo "prun exited $?"
+step pterm
+trap - EXIT
+step prterun -n 2 --output tag echo one DVM, one job

@@ -11,12 +11,12 @@
 //     ${TMPDIR:-/tmp}, failing with "multiple possible servers" as soon as rendezvous files with
 //     different URIs exist there - including stale ones left by killed servers.
 //   - pps 4.2.2 ignores its --pid option: it always connects "system server first, else the only
-//     session server". So `pps --pid <prte pid>` works only through the system server, and the
-//     master therefore also asks for PMIX_SERVER_SYSTEM_SUPPORT. That is safe with several DVMs
-//     on one host: PMIx 4.2.2 lets the first live server keep pmix.sys.<host> (a later server
-//     starts normally without it, and does not remove it when it stops) and replaces a file
-//     whose server is gone. With several DVMs, bare pps tools reach the first one; prun and pterm
-//     use the DVM's URI (src/runtime/dvm_registry.h) and are never confused.
+//     session server". We do NOT ask for PMIX_SERVER_SYSTEM_SUPPORT: PMIx 4.2.2 then takes
+//     ${TMPDIR} as a system directory it created and, at PMIx_server_finalize, deletes it with
+//     everything in it when it is mode 0700 (as `mktemp -d` makes it) - a user's files lost on
+//     pterm. Without it pps finds our rendezvous files as the only session server; with several
+//     DVMs of one user under one TMPDIR it says "multiple possible servers" (prun and pterm are
+//     never confused: they use the DVM's URI, src/runtime/dvm_registry.h).
 //   - <host> is PMIx's idea of the host name. PMIX_HOSTNAME would rename the files, so the master
 //     never passes it: tools compute the name with gethostname() and would not find ours.
 //   - prun and pterm connect by URI and do not declare themselves PMIX_LAUNCHER, so they open no
@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdlib>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -145,7 +146,6 @@ Status start(const ServerOptions& options)
     if (!options.tmpdir.empty()) info.add_string(PMIX_SERVER_TMPDIR, options.tmpdir);
     if (options.tool_support) {
         info.add_bool(PMIX_SERVER_TOOL_SUPPORT, true);
-        info.add_bool(PMIX_SERVER_SYSTEM_SUPPORT, true);  // for pps: see the top of the file
     } else if (!id.node_name.empty() && id.node_name != detail::real_hostname()) {
         // A test-bed daemon plays a node of another name; tell PMIx, so what it says about this
         // node matches the names we register. Only without tool support: see the top of the file.
@@ -157,6 +157,11 @@ Status start(const ServerOptions& options)
     // writing it to its own stdout crashes (SIGSEGV in pmix_iof_write_output).
     info.add_bool(PMIX_IOF_LOCAL_OUTPUT, false);
     static pmix_server_module_t module = detail::make_module();
+    // PMIx 4.2's shared-memory store (gds ds21) keeps a 4 KiB lock segment file, mapped, for every
+    // namespace ever registered, after deregistration too: a DVM running job after job leaks one
+    // per job. The hash store has no such leak and served Open MPI and our clients as fast here.
+    // A user's own PMIX_MCA_gds still wins.
+    setenv("PMIX_MCA_gds", "hash", 0);
     pmix_status_t rc = PMIx_server_init(&module, info.data(), info.size());
     if (rc != PMIX_SUCCESS) {
         return {Errc::unreachable, fmt::format("PMIx_server_init failed: {}", PMIx_Error_string(rc))};

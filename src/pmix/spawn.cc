@@ -46,6 +46,7 @@ pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_
         job->apps = std::move(draft->apps);
         job->mapping = draft->mapping;
         job->output = draft->output;
+        job->stdin_target = draft->stdin_target;
         job->timeout_seconds = draft->timeout_seconds;
         if (job->output.held_for_pull) {
             hold_output(job->nspace);

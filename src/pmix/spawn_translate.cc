@@ -298,13 +298,47 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
         return need_flag(info, job.output.merge_stderr);
     }
     if (PMIX_CHECK_KEY(&info, kSpawnerPullsOutput)) return need_flag(info, job.output.held_for_pull);
-    if (PMIX_CHECK_KEY(&info, PMIX_FWD_STDIN)) {
-        if (value_flag(info.value).value_or(false)) {
-            notes.push_back("stdin forwarding (PMIX_FWD_STDIN) ignored: not supported, the processes' stdin is /dev/null");
-        }
+    // Read together by translate_stdin, as either may qualify the other.
+    if (PMIX_CHECK_KEY(&info, PMIX_FWD_STDIN) || PMIX_CHECK_KEY(&info, PMIX_STDIN_TGT)) return {};
+    if (!quietly_accepted(info)) notes.push_back(fmt::format("spawn directive {} ignored: not supported", info.key));
+    return {};
+}
+
+// PMIX_STDIN_TGT names who reads the spawner's stdin: "all", "none" or a rank as PRRTE's prun
+// sends it, or a rank or proc value (the wildcard rank: all). PMIX_FWD_STDIN alone means rank 0,
+// PRRTE's default; PMIX_FWD_STDIN false means nobody. Without either, every stdin is /dev/null.
+Status translate_stdin(const pmix_info_t job_info[], size_t ninfo, runtime::StdinTarget& target)
+{
+    using Kind = runtime::StdinTarget::Kind;
+    const pmix_info_t* forward = find_info(job_info, ninfo, PMIX_FWD_STDIN);
+    const pmix_info_t* named = find_info(job_info, ninfo, PMIX_STDIN_TGT);
+    if (forward && !value_flag(forward->value).value_or(false)) {
+        target = {};
         return {};
     }
-    if (!quietly_accepted(info)) notes.push_back(fmt::format("spawn directive {} ignored: not supported", info.key));
+    if (!named) {
+        if (forward) target = {Kind::rank, 0};
+        return {};
+    }
+    std::optional<int64_t> rank;
+    if (named->value.type == PMIX_PROC && named->value.data.proc) {
+        rank = named->value.data.proc->rank;
+    } else if (named->value.type == PMIX_STRING && named->value.data.string) {
+        std::string text = lower(util::trim(named->value.data.string));
+        if (text == "all") rank = PMIX_RANK_WILDCARD;
+        if (text == "none") rank = PMIX_RANK_INVALID;
+    }
+    if (!rank) rank = value_integer(named->value);
+    if (rank == PMIX_RANK_WILDCARD) {
+        target = {Kind::all, 0};
+    } else if (rank == PMIX_RANK_INVALID) {
+        target = {};
+    } else if (rank && *rank >= 0 && *rank < PMIX_RANK_VALID) {
+        target = {Kind::rank, static_cast<runtime::Rank>(*rank)};
+    } else {
+        std::string shown = value_string(named->value).value_or("(not a string)");
+        return bad_value(PMIX_STDIN_TGT, shown, "expected a rank, all or none");
+    }
     return {};
 }
 
@@ -324,6 +358,7 @@ Status translate_spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_ap
     for (size_t i = 0; job_info && i < ninfo; ++i) {
         if (Status st = translate_job_directive(job_info[i], job, job_level, notes); !st) return st;
     }
+    if (Status st = translate_stdin(job_info, ninfo, job.stdin_target); !st) return st;
     for (size_t i = 0; i < napps; ++i) apply_defaults(job_level, translated[i], own[i]);
     job.apps = std::move(translated);
     return {};
@@ -334,7 +369,8 @@ std::string supported_spawn_directives()
     return util::join({PMIX_MAPBY, PMIX_RANKBY, PMIX_BINDTO, PMIX_PPR, PMIX_NO_OVERSUBSCRIBE, PMIX_TIMEOUT,
                        PMIX_JOB_TIMEOUT, PMIX_IOF_TAG_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT, PMIX_IOF_MERGE_STDERR_STDOUT,
                        PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_FWD_STDDIAG, PMIX_HOST, PMIX_HOSTFILE, PMIX_ADD_HOST,
-                       PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION},
+                       PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION, PMIX_FWD_STDIN,
+                       PMIX_STDIN_TGT},
                       ",");
 }
 

@@ -8,7 +8,8 @@
 // PMIX_BINDTO, PMIX_PPR, PMIX_NO_OVERSUBSCRIBE, PMIX_TIMEOUT / PMIX_JOB_TIMEOUT (seconds),
 // PMIX_IOF_TAG_OUTPUT / PMIX_TAG_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT / PMIX_TIMESTAMP_OUTPUT,
 // PMIX_IOF_MERGE_STDERR_STDOUT / PMIX_MERGE_STDERR_STDOUT, and PMIX_HOST, PMIX_HOSTFILE,
-// PMIX_ADD_HOST, PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR for every app that does not say otherwise.
+// PMIX_ADD_HOST, PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR for every app that does not say otherwise, and
+// PMIX_STDIN_TGT ("all", "none", a rank) / PMIX_FWD_STDIN (rank 0) for job.stdin_target.
 // PMIX_FWD_STDOUT/STDERR/STDDIAG are taken by the PMIx library itself (it sets up the tool's
 // output), and the markers PMIx adds (PMIX_REQUESTOR_IS_TOOL/CLIENT) need nothing: both are
 // accepted silently. Anything else is ignored with a note saying so; a known directive with a
@@ -25,7 +26,7 @@
 
 namespace prte::pmix {
 
-// Fills job.apps, job.mapping, job.output and job.timeout_seconds from the request. `notes`
+// Fills job.apps, job.mapping, job.output, job.stdin_target and job.timeout_seconds from the request. `notes`
 // receives one line per directive that was ignored, for the verbose stream.
 Status translate_spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[], size_t napps,
                        runtime::Job& job, std::vector<std::string>& notes);

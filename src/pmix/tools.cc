@@ -14,6 +14,7 @@
 #include "mca/plm/base/plm_launch.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "util/tcp_nodelay.h"
 #include "runtime/runtime.h"
 
 namespace prte::pmix::detail {
@@ -97,6 +98,7 @@ void tool_connected(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc
         tools()[name.nspace] = request.tool;
         verbose()(2, "tool {}connected as {}", request.tool.program.empty() ? "" : request.tool.program + " ",
                   describe(name));
+        util::set_tcp_nodelay_on_all_sockets();  // see util/tcp_nodelay.h
         if (cbfunc) cbfunc(PMIX_SUCCESS, &name, cbdata);
     });
 }

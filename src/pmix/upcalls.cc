@@ -3,10 +3,13 @@
 // posted to the progress thread, and the PMIx callback is called when that work is done.
 #include <pmix.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "mca/odls/base/odls_base.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "runtime/runtime.h"
@@ -26,6 +29,61 @@ void mark_registered(const pmix_proc_t& who)
     }
     verbose()(5, "client {} connected", describe(who));
     rt().state().activate_proc_state(job, who.rank, runtime::ProcState::registered);
+}
+
+// Joins the acceptances of one stdin push: the tool's callback runs once, after the last.
+class PushCompletion {
+  public:
+    PushCompletion(pmix_op_cbfunc_t cbfunc, void* cbdata) : cbfunc_(cbfunc), cbdata_(cbdata) {}
+    void expect() { ++outstanding_; }
+    void done(pmix_status_t status)
+    {
+        if (status_ == PMIX_SUCCESS) status_ = status;
+        if (--outstanding_ == 0 && cbfunc_) cbfunc_(status_, cbdata_);
+    }
+
+  private:
+    pmix_op_cbfunc_t cbfunc_;
+    void* cbdata_;
+    size_t outstanding_ = 1;  // the dispatch's own, so that acceptances given at once cannot end it early
+    pmix_status_t status_ = PMIX_SUCCESS;
+};
+
+// The ranks of the job a push target names: one, or for the wildcard those that read stdin.
+std::vector<runtime::Rank> stdin_ranks(const runtime::Job& job, pmix_rank_t rank)
+{
+    if (rank != PMIX_RANK_WILDCARD) return {rank};
+    std::vector<runtime::Rank> ranks;
+    for (const auto& proc : job.procs) {
+        if (job.stdin_target.includes(proc->rank)) ranks.push_back(proc->rank);
+    }
+    return ranks;
+}
+
+void deliver_stdin(const pmix_proc_t& from, const std::vector<pmix_proc_t>& targets, const std::string& data,
+                   pmix_op_cbfunc_t cbfunc, void* cbdata)
+{
+    auto completion = std::make_shared<PushCompletion>(cbfunc, cbdata);
+    const bool eof = data.empty();
+    odls::Module* odls = odls::base::module();
+    for (const pmix_proc_t& target : targets) {
+        runtime::JobPtr job = rt().jobs().find(target.nspace);
+        if (!job || !odls || (target.rank != PMIX_RANK_WILDCARD && !job->proc(target.rank))) {
+            verbose()(1, "stdin from {} for {} refused: {}", requestor_name(from), describe(target),
+                      odls ? "no such process" : "no launcher");
+            completion->expect();
+            completion->done(odls ? PMIX_ERR_NOT_FOUND : PMIX_ERR_NOT_SUPPORTED);
+            continue;
+        }
+        verbose()(5, "stdin from {} for {}: {}", requestor_name(from), describe(target),
+                  eof ? std::string("end of input") : fmt::format("{} bytes", data.size()));
+        for (runtime::Rank rank : stdin_ranks(*job, target.rank)) {
+            completion->expect();
+            odls->write_stdin(job, rank, data, eof,
+                              [completion](const Status& st) { completion->done(to_pmix_status(st)); });
+        }
+    }
+    completion->done(PMIX_SUCCESS);
 }
 
 }  // namespace
@@ -114,14 +172,22 @@ pmix_status_t iof_pull(const pmix_proc_t procs[], size_t nprocs, const pmix_info
     return PMIX_OPERATION_SUCCEEDED;
 }
 
-// A tool's stdin for rank 0 of the job. The launcher starts processes with stdin on /dev/null and
-// has no way yet to write to a child's stdin, so this is refused rather than silently dropped.
-pmix_status_t push_stdin(const pmix_proc_t* source, const pmix_proc_t[], size_t, const pmix_info_t[], size_t,
-                         const pmix_byte_object_t* bo, pmix_op_cbfunc_t, void*)
+// A tool's stdin (PMIx_IOF_push) for processes of a job: each target gets a copy, the wildcard
+// rank meaning every process of the job that reads stdin (job.stdin_target); an empty push is the
+// end of input. The tool hears once, when every copy has been accepted (odls holds acceptance back
+// while a process is far behind in reading: that is the tool's flow control), with the first
+// refusal if there was one.
+pmix_status_t push_stdin(const pmix_proc_t* source, const pmix_proc_t targets[], size_t ntargets, const pmix_info_t[],
+                         size_t, const pmix_byte_object_t* bo, pmix_op_cbfunc_t cbfunc, void* cbdata)
 {
-    verbose()(1, "stdin from {} ({} bytes) refused: forwarding stdin to processes is not supported",
-              source ? describe(*source) : std::string("?"), bo ? bo->size : 0);
-    return PMIX_ERR_NOT_SUPPORTED;
+    if (!targets || ntargets == 0) return PMIX_ERR_BAD_PARAM;
+    auto data = std::make_shared<const std::string>(bo && bo->bytes && bo->size > 0 ? std::string(bo->bytes, bo->size)
+                                                                                     : std::string());
+    std::vector<pmix_proc_t> aimed(targets, targets + ntargets);
+    pmix_proc_t from{};
+    if (source) from = *source;
+    post([from, aimed = std::move(aimed), data, cbfunc, cbdata] { deliver_stdin(from, aimed, *data, cbfunc, cbdata); });
+    return PMIX_SUCCESS;
 }
 
 // PMIx_Log from a client or tool: each text entry becomes one line on the DVM's stderr.

@@ -77,6 +77,18 @@ struct OutputOptions {
     bool held_for_pull = false;  // held until the spawner pulls it (pmix/attributes.h)
 };
 
+// Which processes read the stdin the spawner forwards (prun --stdin; PMIX_STDIN_TGT); the others
+// read /dev/null. `none` by default: a spawner that never forwards stdin (MPI_Comm_spawn, a tool
+// whose stdin is closed) must not leave a process blocked for ever in read(). prun asks for
+// rank 0 unless told otherwise, which is PRRTE's default as the user sees it.
+struct StdinTarget {
+    enum class Kind { none, rank, all };
+    Kind kind = Kind::none;
+    Rank rank = 0;  // with Kind::rank
+
+    bool includes(Rank r) const { return kind == Kind::all || (kind == Kind::rank && r == rank); }
+};
+
 struct Job {
     std::string nspace;
     JobState state = JobState::init;
@@ -84,6 +96,7 @@ struct Job {
     std::vector<std::unique_ptr<Proc>> procs;
     MappingPolicy mapping;
     OutputOptions output;
+    StdinTarget stdin_target;
     int timeout_seconds = 0;  // prun --timeout: abort the job after this long (0: none)
     bool is_daemon_job = false;
 

@@ -38,6 +38,10 @@ stop_dvm() {
         kill -9 "$DVM_PID" 2>/dev/null
         fail "the DVM (pid $DVM_PID) was still running after pterm"
     fi
+    # PMIx 4.2.2 with system-server support deleted a 0700 TMPDIR, files and all, when the DVM
+    # stopped (src/pmix/server.cc): the user's files in TMPDIR must survive.
+    [ -e "$TEST_TMP/prte.out" ] || fail "the DVM's end removed files in TMPDIR ($TEST_TMP)"
+    mkdir -p "$TEST_TMP"
     DVM_PID=
 }
 

@@ -35,6 +35,19 @@ run many "$PRUN" -n 8 --map-by :OVERSUBSCRIBE echo x
 expect_status many 0
 [ "$(grep -c '^x$' "$TEST_TMP/many.out")" -eq 8 ] && pass "8 ranks" || fail "8 ranks: $(cat "$TEST_TMP/many.out")"
 
+# --bind-to core: each rank on a core of its own; --bind-to none: every rank may run anywhere.
+cores=$(grep -c ^processor /proc/cpuinfo)
+run bound "$PRUN" -n 2 --bind-to core --output tag grep Cpus_allowed_list /proc/self/status
+expect_status bound 0
+if [ "$cores" -ge 2 ]; then
+    sets=$(awk -F'\t' '{print $2}' "$TEST_TMP/bound.out" | sort -u | wc -l)
+    single=$(awk -F'\t' '$2 ~ /^[0-9]+$/' "$TEST_TMP/bound.out" | wc -l)
+    [ "$sets" -eq 2 ] && [ "$single" -eq 2 ] && pass "--bind-to core: one distinct core per rank" ||
+        fail "--bind-to core: $(cat "$TEST_TMP/bound.out")"
+fi
+run unbound "$PRUN" -n 1 --bind-to none grep Cpus_allowed_list /proc/self/status
+expect_line unbound out "$(grep Cpus_allowed_list /proc/self/status | awk -F'\t' '{print $2}')"
+
 pid=$DVM_PID
 stop_dvm
 if alive "$pid"; then fail "prte still running after pterm"; else pass "pterm ended the DVM"; fi

@@ -210,6 +210,29 @@ class OdlsDefaultTest : public ::testing::Test {
         }
         return std::nullopt;
     }
+    // What a write_stdin's acceptance reported: nullopt while it is held back.
+    using Acceptance = std::shared_ptr<std::optional<prte::Status>>;
+
+    // write_stdin from the progress thread, as the PMIx server's push does.
+    Acceptance write_stdin(const JobPtr& job, Rank rank, std::string_view data, bool eof)
+    {
+        auto accepted = std::make_shared<std::optional<prte::Status>>();
+        on_loop([&] {
+            module_->write_stdin(job, rank, data, eof, [this, accepted](const prte::Status& st) {
+                std::lock_guard lock(mutex_);
+                *accepted = st;
+                changed_.notify_all();
+            });
+        });
+        return accepted;
+    }
+    ::testing::AssertionResult accepted_ok(const Acceptance& accepted)
+    {
+        std::lock_guard lock(mutex_);
+        if (!accepted->has_value()) return ::testing::AssertionFailure() << "not accepted yet";
+        if (!(*accepted)->ok()) return ::testing::AssertionFailure() << "refused: " << (*accepted)->message();
+        return ::testing::AssertionSuccess();
+    }
     size_t live()
     {
         size_t n = 0;
@@ -481,6 +504,8 @@ TEST_F(OdlsDefaultTest, NoDescriptorLeaks)
     JobPtr ok = make_job({"/bin/echo", "x"}, 5);
     JobPtr missing = make_job({"/nonexistent/program"}, 3);
     JobPtr killed = make_job({"/bin/sleep", "100"}, 2);
+    ok->stdin_target = {prte::runtime::StdinTarget::Kind::rank, 0};  // stdin pipes are closed too
+    killed->stdin_target = {prte::runtime::StdinTarget::Kind::all, 0};
     for (const auto& job : {ok, missing, killed}) ASSERT_TRUE(launch(job).ok());
     ASSERT_TRUE(wait_until([&] {
         return has(killed->nspace, 0, ProcState::running) && has(killed->nspace, 1, ProcState::running);
@@ -532,6 +557,116 @@ TEST_F(OdlsDefaultTest, RanksOutsideTheJobAreRefused)
     on_loop([&] { st = module_->launch(job, {7}); });
     EXPECT_FALSE(st.ok());
     EXPECT_EQ(live(), 0u);
+}
+
+TEST_F(OdlsDefaultTest, StdinReachesTheTargetAndItsEndEndsTheReader)
+{
+    JobPtr job = make_job({"/bin/cat"}, 2);
+    job->stdin_target = {prte::runtime::StdinTarget::Kind::rank, 0};
+    ASSERT_TRUE(launch(job).ok());
+    // Rank 1 reads /dev/null: it ends at once, while rank 0 waits for its input.
+    ASSERT_TRUE(wait_until([&] { return has(job->nspace, 1, ProcState::waitpid_fired); }));
+    EXPECT_FALSE(saw(job, 0, ProcState::waitpid_fired));
+    auto first = write_stdin(job, 0, "a\n", false);
+    ASSERT_TRUE(wait_until([&] { return output_[job->nspace][0].out == "a\n"; }));
+    auto second = write_stdin(job, 0, "b\n", false);
+    auto end = write_stdin(job, 0, "", true);
+    ASSERT_TRUE(wait_job_done(job));
+    EXPECT_EQ(output(job, 0).out, "a\nb\n");
+    EXPECT_EQ(output(job, 1).out, "");
+    EXPECT_EQ(find(transitions(job, 0), ProcState::waitpid_fired)->exit_code, 0);
+    for (const auto& accepted : {first, second, end}) EXPECT_TRUE(accepted_ok(accepted));
+}
+
+TEST_F(OdlsDefaultTest, ProcessesThatAreNotTheStdinTargetReadDevNull)
+{
+    // Without a target (the default) every process reads /dev/null, and writes go nowhere.
+    JobPtr job = make_job({"/bin/sh", "-c", "cat; echo done"});
+    ASSERT_TRUE(launch(job).ok());
+    auto dropped = write_stdin(job, 0, "lost\n", true);
+    ASSERT_TRUE(wait_job_done(job));
+    EXPECT_EQ(output(job, 0).out, "done\n");
+    EXPECT_TRUE(accepted_ok(dropped));
+}
+
+TEST_F(OdlsDefaultTest, LargeStdinArrivesWholeAndInOrder)
+{
+    // Several MiB, far more than a pipe holds: most waits in the module's queue, and the writes
+    // are held back (not refused) until the reader catches up.
+    JobPtr job = make_job({"/bin/sh", "-c", "sleep 0.3; cat"});
+    job->stdin_target = {prte::runtime::StdinTarget::Kind::all, 0};
+    ASSERT_TRUE(launch(job).ok());
+    std::string expected;
+    std::vector<Acceptance> acceptances;
+    constexpr size_t kChunk = 64 * 1024;
+    for (int i = 0; expected.size() < 6 * 1024 * 1024; ++i) {
+        std::string chunk(kChunk, static_cast<char>('a' + i % 26));
+        chunk.back() = '\n';
+        // As prun does: the next chunk only once the previous one was accepted.
+        if (!acceptances.empty()) {
+            auto last = acceptances.back();
+            ASSERT_TRUE(wait_until([&] { return last->has_value(); }));
+        }
+        acceptances.push_back(write_stdin(job, 0, chunk, false));
+        expected += chunk;
+    }
+    acceptances.push_back(write_stdin(job, 0, "", true));
+    ASSERT_TRUE(wait_job_done(job));
+    Output out = output(job, 0);
+    EXPECT_EQ(out.out.size(), expected.size());
+    EXPECT_TRUE(out.out == expected) << "the data arrived changed or out of order";
+    for (const auto& accepted : acceptances) EXPECT_TRUE(accepted_ok(accepted));
+}
+
+TEST_F(OdlsDefaultTest, StdinIsHeldBackThenRefusedWhenTheReaderLagsBehind)
+{
+    // A writer that does not wait for acceptance, to a process that reads nothing: the pipe takes
+    // its fill, the module queues the rest.
+    JobPtr job = make_job({"/bin/sleep", "100"});
+    job->stdin_target = {prte::runtime::StdinTarget::Kind::rank, 0};
+    ASSERT_TRUE(launch(job).ok());
+    std::string mib(1024 * 1024, 'x');
+    std::vector<Acceptance> writes;
+    for (int i = 0; i < 6; ++i) writes.push_back(write_stdin(job, 0, mib, false));
+    EXPECT_TRUE(accepted_ok(writes[0]));  // under 1 MiB queued: accepted at once
+    {
+        std::lock_guard lock(mutex_);
+        EXPECT_FALSE(writes[2]->has_value());  // about 3 MiB queued: held back
+        ASSERT_TRUE(writes[5]->has_value());   // beyond 4 MiB: refused
+        EXPECT_EQ((*writes[5])->code(), prte::Errc::out_of_resource);
+        EXPECT_NE((*writes[5])->message().find("does not read its stdin"), std::string::npos)
+            << (*writes[5])->message();
+    }
+    // What is held back is answered when the process goes, so no tool waits for ever.
+    on_loop([&] { module_->kill(job); });
+    ASSERT_TRUE(wait_job_done(job));
+    ASSERT_TRUE(wait_until([&] { return writes[3]->has_value(); }));
+    for (int i = 0; i < 4; ++i) EXPECT_TRUE(accepted_ok(writes[i])) << "write " << i;
+}
+
+TEST_F(OdlsDefaultTest, StdinForAProcessThatHasExitedIsDropped)
+{
+    JobPtr job = make_job({"/bin/true"});
+    job->stdin_target = {prte::runtime::StdinTarget::Kind::rank, 0};
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    EXPECT_TRUE(accepted_ok(write_stdin(job, 0, std::string(256 * 1024, 'x'), false)));
+}
+
+TEST_F(OdlsDefaultTest, StdinForAReaderThatClosedItIsDropped)
+{
+    // The process lives on but closes its stdin: the next write gets EPIPE, which must neither
+    // kill us (SIGPIPE is not ignored in this test) nor keep the writer waiting.
+    JobPtr job = make_job({"/bin/sh", "-c", "read line; echo \"got $line\"; exec 0<&-; echo closed; exec sleep 100"});
+    job->stdin_target = {prte::runtime::StdinTarget::Kind::rank, 0};
+    ASSERT_TRUE(launch(job).ok());
+    write_stdin(job, 0, "one\n", false);
+    ASSERT_TRUE(wait_until([&] { return output_[job->nspace][0].out == "got one\nclosed\n"; }));
+    EXPECT_TRUE(accepted_ok(write_stdin(job, 0, std::string(1024 * 1024, 'y'), false)));
+    EXPECT_TRUE(accepted_ok(write_stdin(job, 0, "more\n", true)));
+    EXPECT_FALSE(saw(job, 0, ProcState::waitpid_fired));
+    on_loop([&] { module_->kill(job); });
+    ASSERT_TRUE(wait_job_done(job));
 }
 
 TEST(OdlsDefaultEnvironmentTest, LaunchVariablesOfTheDaemonAreNotInherited)

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -274,7 +275,6 @@ TEST(PmixSpawnTranslate, UnknownDirectivesAreIgnoredWithANote)
     pmix_app_t& a = r.app("/bin/true", {}, 1);
     Request::app_info(a, {{PMIX_PREFIX, "/opt/x"}});
     r.job_flag(PMIX_DISPLAY_MAP, true);
-    r.job_flag(PMIX_FWD_STDIN, true);
     r.job_string("vendor.custom.key", "x");
 
     Job job;
@@ -282,8 +282,53 @@ TEST(PmixSpawnTranslate, UnknownDirectivesAreIgnoredWithANote)
     ASSERT_TRUE(r.translate(job, notes).ok());
     EXPECT_TRUE(mentions(notes, PMIX_DISPLAY_MAP));
     EXPECT_TRUE(mentions(notes, "vendor.custom.key"));
-    EXPECT_TRUE(mentions(notes, "stdin"));
     EXPECT_TRUE(mentions(notes, PMIX_PREFIX));
+}
+
+// Who reads the spawner's stdin: nobody unless asked, so a spawner that never forwards any
+// leaves no process waiting on a pipe nobody writes to.
+TEST(PmixSpawnTranslate, StdinTargetFollowsTheRequest)
+{
+    using Kind = prte::runtime::StdinTarget::Kind;
+    auto target_of = [](const std::function<void(Request&)>& fill) {
+        Request r;
+        r.app("/bin/cat", {}, 4);
+        fill(r);
+        Job job;
+        std::vector<std::string> notes;
+        prte::Status st = r.translate(job, notes);
+        EXPECT_TRUE(st.ok()) << st.message();
+        EXPECT_TRUE(notes.empty()) << notes.front();
+        return job.stdin_target;
+    };
+    EXPECT_EQ(target_of([](Request&) {}).kind, Kind::none);
+    EXPECT_EQ(target_of([](Request& r) { r.job_string(PMIX_STDIN_TGT, "none"); }).kind, Kind::none);
+    EXPECT_EQ(target_of([](Request& r) { r.job_string(PMIX_STDIN_TGT, "all"); }).kind, Kind::all);
+    auto three = target_of([](Request& r) { r.job_string(PMIX_STDIN_TGT, "3"); });
+    EXPECT_EQ(three.kind, Kind::rank);
+    EXPECT_EQ(three.rank, 3u);
+    auto zero = target_of([](Request& r) { r.job_flag(PMIX_FWD_STDIN, true); });
+    EXPECT_EQ(zero.kind, Kind::rank);
+    EXPECT_EQ(zero.rank, 0u);
+    EXPECT_EQ(target_of([](Request& r) {
+                  r.job_flag(PMIX_FWD_STDIN, false);
+                  r.job_string(PMIX_STDIN_TGT, "all");
+              }).kind,
+              Kind::none);
+    pmix_proc_t wildcard;
+    PMIX_LOAD_PROCID(&wildcard, "ns", PMIX_RANK_WILDCARD);
+    EXPECT_EQ(target_of([&](Request& r) { r.job(PMIX_STDIN_TGT, wildcard, PMIX_PROC); }).kind, Kind::all);
+    pmix_rank_t two = 2;
+    EXPECT_EQ(target_of([&](Request& r) { r.job(PMIX_STDIN_TGT, two, PMIX_PROC_RANK); }).rank, 2u);
+
+    Request bad;
+    bad.app("/bin/cat", {}, 1);
+    bad.job_string(PMIX_STDIN_TGT, "some");
+    Job job;
+    std::vector<std::string> notes;
+    prte::Status st = bad.translate(job, notes);
+    EXPECT_EQ(st.code(), Errc::bad_param);
+    EXPECT_NE(st.message().find(PMIX_STDIN_TGT), std::string::npos) << st.message();
 }
 
 TEST(PmixSpawnTranslate, WrongValueTypesAreErrors)

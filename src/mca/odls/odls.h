@@ -3,15 +3,18 @@
 //
 // Single-select. Every daemon (the master too) has one. It forks and execs each local process
 // with the environment PMIx_server_setup_fork gives plus the app's, binds it, forwards its stdout
-// and stderr to the PMIx server (which delivers them to the tools that asked), reaps it, and
-// reports each step through the process state machine:
+// and stderr to the PMIx server (which delivers them to the tools that asked), feeds the stdin a
+// tool pushes to the job's stdin target (job.stdin_target; the others read /dev/null), reaps it,
+// and reports each step through the process state machine:
 //   RUNNING         forked (proc.pid set)        FAILED_TO_START  exec failed (message set)
 //   IOF_COMPLETE    both output pipes closed     WAITPID_FIRED    reaped (proc.exit_code set)
 // Threading: everything on the progress thread; child output and SIGCHLD arrive as loop events.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mca/base/component.h"
@@ -20,7 +23,8 @@
 
 namespace prte::odls {
 
-inline constexpr uint32_t kInterfaceVersion = 1;
+// 2: write_stdin. A component built for another version is refused at load (its vtable differs).
+inline constexpr uint32_t kInterfaceVersion = 2;
 
 class Module : public mca::Module {
   public:
@@ -38,6 +42,19 @@ class Module : public mca::Module {
     // Terminates every live local process of the job (nullptr: of every job): SIGTERM, then
     // SIGKILL after a grace period; each is still reaped and reported as usual.
     virtual void kill(const runtime::JobPtr& job) = 0;
+
+    // Called once per write_stdin, on the progress thread, possibly before write_stdin returns;
+    // never after finalize(), which drops those still held (the daemon is going away).
+    using StdinDone = std::function<void(const Status&)>;
+
+    // Queues `data` for the stdin of local process `rank` of the job; `eof` closes that stdin once
+    // everything before it is written. Never blocks, never drops data a live reader will read.
+    // `done` says when the data was accepted, which is held back while much is still queued: a
+    // tool that waits for it before sending more (prun does) is slowed to the pace the process
+    // reads at. Data for a process that cannot read it (not a stdin target, not local, exited,
+    // stdin closed) is dropped with success; an error means it was refused (too much queued).
+    virtual void write_stdin(const runtime::JobPtr& job, runtime::Rank rank, std::string_view data, bool eof,
+                             StdinDone done) = 0;
 
     // Local processes not yet reaped (all jobs).
     virtual size_t live_processes() const = 0;

@@ -354,7 +354,24 @@ Status fill_apps(const Request& request, Apps& apps)
 // PMIx library writes the output itself, formatted by the attributes we pass with the spawn.
 enum class OutputPath { pull, library };
 
-void fill_job_info(const Request& request, OutputPath path, InfoList& job)
+// Whether prun can forward its stdin at all: it is open, and not a terminal we do not own
+// (reading it in the background would stop us with SIGTTIN).
+bool stdin_is_forwardable()
+{
+    if (fcntl(STDIN_FILENO, F_GETFD) < 0) return false;
+    return !isatty(STDIN_FILENO) || tcgetpgrp(STDIN_FILENO) == getpgrp();
+}
+
+// PMIX_STDIN_TGT as PRRTE's prun sends it. "none" when we will not forward, so that the DVM gives
+// every process /dev/null rather than a pipe nobody writes to.
+std::string stdin_target_text(const prte::prun::StdinTarget& target, bool forwarding)
+{
+    if (!forwarding || target.kind == prte::prun::StdinTarget::none) return "none";
+    if (target.kind == prte::prun::StdinTarget::all) return "all";
+    return std::to_string(target.value);
+}
+
+void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdin, InfoList& job)
 {
     if (!request.map_by.empty()) job.add_string(PMIX_MAPBY, request.map_by);
     if (!request.bind_to.empty()) job.add_string(PMIX_BINDTO, request.bind_to);
@@ -363,6 +380,7 @@ void fill_job_info(const Request& request, OutputPath path, InfoList& job)
         job.add_int(PMIX_JOB_TIMEOUT, request.timeout);
     }
     job.add_bool(PMIX_NOTIFY_COMPLETION, true);
+    job.add_string(PMIX_STDIN_TGT, stdin_target_text(request.stdin_target, forwarding_stdin));
     // A single app's hosts are the job's too, for a DVM that reads them at the job level.
     if (request.apps.size() == 1) {
         const AppContext& app = request.apps.front();
@@ -529,6 +547,8 @@ Status Run::connect_and_register()
 // Asks the DVM whether it serves IOF pull requests, with a request that matches no output.
 OutputPath Run::choose_output_path()
 {
+    // A DVM found in our registry is a prte: it serves pull requests, so spare the round trips.
+    if (!dvm_.file.empty()) return OutputPath::pull;
     pmix_proc_t probe;
     std::string ns = dvm_.nspace.empty() ? std::string(connection_.self().nspace) : dvm_.nspace;
     PMIX_LOAD_PROCID(&probe, ns.c_str(), PMIX_RANK_WILDCARD);
@@ -548,7 +568,7 @@ Status Run::spawn()
     Apps apps(request_.apps.size());
     if (Status st = fill_apps(request_, apps); !st) return st;
     InfoList job;
-    fill_job_info(request_, output_path_, job);
+    fill_job_info(request_, output_path_, forwarding_stdin_, job);
     pmix_status_t rc = PMIx_Spawn_nb(job.data(), job.size(), apps.data(), apps.size(), on_spawned, nullptr);
     if (rc != PMIX_SUCCESS) {
         return {prte::Errc::internal,
@@ -611,16 +631,11 @@ void Run::start_output_and_input()
         }
     }
 
-    // stdin: only when it is open, and not a terminal we do not own (reading it in the background
-    // would stop us with SIGTTIN).
-    if (request_.stdin_target.kind == prte::prun::StdinTarget::none) return;
-    if (fcntl(STDIN_FILENO, F_GETFD) < 0) return;
-    if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) != getpgrp()) return;
+    if (!forwarding_stdin_) return;
     pmix_rank_t rank = request_.stdin_target.kind == prte::prun::StdinTarget::all
                            ? PMIX_RANK_WILDCARD
                            : static_cast<pmix_rank_t>(request_.stdin_target.value);
     PMIX_LOAD_PROCID(&stdin_target_, nspace_.c_str(), rank);
-    forwarding_stdin_ = true;
     stdin_buffer_.resize(64 * 1024);
 }
 
@@ -835,6 +850,8 @@ int Run::execute()
         return 1;
     }
     output_path_ = choose_output_path();
+    // Decided before the spawn: the DVM gives the stdin target a pipe only if we will feed it.
+    forwarding_stdin_ = request_.stdin_target.kind != prte::prun::StdinTarget::none && stdin_is_forwardable();
     if (Status s = spawn(); !s) {
         prte::output::error("{}", s.message());
         if (s.code() == prte::Errc::refused) {

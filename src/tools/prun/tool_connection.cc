@@ -1,5 +1,7 @@
 #include "tools/prun/tool_connection.h"
 
+#include "util/tcp_nodelay.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -102,6 +104,7 @@ Status ToolConnection::connect(const runtime::dvm_registry::Entry& dvm, bool ver
         return {Errc::unreachable, fmt::format("cannot connect to {}: {}; is it still running?", which, status_text(rc))};
     }
     connected_ = true;
+    util::set_tcp_nodelay_on_all_sockets();  // see util/tcp_nodelay.h
     return {};
 }
 

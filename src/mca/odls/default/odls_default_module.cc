@@ -55,6 +55,20 @@ struct DefaultModule::Stream {
     ~Stream() { close(); }
 };
 
+// The write end of a child's stdin pipe, and its write event, armed only while data waits.
+struct DefaultModule::Stdin {
+    StdinPipe pipe;
+    event* ev = nullptr;
+
+    void close()
+    {
+        if (ev) event_free(ev);
+        ev = nullptr;
+        pipe.close();
+    }
+    ~Stdin() { close(); }
+};
+
 struct DefaultModule::Child {
     enum class Exec { pending, started, failed };
 
@@ -70,6 +84,7 @@ struct DefaultModule::Child {
     Stream status;  // the exec status pipe (see odls_default_spawn.h); not forwarded
     Stream out;
     Stream err;
+    Stdin in;  // open only for the job's stdin target
     bool merged_stderr = false;
 
     Exec exec = Exec::pending;
@@ -182,6 +197,7 @@ void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, i
     request.working_dir = app.working_dir;
     if (binding) request.cpus = binding->cpus;
     request.merge_stderr = job->output.merge_stderr;
+    request.stdin_pipe = job->stdin_target.includes(rank);
     SpawnedChild spawned;
     if (Status st = spawn(request, spawned); !st) {
         fail_before_fork(job, proc, st.message());
@@ -203,6 +219,7 @@ void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, i
     child->out.channel = PMIX_FWD_STDOUT_CHANNEL;
     child->err.fd = spawned.stderr_fd;
     child->err.channel = PMIX_FWD_STDERR_CHANNEL;
+    child->in.pipe.adopt(spawned.stdin_fd);
     proc.pid = spawned.pid;
     watch(*child);
     verbose()(5, "job {} rank {}: forked {} as pid {}", job->nspace, rank, program, spawned.pid);
@@ -235,6 +252,11 @@ void DefaultModule::watch(Child& child)
         s->ev = event_new(base, s->fd, EV_READ | EV_PERSIST, &DefaultModule::on_output, s);
         if (!reading_paused(*child.job)) event_add(s->ev, nullptr);
     }
+    if (child.in.pipe.open()) {
+        child.in.ev = event_new(base, child.in.pipe.fd(), EV_WRITE | EV_PERSIST, &DefaultModule::on_stdin_writable,
+                                &child);
+        if (!child.in.ev) child.in.close();  // it reads EOF rather than data we could not deliver
+    }
 }
 
 void DefaultModule::on_status(int, short, void* arg)
@@ -250,6 +272,12 @@ void DefaultModule::on_output(int, short, void* arg)
 }
 
 void DefaultModule::on_sigchld(int, short, void* arg) { static_cast<DefaultModule*>(arg)->reap(); }
+
+void DefaultModule::on_stdin_writable(int, short, void* arg)
+{
+    auto* child = static_cast<Child*>(arg);
+    child->module->feed_stdin(*child);
+}
 
 void DefaultModule::resolve_exec(Child& child)
 {
@@ -410,9 +438,80 @@ void DefaultModule::report(Child& child)
         services_.state->activate_proc_state(job, child.rank, ProcState::waitpid_fired);
     }
     if (child.iof_reported && child.waitpid_reported) {
+        close_stdin(child);  // a tool waiting for its last chunk to be accepted is told now
         uint64_t id = child.id;
         children_.erase(id);  // frees the child: nothing below this line
     }
+}
+
+DefaultModule::Child* DefaultModule::find_child(const runtime::JobPtr& job, runtime::Rank rank)
+{
+    // Not by pid: the entry of a process that was reaped may stay while its output is open.
+    for (auto& [id, child] : children_) {
+        if (child->job == job && child->rank == rank) return child.get();
+    }
+    return nullptr;
+}
+
+void DefaultModule::write_stdin(const runtime::JobPtr& job, runtime::Rank rank, std::string_view data, bool eof,
+                                StdinDone done)
+{
+    assert_on_loop(services_);
+    if (!done) done = [](const Status&) {};
+    Child* child = job ? find_child(job, rank) : nullptr;
+    if (!child || !child->in.pipe.open()) {
+        // Not a stdin target, not on this node, or its stdin is closed: as a terminal's input
+        // is when nobody reads it, the data goes nowhere.
+        verbose()(10, "job {} rank {}: {} bytes of stdin{} dropped: {}", job ? job->nspace : "?", rank, data.size(),
+                  eof ? " and its end" : "", child ? "its stdin is closed" : "no such local process");
+        done({});
+        return;
+    }
+    if (Status st = child->in.pipe.push(data, eof); !st) {
+        verbose()(1, "job {} rank {}: stdin refused: {}", job->nspace, rank, st.message());
+        done({st.code(), fmt::format("rank {} of job {} on node {}: {}; it does not read its stdin as fast as it "
+                                     "is sent",
+                                     rank, job->nspace, services_.node_name, st.message())});
+        return;
+    }
+    verbose()(10, "job {} rank {}: {} bytes of stdin queued{}", job->nspace, rank, data.size(),
+              eof ? ", then its end" : "");
+    feed_stdin(*child);
+    child->in.pipe.when_accepted(std::move(done));
+}
+
+void DefaultModule::feed_stdin(Child& child)
+{
+    StdinPipe& pipe = child.in.pipe;
+    switch (pipe.flush()) {
+    case StdinPipe::Flush::blocked:
+        event_add(child.in.ev, nullptr);
+        break;
+    case StdinPipe::Flush::drained:
+        event_del(child.in.ev);
+        break;
+    case StdinPipe::Flush::closed:
+        verbose()(5, "job {} rank {}: end of stdin, its pipe closed", child.job->nspace, child.rank);
+        close_stdin(child);
+        return;
+    case StdinPipe::Flush::reader_gone:
+        verbose()(5, "job {} rank {}: it no longer reads its stdin; the rest is dropped", child.job->nspace,
+                  child.rank);
+        close_stdin(child);
+        return;
+    case StdinPipe::Flush::failed:
+        verbose()(1, "job {} rank {}: writing to its stdin failed ({}); the rest is dropped", child.job->nspace,
+                  child.rank, error_text(pipe.error()));
+        close_stdin(child);
+        return;
+    }
+    for (auto& done : pipe.take_accepted()) done({});
+}
+
+void DefaultModule::close_stdin(Child& child)
+{
+    child.in.close();
+    for (auto& done : child.in.pipe.take_accepted()) done({});
 }
 
 bool DefaultModule::is_signalable(const Child& child)

@@ -13,7 +13,9 @@
 //
 // Each child leads a process group of its own, and signal()/kill() go to the group, so what it
 // started goes too, even after the child itself has exited while its output is still held open.
-// stdin is /dev/null for every process (the interface has no way to deliver stdin yet).
+//
+// The job's stdin target (job.stdin_target) reads from a pipe that write_stdin() feeds (see
+// odls_default_stdin.h); every other process reads /dev/null.
 //
 // Only our own children are reaped (waitpid on each known pid, never -1), so other parts of the
 // daemon that fork (plm/ssh) keep their own exit statuses.
@@ -33,6 +35,7 @@
 #include <vector>
 
 #include "mca/odls/default/odls_default_binding.h"
+#include "mca/odls/default/odls_default_stdin.h"
 #include "mca/odls/odls.h"
 #include "mca/state/base/state_machine.h"
 #include "runtime/event_loop.h"
@@ -83,6 +86,8 @@ class DefaultModule final : public Module {
     Status launch(const runtime::JobPtr& job, const std::vector<runtime::Rank>& ranks) override;
     void signal(const runtime::JobPtr& job, int signal) override;
     void kill(const runtime::JobPtr& job) override;
+    void write_stdin(const runtime::JobPtr& job, runtime::Rank rank, std::string_view data, bool eof,
+                     StdinDone done) override;
     size_t live_processes() const override { return live_.load(); }
     // SIGKILLs what is still alive and releases every event and pipe. From the progress thread,
     // or after it has stopped.
@@ -91,6 +96,7 @@ class DefaultModule final : public Module {
   private:
     struct Child;
     struct Stream;
+    struct Stdin;
     struct KillTimer;
 
     void launch_one(const runtime::JobPtr& job, runtime::Rank rank, int local_size);
@@ -101,6 +107,7 @@ class DefaultModule final : public Module {
     static void on_output(int fd, short what, void* arg);
     static void on_sigchld(int fd, short what, void* arg);
     static void on_kill_timer(int fd, short what, void* arg);
+    static void on_stdin_writable(int fd, short what, void* arg);
 
     void resolve_exec(Child& child);
     void read_output(Stream& stream);
@@ -108,6 +115,13 @@ class DefaultModule final : public Module {
     void resume_reading(const std::string& nspace);
     bool reading_paused(const runtime::Job& job) const { return paused_jobs_.count(job.nspace) > 0; }
     void close_stream(Stream& stream);
+    Child* find_child(const runtime::JobPtr& job, runtime::Rank rank);
+    // Writes what the child's stdin pipe takes now, arms its write event for the rest, and runs
+    // the acceptances that may run.
+    void feed_stdin(Child& child);
+    // Closes the child's stdin (the reader sees EOF, what is queued is dropped) and runs every
+    // acceptance still held.
+    void close_stdin(Child& child);
     void reap();
     // Reports what the child has reached, in order, and forgets it once everything is reported.
     void report(Child& child);

@@ -36,6 +36,7 @@ struct Pipe {
         return 0;
     }
     int release_read() { return std::exchange(read, -1); }
+    int release_write() { return std::exchange(write, -1); }
 };
 
 // ---- child side: async-signal-safe calls only, no allocation, no locks ----
@@ -154,11 +155,13 @@ Status spawn(const SpawnRequest& request, SpawnedChild& child)
     std::vector<char*> envp = pointers(request.env);
     std::vector<char*> candidates = pointers(request.candidates);
 
-    Pipe status, out, err;
-    if (status.open() != 0 || out.open() != 0 || (!request.merge_stderr && err.open() != 0)) {
+    Pipe status, out, err, in;
+    if (status.open() != 0 || out.open() != 0 || (!request.merge_stderr && err.open() != 0) ||
+        (request.stdin_pipe && in.open() != 0)) {
         return os_error("cannot create the pipes for the child");
     }
-    int stdin_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    // The child's end of its stdin: the read end of `in`, or /dev/null.
+    int stdin_fd = request.stdin_pipe ? in.release_read() : ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (stdin_fd < 0) return os_error("cannot open /dev/null for the child's stdin");
 
     pid_t pid = ::fork();
@@ -179,7 +182,8 @@ Status spawn(const SpawnRequest& request, SpawnedChild& child)
     child.status_fd = status.release_read();
     child.stdout_fd = out.release_read();
     child.stderr_fd = request.merge_stderr ? -1 : err.release_read();
-    for (int fd : {child.status_fd, child.stdout_fd, child.stderr_fd}) {
+    child.stdin_fd = request.stdin_pipe ? in.release_write() : -1;
+    for (int fd : {child.status_fd, child.stdout_fd, child.stderr_fd, child.stdin_fd}) {
         if (fd >= 0) set_nonblocking(fd);
     }
     return {};

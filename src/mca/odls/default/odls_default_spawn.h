@@ -26,6 +26,7 @@ struct SpawnRequest {
     std::string working_dir;               // empty: the daemon's own
     std::optional<cpu_set_t> cpus;         // bind to these before exec
     bool merge_stderr = false;             // the child's stderr goes into its stdout pipe
+    bool stdin_pipe = false;               // stdin from a pipe the parent writes; else /dev/null
 };
 
 // The parent's ends, all close-on-exec and non-blocking.
@@ -34,6 +35,7 @@ struct SpawnedChild {
     int stdout_fd = -1;
     int stderr_fd = -1;  // -1 when stderr is merged into stdout
     int status_fd = -1;
+    int stdin_fd = -1;   // the write end of the child's stdin; -1 when its stdin is /dev/null
 };
 
 enum class FailedStep : int32_t { setup = 1, working_dir = 2, binding = 3, exec = 4 };

@@ -1,0 +1,37 @@
+#include "util/tcp_nodelay.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace prte::util {
+
+int set_tcp_nodelay_on_all_sockets()
+{
+    int count = 0;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        char* rest = nullptr;
+        long fd = std::strtol(name.c_str(), &rest, 10);
+        if (!rest || *rest != '\0' || fd < 0) continue;
+        struct stat st {};
+        if (fstat(static_cast<int>(fd), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+        int domain = 0, type = 0;
+        socklen_t len = sizeof(domain);
+        if (getsockopt(static_cast<int>(fd), SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0) continue;
+        len = sizeof(type);
+        if (getsockopt(static_cast<int>(fd), SOL_SOCKET, SO_TYPE, &type, &len) != 0) continue;
+        if ((domain != AF_INET && domain != AF_INET6) || type != SOCK_STREAM) continue;
+        int one = 1;
+        if (setsockopt(static_cast<int>(fd), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == 0) ++count;
+    }
+    return count;
+}
+
+}  // namespace prte::util
