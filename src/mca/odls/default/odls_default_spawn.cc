@@ -61,16 +61,18 @@ void mark_inherited_fds_cloexec()
     for (int fd = 3; fd < static_cast<int>(max); ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
+// Handlers first, then the mask (blocked by the parent across fork): a signal that arrived
+// meanwhile is then delivered with its default action, never to a handler of the DVM's.
 void reset_signals()
 {
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     for (int sig = 1; sig < NSIG; ++sig) {
         if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);  // EINVAL for glibc's own: fine
     }
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
 // Puts `fds` on 0, 1, 2. They are first moved above 2, so that a daemon started with its stdio
@@ -164,12 +166,20 @@ Status spawn(const SpawnRequest& request, SpawnedChild& child)
     int stdin_fd = request.stdin_pipe ? in.release_read() : ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (stdin_fd < 0) return os_error("cannot open /dev/null for the child's stdin");
 
+    // Signals stay blocked from before fork until the child has reset its handlers: the child
+    // inherits the DVM's handlers, and libevent's writes the signal into a socket the DVM shares,
+    // so a SIGTERM sent to a child that had not reset them yet (a job being aborted while its
+    // ranks start) reached the DVM's loop as if the DVM itself had been told to stop.
+    sigset_t all, saved;
+    sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &saved);
     pid_t pid = ::fork();
     if (pid == 0) {
         run_child(request, status.write, stdin_fd, out.write, request.merge_stderr ? out.write : err.write,
                   argv.data(), envp.data(), candidates.data());
     }
     int fork_errno = errno;
+    ::pthread_sigmask(SIG_SETMASK, &saved, nullptr);
     ::close(stdin_fd);
     if (pid < 0) {
         errno = fork_errno;
