@@ -3,6 +3,7 @@
 #include <pmix.h>
 #include <unistd.h>
 
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -27,11 +28,38 @@ struct Tool {
     pid_t pid = 0;
 };
 
-// Connected tools by namespace. Progress thread.
+// Tools that connected, by rank in the tools' namespace (or by their own namespace when they
+// brought one). PMIx does not say when a tool leaves, so only the latest kKeptTools are kept,
+// for naming them in messages. Progress thread.
+constexpr size_t kKeptTools = 1024;
+
+std::string tool_key(const pmix_proc_t& proc) { return fmt::format("{}.{}", proc.nspace, proc.rank); }
+
 std::map<std::string, Tool>& tools()
 {
     static std::map<std::string, Tool> known;
     return known;
+}
+
+std::deque<std::string>& tool_order()
+{
+    static std::deque<std::string> order;
+    return order;
+}
+
+void remember_tool(const pmix_proc_t& proc, const Tool& tool)
+{
+    std::string key = tool_key(proc);
+    if (tools().emplace(key, tool).second) tool_order().push_back(key);
+    while (tool_order().size() > kKeptTools) {
+        tools().erase(tool_order().front());
+        tool_order().pop_front();
+    }
+}
+
+bool is_tool(const pmix_proc_t& proc)
+{
+    return tools().count(tool_key(proc)) > 0 || proc.nspace == rt().identity().dvm_nspace + "-tools";
 }
 
 uint32_t next_tool = 1;
@@ -92,22 +120,30 @@ void tool_connected(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc
         if (request.nspace && !request.nspace->empty()) {
             PMIX_LOAD_PROCID(&name, request.nspace->c_str(), request.rank.value_or(0));
         } else {
-            std::string nspace = fmt::format("{}-tool-{}", rt().identity().dvm_nspace, next_tool++);
-            PMIX_LOAD_PROCID(&name, nspace.c_str(), 0);
+            // All tools share one namespace, each its own rank. PMIx 4.2 keeps a namespace's
+            // record (about 50 KB) until the host deregisters it, and tells the host nothing when a
+            // tool leaves: one namespace per tool grew the DVM by 54 KB per prun or pps.
+            std::string nspace = fmt::format("{}-tools", rt().identity().dvm_nspace);
+            PMIX_LOAD_PROCID(&name, nspace.c_str(), next_tool++);
         }
-        tools()[name.nspace] = request.tool;
+        remember_tool(name, request.tool);
         verbose()(2, "tool {}connected as {}", request.tool.program.empty() ? "" : request.tool.program + " ",
                   describe(name));
         util::set_tcp_nodelay_on_all_sockets();  // see util/tcp_nodelay.h
+
         if (cbfunc) cbfunc(PMIX_SUCCESS, &name, cbdata);
     });
 }
 
-void forget_tools() { tools().clear(); }
+void forget_tools()
+{
+    tools().clear();
+    tool_order().clear();
+}
 
 std::string requestor_name(const pmix_proc_t& proc)
 {
-    if (auto it = tools().find(proc.nspace); it != tools().end()) {
+    if (auto it = tools().find(tool_key(proc)); it != tools().end()) {
         const Tool& tool = it->second;
         std::string program = tool.program.empty() ? std::string("tool ") + proc.nspace : tool.program;
         return tool.pid > 0 ? fmt::format("{} (pid {})", program, tool.pid) : program;
@@ -182,7 +218,7 @@ pmix_status_t job_control(const pmix_proc_t* requestor, const pmix_proc_t target
                                              : std::vector<pmix_proc_t>{};
     post([from, aimed, control, cbfunc, cbdata]() mutable {
         const std::string who = requestor_name(from);
-        const bool from_tool = tools().count(from.nspace) > 0;
+        const bool from_tool = is_tool(from);
         if (aimed.empty()) {
             if (from_tool) {
                 pmix_proc_t dvm;

@@ -49,6 +49,7 @@ if [ -z "$(dvm_leftovers | grep -v prte)" ]; then pass "yes was stopped"; else f
 session=$(ls -d "$TEST_TMP/prte.$(id -u)"/*.session)
 for i in 1 2 3 4 5; do "$PRUN" -n 1 true; done  # PMIx sets up its caches on the first jobs
 fds_before=$(ls /proc/"$DVM_PID"/fd | wc -l)
+rss_before=$(awk '/^VmRSS/ {print $2}' /proc/"$DVM_PID"/status)
 entries_before=$(find "$session" | wc -l)
 failed=0
 for i in $(seq 200); do "$PRUN" -n 1 true || failed=$((failed + 1)); done
@@ -56,6 +57,11 @@ for i in $(seq 200); do "$PRUN" -n 1 true || failed=$((failed + 1)); done
 fds_after=$(ls /proc/"$DVM_PID"/fd | wc -l)
 entries_after=$(find "$session" | wc -l)
 [ "$fds_after" -eq "$fds_before" ] && pass "no fd leaked ($fds_after open)" || fail "prte had $fds_before fds, now $fds_after: $(ls -l /proc/$DVM_PID/fd)"
+# PMIx 4.2.2 keeps about 12 KB per namespace ever registered (its hash store); one namespace per
+# tool connection added 54 KB more per prun before tools shared one (src/pmix/tools.cc).
+rss_after=$(awk '/^VmRSS/ {print $2}' /proc/"$DVM_PID"/status)
+grown=$((rss_after - rss_before))
+[ "$grown" -lt 8000 ] && pass "prte grew by ${grown} kB over 200 jobs" || fail "prte grew by ${grown} kB over 200 jobs"
 [ "$entries_after" -eq "$entries_before" ] && pass "no session entries leaked" || fail "session dir had $entries_before entries, now $entries_after"
 if [ -z "$(dvm_leftovers | grep -v prte)" ]; then pass "no process leaked"; else fail "left running: $(dvm_leftovers)"; fi
 
