@@ -16,6 +16,9 @@ step prte --daemonize
 trap 'pterm >/dev/null 2>&1 || true' EXIT
 step prun -n 2 hostname
 step prun -n 4 --map-by :OVERSUBSCRIBE --output tag echo hello from a DVM
+echo
+echo "$ echo 'to rank 0' | prun -n 2 cat     # stdin goes to rank 0"
+echo 'to rank 0' | prun -n 2 cat
 step prun -n 3 --map-by :OVERSUBSCRIBE "$top/_build/test/clients/jobinfo"
 step prun -n 3 --map-by :OVERSUBSCRIBE "$top/_build/test/clients/putget"
 if command -v mpicc >/dev/null 2>&1; then
