@@ -38,6 +38,7 @@
 
 #include "prte_config.h"
 #include "pmix/attributes.h"
+#include "pmix/info_array.h"
 #include "runtime/dvm_registry.h"
 #include "tools/prun/output_writer.h"
 #include "tools/prun/prun_options.h"
@@ -211,7 +212,7 @@ void on_output(size_t, pmix_iof_channel_t channel, pmix_proc_t* source, pmix_byt
                pmix_info_t* info, size_t ninfo)
 {
     if (source && source->rank == PMIX_RANK_WILDCARD &&
-        prte::tools::info_bool(info, ninfo, PMIX_IOF_COMPLETE)) {
+        prte::pmix::has_flag(info, ninfo, PMIX_IOF_COMPLETE)) {
         {
             std::lock_guard<std::mutex> lock(shared.mutex);
             shared.output_complete.insert(source->nspace);

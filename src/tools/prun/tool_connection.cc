@@ -1,5 +1,6 @@
 #include "tools/prun/tool_connection.h"
 
+#include "pmix/info_array.h"
 #include "util/tcp_nodelay.h"
 
 #include <fcntl.h>
@@ -117,35 +118,10 @@ void ToolConnection::disconnect()
 
 ToolConnection::~ToolConnection() { disconnect(); }
 
-const pmix_info_t* find_info(const pmix_info_t info[], size_t ninfo, const char* key)
-{
-    for (size_t i = 0; i < ninfo && info; ++i) {
-        if (PMIX_CHECK_KEY(&info[i], key)) return &info[i];
-    }
-    return nullptr;
-}
-
 std::optional<int64_t> info_integer(const pmix_info_t info[], size_t ninfo, const char* key)
 {
-    const pmix_info_t* i = find_info(info, ninfo, key);
-    if (!i) return std::nullopt;
-    const pmix_value_t& v = i->value;
-    switch (v.type) {
-    case PMIX_INT: return v.data.integer;
-    case PMIX_INT8: return v.data.int8;
-    case PMIX_INT16: return v.data.int16;
-    case PMIX_INT32: return v.data.int32;
-    case PMIX_INT64: return v.data.int64;
-    case PMIX_UINT: return v.data.uint;
-    case PMIX_UINT8: return v.data.uint8;
-    case PMIX_UINT16: return v.data.uint16;
-    case PMIX_UINT32: return v.data.uint32;
-    case PMIX_UINT64: return static_cast<int64_t>(v.data.uint64);
-    case PMIX_SIZE: return static_cast<int64_t>(v.data.size);
-    case PMIX_PID: return v.data.pid;
-    case PMIX_STATUS: return v.data.status;
-    default: return std::nullopt;
-    }
+    const pmix_info_t* i = pmix::find_info(info, ninfo, key);
+    return i ? pmix::value_integer(i->value) : std::nullopt;
 }
 
 std::optional<pmix_status_t> info_status(const pmix_info_t info[], size_t ninfo, const char* key)
@@ -155,27 +131,18 @@ std::optional<pmix_status_t> info_status(const pmix_info_t info[], size_t ninfo,
     return static_cast<pmix_status_t>(*v);
 }
 
-bool info_bool(const pmix_info_t info[], size_t ninfo, const char* key)
-{
-    const pmix_info_t* i = find_info(info, ninfo, key);
-    if (!i) return false;
-    if (i->value.type == PMIX_BOOL) return i->value.data.flag;
-    return i->value.type == PMIX_UNDEF;
-}
-
 std::string info_string(const pmix_info_t info[], size_t ninfo, const char* key)
 {
-    const pmix_info_t* i = find_info(info, ninfo, key);
-    if (!i || i->value.type != PMIX_STRING || !i->value.data.string) return {};
-    return i->value.data.string;
+    const pmix_info_t* i = pmix::find_info(info, ninfo, key);
+    return i ? pmix::value_string(i->value).value_or("") : std::string();
 }
 
 std::string affected_nspace(const pmix_info_t info[], size_t ninfo)
 {
-    if (const pmix_info_t* i = find_info(info, ninfo, PMIX_EVENT_AFFECTED_PROC)) {
+    if (const pmix_info_t* i = pmix::find_info(info, ninfo, PMIX_EVENT_AFFECTED_PROC)) {
         if (i->value.type == PMIX_PROC && i->value.data.proc) return i->value.data.proc->nspace;
     }
-    if (const pmix_info_t* i = find_info(info, ninfo, PMIX_EVENT_AFFECTED_PROCS)) {
+    if (const pmix_info_t* i = pmix::find_info(info, ninfo, PMIX_EVENT_AFFECTED_PROCS)) {
         const pmix_data_array_t* array = i->value.data.darray;
         if (i->value.type == PMIX_DATA_ARRAY && array && array->type == PMIX_PROC && array->size > 0) {
             return static_cast<const pmix_proc_t*>(array->array)[0].nspace;

@@ -61,13 +61,11 @@ class ToolConnection {
     pmix_proc_t self_{};
 };
 
-// Values from an event's info array; nullopt/empty when absent or of an unexpected type.
-const pmix_info_t* find_info(const pmix_info_t info[], size_t ninfo, const char* key);
+// Values from an event's info array (read as pmix/info_array.h reads them); nullopt/empty when
+// absent or of an unexpected type. Flags: prte::pmix::has_flag.
 std::optional<int64_t> info_integer(const pmix_info_t info[], size_t ninfo, const char* key);
 std::optional<pmix_status_t> info_status(const pmix_info_t info[], size_t ninfo, const char* key);
 std::string info_string(const pmix_info_t info[], size_t ninfo, const char* key);
-// True when the key is present and true (PMIx treats a bool key given without a value as true).
-bool info_bool(const pmix_info_t info[], size_t ninfo, const char* key);
 // The namespace of PMIX_EVENT_AFFECTED_PROC, or of the first of PMIX_EVENT_AFFECTED_PROCS.
 std::string affected_nspace(const pmix_info_t info[], size_t ninfo);
 
