@@ -62,6 +62,12 @@ AC_DEFUN([PRTE_CHECK_LTDL], [
   AC_SUBST([LTDL_LIBS])
 ])
 
+# The daemons' handshake: HMAC-SHA256 and random nonces (rml/auth.cc).
+AC_DEFUN([PRTE_CHECK_CRYPTO], [
+  PKG_CHECK_MODULES([CRYPTO], [libcrypto >= 1.1], [],
+    [AC_MSG_ERROR([OpenSSL's libcrypto not found (pkg-config libcrypto): install Debian package libssl-dev])])
+])
+
 AC_DEFUN([PRTE_CHECK_FMT], [
   PKG_CHECK_MODULES([FMT], [fmt >= 8], [],
     [AC_MSG_ERROR([fmt >= 8 not found (pkg-config fmt): install Debian package libfmt-dev])])

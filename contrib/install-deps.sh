@@ -5,8 +5,19 @@ SUDO=
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# openssh-server is there only for the test-bed's sshds, one per namespace node (test/testbed/netns-nodes);
+# a policy-rc.d for the install keeps the package from starting a system sshd on 0.0.0.0:22.
+POLICY_RC_D=/usr/sbin/policy-rc.d
+if [ ! -e "$POLICY_RC_D" ]; then
+    printf '#!/bin/sh\n# written by contrib/install-deps.sh: start no services while it installs\nexit 101\n' |
+        $SUDO tee "$POLICY_RC_D" >/dev/null
+    $SUDO chmod 755 "$POLICY_RC_D"
+    trap '$SUDO rm -f "$POLICY_RC_D"' EXIT
+    trap 'exit 130' INT TERM
+fi
 $SUDO apt-get install -y -qq --no-install-recommends \
     g++ make autoconf automake libtool libltdl-dev pkg-config \
     libpmix-dev libpmix-bin libhwloc-dev libevent-dev libfmt-dev libcli11-dev \
-    libgtest-dev cmake openmpi-bin libopenmpi-dev >/dev/null
+    libgtest-dev cmake openmpi-bin libopenmpi-dev libssl-dev \
+    openssh-server openssh-client iproute2 iputils-ping procps util-linux >/dev/null
 echo "install-deps: build and test dependencies are installed"

@@ -76,13 +76,6 @@ pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info
     return PMIX_SUCCESS;
 }
 
-// Another node's process's data: on a single node there is none to fetch, so say so at once
-// rather than let the requester wait. The multi-node DVM asks the daemon hosting the process.
-pmix_status_t direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size_t, pmix_modex_cbfunc_t, void*)
-{
-    verbose()(5, "direct modex for {}: not found", describe(*proc));
-    return PMIX_ERR_NOT_FOUND;
-}
 
 namespace {
 

@@ -54,6 +54,16 @@ Status setup_fork(const runtime::JobPtr& job, runtime::Rank rank, std::vector<st
 void deliver_output(const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel,
                     const char* data, size_t size);
 
+// On a daemon, output goes to the master instead of this node's PMIx server (tools connect to the
+// master only): the daemon installs where it goes. Empty chunks (a stream's end) are not passed.
+using OutputForwarder = std::function<void(const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel,
+                                           const char* data, size_t size)>;
+void set_output_forwarder(OutputForwarder forwarder);
+
+// Serves and asks other daemons for processes' data (direct modex) over the messenger. Call once
+// the messenger runs, on the master and on every daemon.
+void enable_remote_modex();
+
 // Output flow control (output_flow.cc). PMIx takes every chunk it is handed, however fast it
 // comes (a `yes` once grew the DVM to 24 GB). output_backlogged(job) is true while too much of
 // the job's output waits; `resume` runs on the progress thread once it has drained (at once if it

@@ -31,6 +31,13 @@ pmix_status_t spawn_status(const Status& st)
 pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],
                     size_t napps, pmix_spawn_cbfunc_t cbfunc, void* cbdata)
 {
+    if (runtime::Runtime::instance().identity().role != mca::ProcessRole::master) {
+        // Spawning from a process on another node would need the request relayed to the master.
+        output::error("spawn request from {} refused: spawning from a process on a daemon's node is not "
+                      "supported yet; spawn from a tool (prun) or from a process on the master's node",
+                      describe(*proc));
+        return PMIX_ERR_NOT_SUPPORTED;
+    }
     pmix_proc_t requester = *proc;
     auto draft = std::make_shared<runtime::Job>();
     std::vector<std::string> notes;

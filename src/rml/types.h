@@ -20,6 +20,10 @@ inline constexpr Tag xcast_ack = 7;
 inline constexpr Tag allgather = 8;
 inline constexpr Tag iof = 9;
 inline constexpr Tag direct_modex = 10;
+inline constexpr Tag xcast = 11;              // grpcomm's envelope around a broadcast message
+inline constexpr Tag allgather_release = 12;  // an allgather's combined data, broadcast
+inline constexpr Tag direct_modex_reply = 13;
+inline constexpr Tag stdin_data = 14;         // a tool's stdin for a process on another node
 inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
 }  // namespace tag
 

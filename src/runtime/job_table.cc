@@ -25,6 +25,12 @@ JobPtr JobTable::daemon_job()
     return job;
 }
 
+void JobTable::insert(const JobPtr& job)
+{
+    if (!jobs_.count(job->nspace)) order_.push_back(job->nspace);
+    jobs_[job->nspace] = job;
+}
+
 JobPtr JobTable::find(const std::string& nspace) const
 {
     auto it = jobs_.find(nspace);

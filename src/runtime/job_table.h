@@ -24,6 +24,8 @@ class JobTable {
     // The daemon job ("@0"), created on first use.
     JobPtr daemon_job();
 
+    // Adds a job made elsewhere (a daemon's copy of a job the master launched).
+    void insert(const JobPtr& job);
     JobPtr find(const std::string& nspace) const;
     void remove(const std::string& nspace);
     std::vector<JobPtr> all() const;  // in creation order

@@ -29,8 +29,8 @@ std::string local_hostname()
 std::vector<std::string> required_frameworks(mca::ProcessRole role)
 {
     switch (role) {
-    case mca::ProcessRole::master: return {"state", "errmgr", "ras", "rmaps", "plm", "odls"};
-    case mca::ProcessRole::daemon: return {"state", "errmgr", "odls"};
+    case mca::ProcessRole::master: return {"state", "errmgr", "ras", "rmaps", "plm", "odls", "grpcomm"};
+    case mca::ProcessRole::daemon: return {"state", "errmgr", "odls", "grpcomm"};
     case mca::ProcessRole::tool:
     case mca::ProcessRole::info: return {};
     }
@@ -104,9 +104,11 @@ Status Runtime::init(mca::ProcessRole role, char** envp, const MCASettings& comm
 
     const char* tmp = std::getenv("TMPDIR");
     std::filesystem::path base = fmt::format("{}/prte.{}", tmp && *tmp ? tmp : "/tmp", getuid());
-    identity_.session_dir = (base / fmt::format("{}.session", identity_.dvm_nspace.empty() ? std::to_string(getpid())
-                                                                                            : identity_.dvm_nspace))
-                                .string();
+    // A daemon's session directory carries its rank: on the local-node test-bed, every daemon of a
+    // DVM shares this machine's TMPDIR with the master.
+    std::string session_name = identity_.dvm_nspace.empty() ? std::to_string(getpid()) : identity_.dvm_nspace;
+    if (role == mca::ProcessRole::daemon) session_name += fmt::format(".d{}", identity_.rank);
+    identity_.session_dir = (base / fmt::format("{}.session", session_name)).string();
     std::error_code ec;
     if (role == mca::ProcessRole::master) remove_stale_sessions(base, identity_.node_name);
     std::filesystem::create_directories(identity_.session_dir, ec);
@@ -133,6 +135,12 @@ void Runtime::finish_shutdown_when_idle()
     if (!shutting_down()) return;
     for (const auto& job : jobs_.all()) {
         if (!job->is_daemon_job) return;
+    }
+    if (teardown_started_) return;
+    teardown_started_ = true;
+    if (teardown_) {
+        teardown_([this] { loop_->stop(); });
+        return;
     }
     loop_->stop();
 }

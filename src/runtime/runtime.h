@@ -62,6 +62,9 @@ class Runtime {
     // are cleaned up, and once by the shutdown handler).
     void finish_shutdown_when_idle();
     int exit_status() const { return shutdown_status_.value_or(0); }
+    // What runs between "no job left" and stopping the loop during a shutdown (the master orders
+    // its daemons to exit and waits for them); it calls `done` when finished.
+    void set_teardown(std::function<void(std::function<void()> done)> teardown) { teardown_ = std::move(teardown); }
 
   private:
     Identity identity_;
@@ -74,6 +77,8 @@ class Runtime {
     std::optional<int> shutdown_status_;
     std::function<void()> shutdown_handler_;
     std::string shutdown_reason_;
+    std::function<void(std::function<void()>)> teardown_;
+    bool teardown_started_ = false;
 };
 
 }  // namespace prte::runtime

@@ -28,10 +28,15 @@ int set_tcp_nodelay_on_all_sockets()
         len = sizeof(type);
         if (getsockopt(static_cast<int>(fd), SOL_SOCKET, SO_TYPE, &type, &len) != 0) continue;
         if ((domain != AF_INET && domain != AF_INET6) || type != SOCK_STREAM) continue;
-        int one = 1;
-        if (setsockopt(static_cast<int>(fd), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == 0) ++count;
+        if (set_tcp_nodelay(static_cast<int>(fd))) ++count;
     }
     return count;
+}
+
+bool set_tcp_nodelay(int fd)
+{
+    int one = 1;
+    return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == 0;
 }
 
 }  // namespace prte::util

@@ -10,4 +10,7 @@ namespace prte::util {
 // it already; returns how many sockets it set.
 int set_tcp_nodelay_on_all_sockets();
 
+// Sets TCP_NODELAY on one TCP socket (daemon-to-daemon connections); false if it cannot.
+bool set_tcp_nodelay(int fd);
+
 }  // namespace prte::util

@@ -20,7 +20,8 @@
 
 namespace prte::plm {
 
-inline constexpr uint32_t kInterfaceVersion = 1;
+// 2: daemon_reported.
+inline constexpr uint32_t kInterfaceVersion = 2;
 
 class Module : public mca::Module {
   public:
@@ -35,6 +36,9 @@ class Module : public mca::Module {
     // Forcibly ends the given daemons (a grow rolled back before they wired up), without
     // waiting for them to answer on the message layer.
     virtual Status kill_daemons(const std::vector<runtime::Rank>& ranks) = 0;
+
+    // A daemon this module started has called home: it no longer counts as in flight.
+    virtual void daemon_reported(runtime::Rank) {}
 
     virtual void finalize() noexcept {}
 };

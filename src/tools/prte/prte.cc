@@ -15,7 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "mca/grpcomm/base/grpcomm_base.h"
+#include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_launch.h"
+#include "rml/rml.h"
 #include "pmix/server.h"
 #include "prte_config.h"
 #include "runtime/dvm_registry.h"
@@ -130,6 +133,18 @@ int main(int argc, char** argv)
         return 1;
     }
 
+    // Daemons of other nodes reach the master over the messenger (rml), authenticated by the DVM's
+    // secret; it listens even for a DVM of this node alone, which may grow later.
+    if (prte::Status st = prte::plm::base::start_master_messaging(); !st) {
+        prte::output::error("cannot start the DVM's messaging: {}", st.message());
+        prte::pmix::stop();
+        rt.finalize();
+        return 1;
+    }
+    prte::pmix::enable_remote_modex();
+    if (auto* g = prte::grpcomm::base::module()) g->init();
+    rt.set_teardown([](std::function<void()> done) { prte::plm::base::teardown_daemons(std::move(done)); });
+
     rt.set_ready_handler([&] {
         if (prte::Status st = prte::runtime::dvm_registry::publish(prte::pmix::uri(), rt.identity().dvm_nspace); !st) {
             prte::output::warning("{}", st.message());
@@ -153,6 +168,8 @@ int main(int argc, char** argv)
 
     int status = rt.exit_status();
     if (rt.dvm_ready()) prte::runtime::dvm_registry::unpublish();
+    prte::rml::Messenger::instance().flush();
+    prte::rml::Messenger::instance().stop();
     prte::pmix::stop();
     rt.finalize();
     return status;

@@ -6,7 +6,11 @@
 
 #include "mca/errmgr/base/errmgr_base.h"
 #include "mca/odls/base/odls_base.h"
+#include "mca/plm/base/plm_daemons.h"
+#include "mca/plm/base/plm_launch.h"
+#include "mca/plm/base/plm_messages.h"
 #include "runtime/runtime.h"
+#include "util/output.h"
 
 namespace prte::errmgr::dvm {
 namespace {
@@ -55,13 +59,46 @@ void DvmErrmgrModule::proc_failed(const runtime::JobPtr& job, runtime::Proc& pro
     if (job->abort_message.empty()) job->abort_message = describe_failure(*job, proc, state);
     job->exit_code = proc.exit_code != 0 ? proc.exit_code : 1;
     base::framework().verbose()(1, "{}: aborting job {}", job->abort_message, job->nspace);
-    odls::base::module()->kill(job);
+    plm::base::kill_job_procs(job);
 }
 
+// A daemon is gone. Outside elastic mode this is PRRTE's outcome: the loss is reported with the
+// daemon's rank and node, the jobs that had processes there are aborted with that message, and the
+// DVM itself shuts down (every other job is ended, every daemon ordered to exit). A daemon lost
+// while the DVM starts ends the start-up with the launcher's account of why.
 void DvmErrmgrModule::daemon_lost(runtime::Rank daemon, ProcState reason)
 {
-    // The single-node DVM has no other daemon; the multi-node DVM handles this path.
-    base::framework().verbose()(1, "daemon {} lost ({})", daemon, runtime::to_string(reason));
+    auto& rt = runtime::Runtime::instance();
+    std::string why = plm::base::loss_reason(daemon);
+    runtime::Node* node = plm::base::node_of_daemon(daemon);
+    if (!plm::base::daemon_gone(daemon)) return;  // already known
+    base::framework().verbose()(1, "daemon {} lost ({}): {}", daemon, runtime::to_string(reason), why);
+    if (rt.shutting_down()) return;  // daemons leaving while the DVM stops
+    runtime::JobPtr djob = rt.jobs().daemon_job();
+    if (!rt.dvm_ready()) {
+        if (djob->abort_message.empty()) djob->abort_message = why;
+        if (runtime::is_alive(djob->state)) rt.state().activate_job_state(djob, JobState::failed_to_start);
+        return;
+    }
+    output::error("{}; aborting its jobs, and the DVM shuts down (as PRRTE's does when it loses a daemon)", why);
+    plm::base::broadcast(rml::tag::daemon_died, plm::msg::encode_ranks({daemon}));
+    for (const auto& job : rt.jobs().all()) {
+        if (job->is_daemon_job || !runtime::is_alive(job->state)) continue;
+        std::vector<runtime::Rank> lost;
+        for (const auto& p : job->procs) {
+            if (p->node == node && !p->counted_terminated) lost.push_back(p->rank);
+        }
+        if (lost.empty()) continue;
+        plm::base::terminate_job(job, fmt::format("{}: job {} had {} process(es) there", why, job->nspace, lost.size()),
+                                 JobState::comm_failed, 1);
+        for (runtime::Rank r : lost) {
+            runtime::Proc* p = job->proc(r);
+            p->iof_complete = p->waitpid_fired = true;
+            p->exit_code = 1;
+            rt.state().activate_proc_state(job, r, ProcState::comm_failed);
+        }
+    }
+    rt.request_shutdown(1, why);
 }
 
 }  // namespace prte::errmgr::dvm

@@ -10,6 +10,8 @@
 #include "mca/errmgr/base/errmgr_base.h"
 #include "mca/odls/base/odls_base.h"
 #include "mca/plm/base/plm_base.h"
+#include "mca/plm/base/plm_daemons.h"
+#include "mca/plm/base/plm_messages.h"
 #include "mca/ras/base/ras_base.h"
 #include "mca/rmaps/base/rmaps_base.h"
 #include "pmix/server.h"
@@ -127,10 +129,11 @@ void launch_daemons(const JobPtr& job)
 
 void daemons_launched(const JobPtr&)
 {
-    // Parks here until the daemons call home (multi-node DVM); nothing to do on one node.
+    // Parks here until every daemon has called home (plm_daemons.cc moves it on).
 }
 
-void daemons_reported(const JobPtr& job) { activate(job, JobState::vm_ready); }
+// Every daemon has called home: the wireup broadcast tells them all of each other, then VM_READY.
+void daemons_reported(const JobPtr& job) { wire_up(job); }
 
 void map(const JobPtr& job)
 {
@@ -193,20 +196,33 @@ void arm_timeout(const JobPtr& job)
     evtimer_add(timer->ev, &tv);
 }
 
-// Hands each daemon its share of the job. On one node that is this process's own launcher; the
-// multi-node DVM sends the launch message to the other daemons over the routing tree.
+// Hands each daemon its share of the job: the master's own through its launcher, the others' in
+// one broadcast of the whole map (every daemon keeps it: collectives route by it).
 void send_launch_msg(const JobPtr& job)
 {
     std::vector<runtime::Rank> mine;
+    bool remote = false;
     for (const auto& proc : job->procs) {
-        if (proc->node && proc->node->daemon == rt().identity().rank) mine.push_back(proc->rank);
-    }
-    if (mine.size() != job->num_procs()) {
-        fail_job(job, JobState::failed_to_launch,
-                 {Errc::not_supported, fmt::format("job {} maps processes to nodes without a daemon", job->nspace)});
-        return;
+        if (!proc->node || proc->node->daemon == runtime::kInvalidRank) {
+            fail_job(job, JobState::failed_to_launch,
+                     {Errc::not_supported, fmt::format("job {} maps rank {} to node {} which has no daemon", job->nspace,
+                                                       proc->rank, proc->node ? proc->node->name : "?")});
+            return;
+        }
+        if (proc->node->daemon == rt().identity().rank) {
+            mine.push_back(proc->rank);
+        } else {
+            remote = true;
+        }
     }
     arm_timeout(job);
+    if (remote) {
+        if (Status st = broadcast(rml::tag::launch_apps, msg::encode_job(*job)); !st) {
+            fail_job(job, JobState::failed_to_launch, st);
+            return;
+        }
+    }
+    if (mine.empty()) return;
     if (Status st = odls::base::module()->launch(job, mine); !st) fail_job(job, JobState::failed_to_launch, st);
 }
 
@@ -261,7 +277,7 @@ void terminate_job(const JobPtr& job, const std::string& why, JobState end_state
         activate(job, end_state);
         return;
     }
-    odls::base::module()->kill(job);
+    kill_job_procs(job);
 }
 
 Status install_launch_states(state::StateMachine& m)

@@ -1,6 +1,7 @@
 // The master's own job-state callbacks (the "(dvm-local)" entries of spec 7.4.3).
 #include "mca/state/dvm/state_dvm.h"
 
+#include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/state/base/state_base.h"
 #include "mca/state/base/state_machine.h"
@@ -91,6 +92,7 @@ void announce_end(const JobPtr& job)
 void cleanup_job(const JobPtr& job)
 {
     if (!job->is_daemon_job) {
+        plm::base::release_job_on_daemons(job);
         pmix::deregister_job(job);
         for (auto& proc : job->procs) {
             if (proc->node) {

@@ -66,8 +66,9 @@ void track(const JobPtr& job, runtime::Rank rank, ProcState state)
         if (!job->aborting) errmgr::base::module()->proc_failed(job, *proc, state);
         if (proc->pid == 0) {  // never forked: nothing will close or be reaped
             proc->iof_complete = proc->waitpid_fired = true;
-            maybe_terminated(job, *proc);
         }
+        // Counted now if nothing more will come (never forked, or lost with its daemon).
+        maybe_terminated(job, *proc);
         break;
     }
 }

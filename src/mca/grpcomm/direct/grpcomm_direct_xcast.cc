@@ -1,0 +1,167 @@
+// The reliable broadcast (see grpcomm_direct.h).
+#include <fmt/format.h>
+
+#include "mca/grpcomm/base/grpcomm_base.h"
+#include "mca/grpcomm/direct/grpcomm_direct.h"
+#include "rml/buffer.h"
+#include "rml/rml.h"
+#include "runtime/runtime.h"
+
+namespace prte::grpcomm::direct {
+namespace {
+
+using runtime::kInvalidRank;
+using runtime::Rank;
+
+rml::Messenger& messenger() { return rml::Messenger::instance(); }
+const output::VerboseStream& verbose() { return base::framework().verbose(); }
+bool is_master() { return messenger().self() == 0; }
+
+// Tags that change the tree the broadcast follows: the daemon must act on them before it forwards
+// (spec: collective-shrink-completion.txt; the shrink order on tag::daemon stays forward-first).
+bool process_first(rml::Tag tag) { return tag == rml::tag::wireup || tag == rml::tag::daemon_died; }
+
+}  // namespace
+
+Status DirectModule::init()
+{
+    messenger().register_handler(rml::tag::xcast, [this](Rank o, rml::Payload&& p) { on_xcast(o, std::move(p)); });
+    messenger().register_handler(rml::tag::xcast_ack, [this](Rank o, rml::Payload&& p) { on_ack(o, std::move(p)); });
+    messenger().register_handler(rml::tag::allgather, [this](Rank o, rml::Payload&& p) { on_gather(o, std::move(p)); });
+    messenger().register_handler(rml::tag::allgather_release,
+                                 [this](Rank o, rml::Payload&& p) { on_release(o, std::move(p)); });
+    messenger().add_tree_listener([this] { on_tree_changed(); });
+    return {};
+}
+
+void DirectModule::finalize() noexcept
+{
+    ops_.clear();
+    gathers_.clear();
+}
+
+Status DirectModule::xcast(rml::Tag tag, const rml::Payload& message, XcastCompletion on_complete)
+{
+    if (!is_master()) return {Errc::not_supported, "only the master broadcasts"};
+    uint64_t id = next_op_++;
+    rml::Writer w;
+    w.u64(id).u32(tag).bytes(message);
+    if (!w.ok()) return {Errc::internal, "cannot pack a broadcast"};
+    XcastOp op;
+    op.tag = tag;
+    op.message = w.take();
+    op.on_complete = std::move(on_complete);
+    seen_.insert(id);
+    verbose()(5, "xcast {}: tag {} ({} bytes) to {} daemon(s)", id, tag, message.size(),
+              messenger().tree().live_count());
+    start_op(id, std::move(op));
+    return {};
+}
+
+void DirectModule::on_xcast(Rank origin, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "broadcast");
+    uint64_t id = r.u64();
+    rml::Tag tag = r.u32();
+    if (!r.ok()) {
+        output::warning("dropped a broadcast from daemon {}: {}", origin, r.error());
+        return;
+    }
+    if (!seen_.insert(id).second) {
+        // A copy that came again through a repaired tree: the sender only needs the acknowledgement.
+        rml::Writer ack;
+        ack.u64(id);
+        messenger().send(origin, rml::tag::xcast_ack, ack.take());
+        return;
+    }
+    XcastOp op;
+    op.tag = tag;
+    op.message = std::move(payload);
+    start_op(id, std::move(op));
+}
+
+void DirectModule::start_op(uint64_t id, XcastOp op)
+{
+    auto [it, inserted] = ops_.emplace(id, std::move(op));
+    XcastOp& o = it->second;
+    if (process_first(o.tag)) {
+        process(id, o);
+        forward(id, o);
+    } else {
+        forward(id, o);
+        process(id, o);
+    }
+    maybe_finish(id);
+}
+
+void DirectModule::forward(uint64_t, XcastOp& op)
+{
+    for (Rank child : messenger().tree().children()) {
+        if (op.sent.count(child)) continue;
+        op.sent.insert(child);
+        if (Status st = messenger().send(child, rml::tag::xcast, op.message); st) {
+            op.pending.insert(child);
+        } else {
+            verbose()(1, "xcast: cannot reach daemon {}: {}", child, st.message());
+        }
+    }
+}
+
+void DirectModule::process(uint64_t id, XcastOp& op)
+{
+    op.processed = true;
+    rml::Reader r(op.message, "broadcast");
+    r.u64();
+    r.u32();
+    rml::Payload inner = r.bytes();
+    if (!r.ok()) {
+        output::warning("dropped broadcast {}: {}", id, r.error());
+        return;
+    }
+    messenger().dispatch(0, op.tag, std::move(inner));
+}
+
+void DirectModule::on_ack(Rank origin, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "broadcast acknowledgement");
+    uint64_t id = r.u64();
+    if (!r.ok()) return;
+    auto it = ops_.find(id);
+    if (it == ops_.end()) return;
+    it->second.pending.erase(origin);
+    maybe_finish(id);
+}
+
+void DirectModule::maybe_finish(uint64_t id)
+{
+    auto it = ops_.find(id);
+    if (it == ops_.end() || !it->second.processed || !it->second.pending.empty()) return;
+    XcastOp op = std::move(it->second);
+    ops_.erase(it);
+    if (is_master()) {
+        verbose()(5, "xcast {}: every daemon has it", id);
+        if (op.on_complete) op.on_complete({});
+        return;
+    }
+    Rank parent = messenger().tree().parent();
+    if (parent == kInvalidRank) return;
+    rml::Writer ack;
+    ack.u64(id);
+    messenger().send(parent, rml::tag::xcast_ack, ack.take());
+}
+
+// A daemon left: stop waiting for it, and send what is in flight to the children adopted from it.
+void DirectModule::on_tree_changed()
+{
+    std::vector<uint64_t> ids;
+    for (auto& [id, op] : ops_) {
+        for (auto it = op.pending.begin(); it != op.pending.end();) {
+            it = messenger().tree().departed(*it) ? op.pending.erase(it) : std::next(it);
+        }
+        forward(id, op);
+        ids.push_back(id);
+    }
+    for (uint64_t id : ids) maybe_finish(id);
+}
+
+}  // namespace prte::grpcomm::direct

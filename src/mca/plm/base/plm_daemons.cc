@@ -1,0 +1,350 @@
+#include "mca/plm/base/plm_daemons.h"
+
+#include <event2/event.h>
+#include <unistd.h>
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "mca/base/param.h"
+#include "mca/errmgr/base/errmgr_base.h"
+#include "mca/grpcomm/base/grpcomm_base.h"
+#include "mca/odls/base/odls_base.h"
+#include "mca/plm/base/plm_base.h"
+#include "mca/plm/base/plm_messages.h"
+#include "pmix/server.h"
+#include "prte_config.h"
+#include "rml/auth.h"
+#include "rml/rml.h"
+#include "runtime/runtime.h"
+#include "util/strings.h"
+
+namespace prte::plm::base {
+namespace {
+
+using runtime::JobPtr;
+using runtime::kInvalidRank;
+using runtime::Rank;
+
+runtime::Runtime& rt() { return runtime::Runtime::instance(); }
+rml::Messenger& messenger() { return rml::Messenger::instance(); }
+const output::VerboseStream& verbose() { return framework().verbose(); }
+
+struct Daemon {
+    runtime::Node* node = nullptr;
+    bool reported = false;
+    bool gone = false;
+    std::string loss;
+};
+
+struct Master {
+    std::string secret;
+    std::vector<Daemon> daemons;  // by rank; 0 is the master
+    size_t reported = 0;
+    std::function<void()> teardown_done;
+    event* teardown_timer = nullptr;
+};
+
+Master& master()
+{
+    static Master m;
+    return m;
+}
+
+Daemon* daemon(Rank rank) { return rank < master().daemons.size() ? &master().daemons[rank] : nullptr; }
+
+std::string quote(const std::string& word)
+{
+    if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                                "_-./:=,@+%") == std::string::npos) {
+        return word;
+    }
+    std::string out = "'";
+    for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// Where prted is: a parameter, else installed beside prte.
+const std::string& prted_path()
+{
+    static const std::string path = mca::ParamRegistry::instance()
+                                        .register_string({"plm", "base", "prted"}, PRTE_BINDIR "/prted",
+                                                         "The prted program the launchers start on each node")
+                                        .as_string();
+    return path;
+}
+
+// prte_set_slots: how many slots a node whose count nobody gave gets, from its daemon's report.
+int slots_from(const runtime::NodeTopology& t)
+{
+    static const std::string policy =
+        mca::ParamRegistry::instance()
+            .register_string({"prte", "", "set_slots"}, "cores",
+                             "Slots of a node whose count was not given: cores, hwthreads, numas, packages, or a "
+                             "number")
+            .as_string();
+    int n = 0;
+    if (policy == "cores") n = t.cores;
+    else if (policy == "hwthreads" || policy == "pus") n = t.hwthreads;
+    else if (policy == "numas") n = t.numa_domains;
+    else if (policy == "packages" || policy == "sockets") n = t.packages;
+    else {
+        try {
+            n = std::stoi(policy);
+        } catch (...) {
+            n = t.cores;
+        }
+    }
+    return n > 0 ? n : 1;
+}
+
+void on_report(Rank origin, rml::Payload&& payload)
+{
+    msg::DaemonReport report;
+    if (Status st = msg::decode(payload, report); !st) {
+        output::warning("dropped a daemon report from daemon {}: {}", origin, st.message());
+        return;
+    }
+    Daemon* d = daemon(report.rank);
+    if (!d || report.rank == 0 || report.rank != origin || d->reported || d->gone) {
+        output::warning("dropped an unexpected report from daemon {} (node {})", report.rank, report.node_name);
+        return;
+    }
+    d->reported = true;
+    ++master().reported;
+    messenger().set_contact(report.rank, report.uri);
+    runtime::Node* node = d->node;
+    if (report.node_name != node->name) {
+        verbose()(2, "daemon {} launched for node {} calls itself {}", report.rank, node->name, report.node_name);
+        node->aliases.push_back(report.node_name);
+    }
+    node->topology = report.topology;
+    if (!node->slots_given) node->slots = slots_from(report.topology);
+    node->state = node->state == runtime::NodeState::not_included ? node->state : runtime::NodeState::up;
+    verbose()(5, "daemon {} on node {} called home ({} cores, {} hwthreads, {} NUMA): {}/{} reported", report.rank,
+              node->name, report.topology.cores, report.topology.hwthreads, report.topology.numa_domains,
+              master().reported, master().daemons.size() - 1);
+    module()->daemon_reported(report.rank);
+    JobPtr djob = rt().jobs().daemon_job();
+    if (master().reported + 1 == master().daemons.size() && djob->state == runtime::JobState::daemons_launched) {
+        rt().state().activate_job_state(djob, runtime::JobState::daemons_reported);
+    }
+}
+
+void on_proc_update(Rank origin, rml::Payload&& payload)
+{
+    msg::ProcUpdate u;
+    if (Status st = msg::decode(payload, u); !st) {
+        output::warning("dropped a process update from daemon {}: {}", origin, st.message());
+        return;
+    }
+    JobPtr job = rt().jobs().find(u.nspace);
+    runtime::Proc* proc = job ? job->proc(u.rank) : nullptr;
+    if (!proc) return;  // the job has been cleaned up meanwhile
+    if (u.pid > 0) proc->pid = u.pid;
+    if (u.state == runtime::ProcState::waitpid_fired || runtime::is_error(u.state)) {
+        proc->exit_code = u.exit_code;
+        proc->term_signal = u.term_signal;
+    }
+    if (!u.message.empty() && job->abort_message.empty() && !job->aborting) job->abort_message = u.message;
+    rt().state().activate_proc_state(job, u.rank, u.state);
+}
+
+void on_output(Rank origin, rml::Payload&& payload)
+{
+    msg::Output o;
+    if (Status st = msg::decode(payload, o); !st) {
+        output::warning("dropped output from daemon {}: {}", origin, st.message());
+        return;
+    }
+    JobPtr job = rt().jobs().find(o.nspace);
+    if (!job) return;
+    pmix::deliver_output(*job, o.rank, o.channel, reinterpret_cast<const char*>(o.data.data()), o.data.size());
+}
+
+void on_lost_peer(Rank rank)
+{
+    if (errmgr::Module* m = errmgr::base::module()) m->daemon_lost(rank, runtime::ProcState::comm_failed);
+}
+
+void finish_teardown()
+{
+    Master& m = master();
+    if (m.teardown_timer) {
+        event_free(m.teardown_timer);
+        m.teardown_timer = nullptr;
+    }
+    if (auto then = std::exchange(m.teardown_done, nullptr)) then();
+}
+
+}  // namespace
+
+Status start_master_messaging()
+{
+    Master& m = master();
+    m.secret = rml::auth::make_secret();
+    m.daemons.resize(1);
+    rml::Options options = rml::options_from_params(0, m.secret);
+    if (Status st = messenger().start(rt().loop().base(), std::move(options)); !st) return st;
+    messenger().register_handler(rml::tag::daemon_report, on_report);
+    messenger().register_handler(rml::tag::plm, on_proc_update);
+    messenger().register_handler(rml::tag::iof, on_output);
+    messenger().set_lost_peer_handler(on_lost_peer);
+    prted_path();
+    return {};
+}
+
+const std::string& dvm_secret() { return master().secret; }
+
+std::vector<Rank> assign_daemons(const std::vector<runtime::Node*>& nodes)
+{
+    Master& m = master();
+    if (m.daemons.empty()) m.daemons.resize(1);
+    m.daemons[0].node = rt().pool().find(rt().identity().node_name);
+    std::vector<Rank> ranks;
+    for (runtime::Node* node : nodes) {
+        Rank r = static_cast<Rank>(m.daemons.size());
+        m.daemons.push_back(Daemon{node, false, false, {}});
+        node->daemon = r;
+        node->daemon_launched = true;
+        ranks.push_back(r);
+    }
+    return ranks;
+}
+
+std::vector<std::string> daemon_command(Rank rank)
+{
+    std::vector<std::string> words = {prted_path(), "--dvm-uri", messenger().uri(), "--rank", std::to_string(rank),
+                                      "--dvm-nspace", rt().identity().dvm_nspace};
+    for (const auto& [name, value] : mca::ParamRegistry::instance().explicit_settings()) {
+        if (name == "prte_node_name") continue;  // each daemon has its own
+        words.insert(words.end(), {"--prtemca", name, value});
+    }
+    for (auto& w : words) w = quote(w);
+    return words;
+}
+
+void daemon_failed(Rank rank, const std::string& why)
+{
+    Daemon* d = daemon(rank);
+    if (!d || d->gone) return;
+    d->loss = why;
+    if (errmgr::Module* m = errmgr::base::module()) m->daemon_lost(rank, runtime::ProcState::failed_to_start);
+}
+
+runtime::Node* node_of_daemon(Rank rank)
+{
+    Daemon* d = daemon(rank);
+    return d ? d->node : nullptr;
+}
+
+size_t live_remote_daemons()
+{
+    size_t n = 0;
+    for (size_t r = 1; r < master().daemons.size(); ++r) n += master().daemons[r].reported && !master().daemons[r].gone;
+    return n;
+}
+
+bool daemon_gone(Rank rank)
+{
+    Daemon* d = daemon(rank);
+    if (!d || rank == 0 || d->gone) return false;
+    d->gone = true;
+    if (d->node) d->node->state = runtime::NodeState::down;
+    messenger().mark_departed({rank});
+    if (live_remote_daemons() == 0 && master().teardown_done) finish_teardown();
+    return true;
+}
+
+std::string loss_reason(Rank rank)
+{
+    Daemon* d = daemon(rank);
+    if (!d) return "is unknown";
+    if (!d->loss.empty()) return d->loss;
+    std::string node = d->node ? d->node->name : "?";
+    return d->reported ? fmt::format("daemon {} on node {} was lost (its connection closed)", rank, node)
+                       : fmt::format("daemon {} on node {} exited before calling home", rank, node);
+}
+
+Status broadcast(rml::Tag tag, rml::Payload payload, grpcomm::XcastCompletion on_complete)
+{
+    if (live_remote_daemons() == 0) {
+        if (on_complete) on_complete({});
+        return {};
+    }
+    grpcomm::Module* g = grpcomm::base::module();
+    if (!g) return {Errc::not_supported, "no grpcomm module to reach the daemons"};
+    return g->xcast(tag, payload, std::move(on_complete));
+}
+
+void kill_job_procs(const JobPtr& job)
+{
+    odls::base::module()->kill(job);
+    if (live_remote_daemons() == 0) return;
+    msg::DaemonCommand c{msg::Command::kill_job, job->nspace, 0};
+    broadcast(rml::tag::daemon, msg::encode(c));
+}
+
+void release_job_on_daemons(const JobPtr& job)
+{
+    if (live_remote_daemons() == 0) return;
+    msg::DaemonCommand c{msg::Command::cleanup_job, job->nspace, 0};
+    broadcast(rml::tag::daemon, msg::encode(c));
+}
+
+void teardown_daemons(std::function<void()> then)
+{
+    Master& m = master();
+    if (live_remote_daemons() == 0) {
+        then();
+        return;
+    }
+    m.teardown_done = std::move(then);
+    verbose()(2, "ordering {} daemon(s) to exit", live_remote_daemons());
+    msg::DaemonCommand c{msg::Command::exit, {}, 0};
+    broadcast(rml::tag::daemon, msg::encode(c));
+    m.teardown_timer = evtimer_new(
+        rt().loop().base(),
+        [](evutil_socket_t, short, void*) {
+            std::vector<std::string> left;
+            for (size_t r = 1; r < master().daemons.size(); ++r) {
+                const Daemon& d = master().daemons[r];
+                if (d.reported && !d.gone) left.push_back(fmt::format("{} ({})", r, d.node ? d.node->name : "?"));
+            }
+            output::warning("daemon(s) {} did not exit within 10 s; their launchers are stopped", util::join(left, ", "));
+            finish_teardown();
+        },
+        nullptr);
+    timeval tv{10, 0};
+    evtimer_add(m.teardown_timer, &tv);
+}
+
+void wire_up(const JobPtr& daemon_job)
+{
+    Master& m = master();
+    if (m.daemons.size() <= 1) {
+        rt().state().activate_job_state(daemon_job, runtime::JobState::vm_ready);
+        return;
+    }
+    msg::Wireup w;
+    w.size = static_cast<uint32_t>(m.daemons.size());
+    for (size_t r = 0; r < m.daemons.size(); ++r) {
+        const Daemon& d = m.daemons[r];
+        if (d.gone || !d.node) continue;
+        w.daemons.push_back({static_cast<Rank>(r), d.node->name, messenger().contact(static_cast<Rank>(r)), d.node->slots,
+                             d.node->state != runtime::NodeState::not_included});
+    }
+    messenger().set_size(w.size);
+    verbose()(5, "wireup: {} daemons; routing tree:\n{}", w.size, messenger().tree().describe());
+    Status st = broadcast(rml::tag::wireup, msg::encode(w), [daemon_job](const Status& s) {
+        if (!s) return;
+        rt().state().activate_job_state(daemon_job, runtime::JobState::vm_ready);
+    });
+    if (!st) {
+        daemon_job->abort_message = st.message();
+        rt().state().activate_job_state(daemon_job, runtime::JobState::failed_to_launch);
+    }
+}
+
+}  // namespace prte::plm::base

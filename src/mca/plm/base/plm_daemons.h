@@ -1,0 +1,56 @@
+// The master's side of its daemons, shared by every launcher: ranks for new nodes, the command
+// that starts a daemon, the call-home, the wireup broadcast, launching and killing across daemons,
+// relaying their processes' states and output, and the teardown at shutdown.
+//
+// Launchers (plm components) only start processes on nodes: they take daemon_command() and run it
+// there with the DVM secret on the daemon's standard input, and report daemon_failed() when one
+// does not come up. Everything else about a daemon is here. All on the progress thread.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mca/grpcomm/grpcomm.h"
+#include "rml/types.h"
+#include "runtime/job_table.h"
+#include "util/status.h"
+
+namespace prte::plm::base {
+
+// The master: makes the DVM secret, starts listening for daemons. Before the loop runs.
+Status start_master_messaging();
+// The secret a launcher hands each daemon out of band (never on a command line).
+const std::string& dvm_secret();
+
+// Gives each node a daemon rank (the next free ones) and marks it as having a daemon.
+std::vector<runtime::Rank> assign_daemons(const std::vector<runtime::Node*>& nodes);
+// The words of the command that starts daemon `rank`: prted with the master's contact and the
+// DVM's parameters, each word quoted for the remote shell.
+std::vector<std::string> daemon_command(runtime::Rank rank);
+// A launcher could not start daemon `rank` or it did not call home; `why` names the node and says
+// what the launcher saw (its stderr). Ends a DVM start-up with that message.
+void daemon_failed(runtime::Rank rank, const std::string& why);
+
+runtime::Node* node_of_daemon(runtime::Rank rank);
+// Daemons other than the master that have called home and not left.
+size_t live_remote_daemons();
+// Records that a daemon left (once: false if it was already known gone) and drops it from routing.
+bool daemon_gone(runtime::Rank rank);
+// What is known of why daemon `rank` is gone ("failed to start: ..."), for the error message.
+std::string loss_reason(runtime::Rank rank);
+
+// Broadcast to every daemon; completes at once when there is none but the master.
+Status broadcast(rml::Tag tag, rml::Payload payload, grpcomm::XcastCompletion on_complete = {});
+// Kills the job's processes on every node.
+void kill_job_procs(const runtime::JobPtr& job);
+// Tells the daemons to forget a job that ended.
+void release_job_on_daemons(const runtime::JobPtr& job);
+// At shutdown, once no job is left: orders the daemons to exit and runs `then` when they have all
+// gone (or after a grace period, with a warning naming those that did not).
+void teardown_daemons(std::function<void()> then);
+
+// The daemon job reached DAEMONS_REPORTED: broadcast the wireup, then VM_READY.
+void wire_up(const runtime::JobPtr& daemon_job);
+
+}  // namespace prte::plm::base

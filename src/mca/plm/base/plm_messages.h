@@ -1,0 +1,85 @@
+// The messages the master and its daemons exchange about daemons and jobs, and their wire form
+// (rml/buffer.h). Each decode checks every field and returns an error naming the message and the
+// field instead of a half-filled value.
+#pragma once
+
+#include <pmix_common.h>
+
+#include <string>
+#include <vector>
+
+#include "rml/types.h"
+#include "runtime/job_table.h"
+#include "runtime/node.h"
+#include "util/status.h"
+
+namespace prte::plm::msg {
+
+// A new daemon calls home (tag daemon_report).
+struct DaemonReport {
+    runtime::Rank rank = runtime::kInvalidRank;
+    std::string node_name;
+    std::string uri;
+    runtime::NodeTopology topology;
+};
+rml::Payload encode(const DaemonReport& r);
+Status decode(const rml::Payload& in, DaemonReport& out);
+
+// Every daemon's contact and node, broadcast once all have called home (tag wireup).
+struct WireupEntry {
+    runtime::Rank rank = runtime::kInvalidRank;
+    std::string node_name;
+    std::string uri;
+    int32_t slots = 0;
+    bool allocated = true;  // false: the node hosts a daemon but no application process
+};
+struct Wireup {
+    uint32_t size = 0;
+    std::vector<WireupEntry> daemons;
+};
+rml::Payload encode(const Wireup& w);
+Status decode(const rml::Payload& in, Wireup& out);
+
+// Commands to daemons (tag daemon).
+enum class Command : uint8_t { exit = 1, kill_job = 2, cleanup_job = 3, signal_job = 4 };
+struct DaemonCommand {
+    Command command = Command::exit;
+    std::string nspace;
+    int32_t signal = 0;
+};
+rml::Payload encode(const DaemonCommand& c);
+Status decode(const rml::Payload& in, DaemonCommand& out);
+
+// A job as the daemons need it to launch their share (tag launch_apps): apps, the map, stdin.
+rml::Payload encode_job(const runtime::Job& job);
+// Builds the job; its processes point at nodes of `pool` by name (each must exist).
+Status decode_job(const rml::Payload& in, runtime::NodePool& pool, runtime::JobPtr& out);
+
+// A daemon tells the master what one of its processes reached (tag plm).
+struct ProcUpdate {
+    std::string nspace;
+    runtime::Rank rank = runtime::kInvalidRank;
+    runtime::ProcState state = runtime::ProcState::undef;
+    int32_t pid = 0;
+    int32_t exit_code = 0;
+    int32_t term_signal = 0;
+    std::string message;  // why it failed, when the daemon knows better than "failed"
+};
+rml::Payload encode(const ProcUpdate& u);
+Status decode(const rml::Payload& in, ProcUpdate& out);
+
+// A chunk of a process's output on its way to the master (tag iof); empty data ends the stream.
+struct Output {
+    std::string nspace;
+    runtime::Rank rank = runtime::kInvalidRank;
+    pmix_iof_channel_t channel = PMIX_FWD_STDOUT_CHANNEL;
+    rml::Payload data;
+};
+rml::Payload encode(const Output& o);
+Status decode(const rml::Payload& in, Output& out);
+
+// Ranks that left the DVM (tag daemon_died).
+rml::Payload encode_ranks(const std::vector<runtime::Rank>& ranks);
+Status decode_ranks(const rml::Payload& in, std::vector<runtime::Rank>& out);
+
+}  // namespace prte::plm::msg

@@ -1,0 +1,80 @@
+// plm/ssh: starts a daemon on each new node through a remote-shell agent (`plm_ssh_agent`,
+// default "ssh"), used exactly as ssh is: `<agent words> <node> <command words...>`, the command
+// words quoted for the remote shell. The DVM secret goes to the agent's standard input (ssh
+// forwards it), never on a command line.
+//
+// At most `plm_ssh_num_concurrent` daemons are in flight (started, not yet called home); the rest
+// wait their turn. A daemon whose agent exits before it calls home, or that does not call home
+// within `plm_ssh_callhome_timeout` seconds, is reported with its node name and the last lines the
+// agent printed (ssh's own errors, or the daemon's).
+//
+// Agents are children of the master; each leads its own process group (a ^C at prte's terminal is
+// prte's to handle, not theirs), and they are reaped here on SIGCHLD, by pid, never waitpid(-1).
+#pragma once
+
+#include <sys/types.h>
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mca/plm/plm.h"
+
+struct event;
+
+namespace prte::plm::ssh {
+
+struct Options {
+    std::vector<std::string> agent = {"ssh"};
+    int num_concurrent = 128;
+    int callhome_timeout = 60;
+};
+
+class SshModule final : public Module {
+  public:
+    explicit SshModule(Options options) : options_(std::move(options)) {}
+    ~SshModule() override;
+
+    Status init() override;
+    Status launch_daemons(runtime::Job& daemon_job, const std::vector<runtime::Node*>& nodes) override;
+    Status kill_daemons(const std::vector<runtime::Rank>& ranks) override;
+    void daemon_reported(runtime::Rank rank) override;
+    void finalize() noexcept override;
+
+  private:
+    struct Agent {
+        SshModule* owner = nullptr;
+        runtime::Rank rank = 0;
+        std::string node;
+        pid_t pid = 0;
+        int output_fd = -1;
+        event* output_ev = nullptr;
+        event* timer = nullptr;
+        bool reported = false;
+        bool exited = false;
+        std::string partial;               // an output line not finished yet
+        std::deque<std::string> last_lines;  // for the failure message
+    };
+
+    void pump();
+    void start(Agent& agent);
+    void fail(Agent& agent, const std::string& why);
+    void read_output(Agent& agent);
+    void stop_watching(Agent& agent);
+    void reap();
+    std::string tail(const Agent& agent) const;
+
+    static void on_output(int fd, short what, void* arg);
+    static void on_timeout(int fd, short what, void* arg);
+    static void on_sigchld(int fd, short what, void* arg);
+
+    Options options_;
+    event* sigchld_ = nullptr;
+    std::map<runtime::Rank, std::unique_ptr<Agent>> agents_;
+    std::deque<runtime::Rank> waiting_;
+    int in_flight_ = 0;
+};
+
+}  // namespace prte::plm::ssh

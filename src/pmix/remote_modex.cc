@@ -1,0 +1,142 @@
+// Direct modex across nodes: a process asks its PMIx server for another process's data that no
+// fence delivered; if that process lives on another daemon's node, this server asks that daemon,
+// whose PMIx server answers from what the process put (PMIx_server_dmodex_request), and hands the
+// bytes back to PMIx here.
+#include <pmix_server.h>
+
+#include <map>
+
+#include "pmix/info_array.h"
+#include "pmix/internal.h"
+#include "rml/buffer.h"
+#include "rml/rml.h"
+#include "runtime/runtime.h"
+
+namespace prte::pmix {
+namespace {
+
+using runtime::Rank;
+
+struct Pending {
+    pmix_modex_cbfunc_t cbfunc = nullptr;
+    void* cbdata = nullptr;
+};
+
+struct State {
+    uint64_t next_id = 1;
+    std::map<uint64_t, Pending> pending;
+};
+
+State& state()
+{
+    static State s;
+    return s;
+}
+
+rml::Messenger& messenger() { return rml::Messenger::instance(); }
+
+void release_payload(void* cbdata) { delete static_cast<rml::Payload*>(cbdata); }
+
+void answer(const Pending& p, pmix_status_t status, rml::Payload data)
+{
+    auto* held = new rml::Payload(std::move(data));
+    p.cbfunc(status, held->empty() ? nullptr : reinterpret_cast<char*>(held->data()), held->size(), p.cbdata,
+             release_payload, held);
+}
+
+void reply(Rank to, uint64_t id, pmix_status_t status, const rml::Payload& data)
+{
+    rml::Writer w;
+    w.u64(id).i32(status).bytes(data);
+    messenger().send(to, rml::tag::direct_modex_reply, w.take());
+}
+
+// Another daemon asks for one of our processes' data.
+void on_request(Rank origin, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "direct modex request");
+    uint64_t id = r.u64();
+    std::string nspace = r.str();
+    Rank rank = r.u32();
+    if (!r.ok()) {
+        output::warning("dropped a direct modex request from daemon {}: {}", origin, r.error());
+        return;
+    }
+    struct Ask {
+        Rank origin;
+        uint64_t id;
+    };
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, nspace.c_str(), rank);
+    detail::verbose()(5, "direct modex for {} asked by daemon {}", describe(proc), origin);
+    auto* ask = new Ask{origin, id};
+    pmix_status_t rc = PMIx_server_dmodex_request(
+        &proc,
+        [](pmix_status_t status, char* data, size_t size, void* cbdata) {
+            std::unique_ptr<Ask> a(static_cast<Ask*>(cbdata));
+            rml::Payload bytes(data, data + (data ? size : 0));
+            detail::post([a = *a, status, bytes = std::move(bytes)] { reply(a.origin, a.id, status, bytes); });
+        },
+        ask);
+    if (rc != PMIX_SUCCESS) {
+        delete ask;
+        reply(origin, id, rc, {});
+    }
+}
+
+void on_reply(Rank origin, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "direct modex reply");
+    uint64_t id = r.u64();
+    pmix_status_t status = r.i32();
+    rml::Payload data = r.bytes();
+    if (!r.ok()) {
+        output::warning("dropped a direct modex reply from daemon {}: {}", origin, r.error());
+        return;
+    }
+    auto it = state().pending.find(id);
+    if (it == state().pending.end()) return;
+    Pending p = it->second;
+    state().pending.erase(it);
+    answer(p, status, std::move(data));
+}
+
+}  // namespace
+
+void enable_remote_modex()
+{
+    messenger().register_handler(rml::tag::direct_modex, on_request);
+    messenger().register_handler(rml::tag::direct_modex_reply, on_reply);
+}
+
+namespace detail {
+
+pmix_status_t direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size_t, pmix_modex_cbfunc_t cbfunc,
+                           void* cbdata)
+{
+    pmix_proc_t target = *proc;
+    post([target, cbfunc, cbdata] {
+        auto& rt = runtime::Runtime::instance();
+        runtime::JobPtr job = rt.jobs().find(target.nspace);
+        runtime::Proc* p = job ? job->proc(target.rank) : nullptr;
+        Rank daemon = p && p->node ? p->node->daemon : runtime::kInvalidRank;
+        if (daemon == runtime::kInvalidRank || daemon == rt.identity().rank || !messenger().started()) {
+            verbose()(5, "direct modex for {}: not found", describe(target));
+            cbfunc(PMIX_ERR_NOT_FOUND, nullptr, 0, cbdata, nullptr, nullptr);
+            return;
+        }
+        uint64_t id = state().next_id++;
+        state().pending[id] = Pending{cbfunc, cbdata};
+        rml::Writer w;
+        w.u64(id).str(target.nspace).u32(target.rank);
+        verbose()(5, "direct modex for {}: asking daemon {}", describe(target), daemon);
+        if (Status st = messenger().send(daemon, rml::tag::direct_modex, w.take()); !st) {
+            state().pending.erase(id);
+            cbfunc(PMIX_ERR_UNREACH, nullptr, 0, cbdata, nullptr, nullptr);
+        }
+    });
+    return PMIX_SUCCESS;
+}
+
+}  // namespace detail
+}  // namespace prte::pmix

@@ -1,0 +1,164 @@
+#include "prted/daemon_handlers.h"
+
+#include <fmt/format.h>
+
+#include "mca/odls/base/odls_base.h"
+#include "mca/plm/base/plm_messages.h"
+#include "pmix/server.h"
+#include "rml/rml.h"
+#include "runtime/runtime.h"
+#include "util/output.h"
+
+namespace prte::prted {
+namespace {
+
+using runtime::JobPtr;
+using runtime::Rank;
+
+runtime::Runtime& rt() { return runtime::Runtime::instance(); }
+rml::Messenger& messenger() { return rml::Messenger::instance(); }
+const output::VerboseStream& verbose() { return messenger().verbose(); }
+Rank self() { return rt().identity().rank; }
+
+std::vector<Rank> local_ranks(const runtime::Job& job)
+{
+    std::vector<Rank> out;
+    for (const auto& p : job.procs) {
+        if (p->node && p->node->daemon == self()) out.push_back(p->rank);
+    }
+    return out;
+}
+
+// Every daemon's contact and node: the tree can now be followed, and jobs placed on any node.
+void on_wireup(Rank, rml::Payload&& payload)
+{
+    plm::msg::Wireup w;
+    if (Status st = plm::msg::decode(payload, w); !st) {
+        output::error("bad wireup from the master: {}", st.message());
+        return;
+    }
+    for (const auto& d : w.daemons) {
+        messenger().set_contact(d.rank, d.uri);
+        runtime::Node n;
+        n.name = d.node_name;
+        n.slots = d.slots;
+        n.slots_given = true;
+        n.state = d.allocated ? runtime::NodeState::up : runtime::NodeState::not_included;
+        runtime::Node& node = rt().pool().add(n);
+        node.daemon = d.rank;
+        node.daemon_launched = true;
+        node.state = n.state;
+    }
+    // Ranks missing from the list left before the wireup.
+    std::vector<Rank> missing;
+    std::vector<bool> present(w.size, false);
+    for (const auto& d : w.daemons) {
+        if (d.rank < w.size) present[d.rank] = true;
+    }
+    for (Rank r = 0; r < w.size; ++r) {
+        if (!present[r]) missing.push_back(r);
+    }
+    messenger().set_size(w.size);
+    if (!missing.empty()) messenger().mark_departed(missing);
+    messenger().connect_lifeline();
+    verbose()(5, "daemon {}: wired up, {} daemons, parent {}", self(), w.size, messenger().tree().parent());
+}
+
+void report_failed(const JobPtr& job, const std::vector<Rank>& ranks, const std::string& why)
+{
+    if (job->abort_message.empty()) job->abort_message = why;
+    for (Rank r : ranks) rt().state().activate_proc_state(job, r, runtime::ProcState::failed_to_start);
+}
+
+void on_launch(Rank, rml::Payload&& payload)
+{
+    if (rt().shutting_down()) return;
+    JobPtr job;
+    if (Status st = plm::msg::decode_job(payload, rt().pool(), job); !st) {
+        output::error("bad launch message from the master: {}", st.message());
+        return;
+    }
+    rt().jobs().insert(job);
+    std::vector<Rank> mine = local_ranks(*job);
+    verbose()(5, "daemon {}: job {}: {} of {} process(es) here", self(), job->nspace, mine.size(), job->num_procs());
+    if (mine.empty()) return;  // the map is kept: collectives over this job route through here
+    pmix::register_job(job, [job, mine](const Status& st) {
+        if (!st) {
+            report_failed(job, mine, st.message());
+            return;
+        }
+        if (Status s = odls::base::module()->launch(job, mine); !s) report_failed(job, mine, s.message());
+    });
+}
+
+void on_command(Rank, rml::Payload&& payload)
+{
+    plm::msg::DaemonCommand c;
+    if (Status st = plm::msg::decode(payload, c); !st) {
+        output::warning("dropped a command from the master: {}", st.message());
+        return;
+    }
+    JobPtr job = c.nspace.empty() ? nullptr : rt().jobs().find(c.nspace);
+    switch (c.command) {
+    case plm::msg::Command::exit: rt().request_shutdown(0, "ordered to exit by the master"); break;
+    case plm::msg::Command::kill_job:
+        if (job) odls::base::module()->kill(job);
+        break;
+    case plm::msg::Command::signal_job:
+        if (job) odls::base::module()->signal(job, c.signal);
+        break;
+    case plm::msg::Command::cleanup_job:
+        if (job) {
+            if (!local_ranks(*job).empty()) pmix::deregister_job(job);
+            rt().jobs().remove(job->nspace);
+        }
+        break;
+    }
+}
+
+void on_daemon_died(Rank, rml::Payload&& payload)
+{
+    std::vector<Rank> ranks;
+    if (Status st = plm::msg::decode_ranks(payload, ranks); !st) {
+        output::warning("dropped a daemon-loss notice: {}", st.message());
+        return;
+    }
+    std::vector<Rank> others;
+    for (Rank r : ranks) {
+        if (r != self()) others.push_back(r);
+    }
+    messenger().mark_departed(others);
+    messenger().connect_lifeline();
+}
+
+void forward_output(const runtime::Job& job, Rank rank, pmix_iof_channel_t channel, const char* data, size_t size)
+{
+    plm::msg::Output o{job.nspace, rank, channel, rml::Payload(data, data + size)};
+    messenger().send(0, rml::tag::iof, plm::msg::encode(o));
+}
+
+}  // namespace
+
+void install_handlers()
+{
+    messenger().register_handler(rml::tag::wireup, on_wireup);
+    messenger().register_handler(rml::tag::launch_apps, on_launch);
+    messenger().register_handler(rml::tag::daemon, on_command);
+    messenger().register_handler(rml::tag::daemon_died, on_daemon_died);
+    pmix::set_output_forwarder(forward_output);
+}
+
+void begin_shutdown()
+{
+    odls::base::module()->kill(nullptr);
+    for (const auto& job : rt().jobs().all()) {
+        bool live = false;
+        for (const auto& p : job->procs) {
+            live = live || (p->node && p->node->daemon == self() && p->pid > 0 && !p->waitpid_fired);
+        }
+        if (!live && !job->is_daemon_job) rt().jobs().remove(job->nspace);
+    }
+    rt().finish_shutdown_when_idle();
+}
+
+}  // namespace prte::prted

@@ -1,0 +1,151 @@
+// prted: the daemon a DVM master starts on each node (through plm/ssh). It runs a PMIx server for
+// the node's processes, launches them when the master says, reports their states and forwards their
+// output to the master, and routes messages along the radix tree.
+//
+// Started as `prted --dvm-uri <master's URI> --rank <n> --dvm-nspace <ns> [--prtemca name value]...`
+// with the DVM secret as the first line of its standard input (never on the command line). It
+// exits when the master orders it to, when it loses the master, or on SIGTERM - in every case
+// after killing and reaping its processes.
+//
+// Exit status: 0 after an ordered exit; 1 when it could not start or lost the master; 2 usage.
+#include <CLI/CLI.hpp>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "mca/errmgr/base/errmgr_base.h"
+#include "mca/grpcomm/base/grpcomm_base.h"
+#include "mca/plm/base/plm_messages.h"
+#include "pmix/server.h"
+#include "prte_config.h"
+#include "prted/daemon_handlers.h"
+#include "rml/auth.h"
+#include "rml/rml.h"
+#include "runtime/runtime.h"
+#include "runtime/topology.h"
+#include "util/output.h"
+
+extern char** environ;
+
+namespace {
+
+struct Options {
+    std::string dvm_uri;
+    uint32_t rank = 0;
+    std::string dvm_nspace;
+};
+
+int usage_error(const std::string& message)
+{
+    prte::output::error("{} (prted is started by prte; see 'prted --help')", message);
+    return 2;
+}
+
+// The secret is the first line of stdin; stdin is then /dev/null (a daemon reads nothing else).
+bool read_secret(std::string& secret)
+{
+    if (isatty(STDIN_FILENO)) return false;
+    std::getline(std::cin, secret);
+    int null_fd = open("/dev/null", O_RDONLY);
+    if (null_fd >= 0) {
+        dup2(null_fd, STDIN_FILENO);
+        close(null_fd);
+    }
+    return prte::rml::auth::well_formed(secret);
+}
+
+void watch_signals(prte::runtime::Runtime& rt)
+{
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+        event* ev = evsignal_new(
+            rt.loop().base(), sig,
+            [](evutil_socket_t s, short, void*) {
+                prte::runtime::Runtime::instance().request_shutdown(0, fmt::format("signal {}", strsignal(s)));
+            },
+            nullptr);
+        event_add(ev, nullptr);
+    }
+    signal(SIGPIPE, SIG_IGN);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    prte::output::set_program_name("prted");
+    std::vector<std::string> args(argv + 1, argv + argc);
+    prte::runtime::MCASettings mca_settings;
+    if (prte::Status st = prte::runtime::extract_mca_args(args, mca_settings); !st) return usage_error(st.message());
+    Options options;
+    CLI::App app{"prted: a DVM daemon, started by prte on each node", "prted"};
+    app.add_option("--dvm-uri", options.dvm_uri, "The master's contact URI")->required();
+    app.add_option("--rank", options.rank, "This daemon's rank in the DVM")->required()->check(CLI::Range(1u, 1u << 30));
+    app.add_option("--dvm-nspace", options.dvm_nspace, "The DVM's namespace")->required();
+    std::reverse(args.begin(), args.end());
+    try {
+        app.parse(args);
+    } catch (const CLI::CallForHelp&) {
+        std::fputs(app.help().c_str(), stdout);
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        return usage_error(e.what());
+    }
+    std::string secret;
+    if (!read_secret(secret)) {
+        return usage_error("no DVM secret on standard input: prted expects the secret prte hands it, as the first line");
+    }
+
+    auto& rt = prte::runtime::Runtime::instance();
+    rt.identity().rank = options.rank;
+    rt.identity().dvm_nspace = options.dvm_nspace;
+    if (prte::Status st = rt.init(prte::mca::ProcessRole::daemon, environ, mca_settings); !st) {
+        prte::output::error("daemon {}: {}", options.rank, st.message());
+        rt.finalize();
+        return 1;
+    }
+    prte::pmix::ServerOptions server_options;
+    server_options.tmpdir = rt.identity().session_dir;
+    if (prte::Status st = prte::pmix::start(server_options); !st) {
+        prte::output::error("daemon {}: cannot start the PMIx server: {}", options.rank, st.message());
+        rt.finalize();
+        return 1;
+    }
+    auto& messenger = prte::rml::Messenger::instance();
+    if (prte::Status st = messenger.start(rt.loop().base(), prte::rml::options_from_params(options.rank, secret)); !st) {
+        prte::output::error("daemon {}: {}", options.rank, st.message());
+        prte::pmix::stop();
+        rt.finalize();
+        return 1;
+    }
+    messenger.set_contact(0, options.dvm_uri);
+    messenger.set_lost_peer_handler([](prte::runtime::Rank r) {
+        if (auto* m = prte::errmgr::base::module()) m->daemon_lost(r, prte::runtime::ProcState::comm_failed);
+    });
+    prte::prted::install_handlers();
+    prte::pmix::enable_remote_modex();
+    if (auto* g = prte::grpcomm::base::module()) g->init();
+    rt.set_shutdown_handler([] { prte::prted::begin_shutdown(); });
+    watch_signals(rt);
+
+    prte::plm::msg::DaemonReport report{options.rank, rt.identity().node_name, messenger.uri(),
+                                        prte::runtime::local_topology()};
+    if (prte::Status st = messenger.send_direct(0, prte::rml::tag::daemon_report, prte::plm::msg::encode(report)); !st) {
+        prte::output::error("daemon {}: cannot call home: {}", options.rank, st.message());
+        prte::pmix::stop();
+        rt.finalize();
+        return 1;
+    }
+    rt.loop().run();
+
+    messenger.flush();
+    messenger.stop();
+    prte::pmix::stop();
+    int status = rt.exit_status();
+    rt.finalize();
+    return status;
+}

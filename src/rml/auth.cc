@@ -1,0 +1,73 @@
+#include "rml/auth.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+namespace prte::rml::auth {
+namespace {
+
+void random_bytes(uint8_t* out, size_t n)
+{
+    if (RAND_bytes(out, static_cast<int>(n)) != 1) throw std::runtime_error("OpenSSL RAND_bytes failed");
+}
+
+Mac proof(const char* role, const std::string& secret, const Nonce& server_nonce, const Nonce& client_nonce,
+          uint32_t rank)
+{
+    std::vector<uint8_t> message(role, role + std::strlen(role));
+    message.insert(message.end(), server_nonce.begin(), server_nonce.end());
+    message.insert(message.end(), client_nonce.begin(), client_nonce.end());
+    for (int shift = 24; shift >= 0; shift -= 8) message.push_back(static_cast<uint8_t>(rank >> shift));
+    Mac mac{};
+    unsigned int length = 0;
+    HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()), message.data(), message.size(), mac.data(),
+         &length);
+    return mac;
+}
+
+}  // namespace
+
+std::string make_secret()
+{
+    uint8_t raw[32];
+    random_bytes(raw, sizeof(raw));
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (uint8_t b : raw) {
+        out += digits[b >> 4];
+        out += digits[b & 15];
+    }
+    return out;
+}
+
+bool well_formed(const std::string& secret)
+{
+    return secret.size() == 64 && secret.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+Nonce make_nonce()
+{
+    Nonce n{};
+    random_bytes(n.data(), n.size());
+    return n;
+}
+
+Mac client_proof(const std::string& secret, const Nonce& server_nonce, const Nonce& client_nonce, uint32_t rank)
+{
+    return proof("prte-rml-client", secret, server_nonce, client_nonce, rank);
+}
+
+Mac server_proof(const std::string& secret, const Nonce& server_nonce, const Nonce& client_nonce, uint32_t rank)
+{
+    return proof("prte-rml-server", secret, server_nonce, client_nonce, rank);
+}
+
+bool equal(const Mac& a, const Mac& b) { return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0; }
+
+}  // namespace prte::rml::auth

@@ -1,0 +1,338 @@
+#include "rml/connection.h"
+
+#include <arpa/inet.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "util/tcp_nodelay.h"
+
+namespace prte::rml {
+namespace {
+
+constexpr char kGreetingMagic[4] = {'P', 'R', 'T', 'H'};
+constexpr char kFrameMagic[4] = {'P', 'R', 'T', 'M'};
+constexpr uint32_t kProtocolVersion = 1;
+constexpr size_t kGreetingSize = 4 + 4 + auth::kNonceSize;                    // magic, version, nonce
+constexpr size_t kProofSize = 4 + 4 + auth::kNonceSize + auth::kMacSize;      // magic, rank, nonce, mac
+constexpr size_t kAnswerSize = auth::kMacSize;
+constexpr size_t kHeaderSize = 24;
+// A peer that does not complete the handshake in this time is not one of ours.
+constexpr int kHandshakeSeconds = 10;
+
+void put32(uint8_t* p, uint32_t v)
+{
+    p[0] = static_cast<uint8_t>(v >> 24);
+    p[1] = static_cast<uint8_t>(v >> 16);
+    p[2] = static_cast<uint8_t>(v >> 8);
+    p[3] = static_cast<uint8_t>(v);
+}
+
+uint32_t get32(const uint8_t* p)
+{
+    return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]);
+}
+
+bool parse_address(const std::string& text, sockaddr_in& out)
+{
+    auto colon = text.rfind(':');
+    if (colon == std::string::npos) return false;
+    std::memset(&out, 0, sizeof(out));
+    out.sin_family = AF_INET;
+    if (inet_pton(AF_INET, text.substr(0, colon).c_str(), &out.sin_addr) != 1) return false;
+    try {
+        int port = std::stoi(text.substr(colon + 1));
+        if (port <= 0 || port > 65535) return false;
+        out.sin_port = htons(static_cast<uint16_t>(port));
+    } catch (...) {
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+Connection::Connection(event_base* base, const std::string& secret, Events events)
+    : base_(base), secret_(secret), events_(std::move(events))
+{
+}
+
+Connection::~Connection()
+{
+    if (bev_) bufferevent_free(bev_);
+}
+
+std::unique_ptr<Connection> Connection::accepted(event_base* base, int fd, std::string peer_address,
+                                                 const std::string& secret, Events events)
+{
+    std::unique_ptr<Connection> c(new Connection(base, secret, std::move(events)));
+    c->address_ = std::move(peer_address);
+    evutil_make_socket_nonblocking(fd);
+    util::set_tcp_nodelay(fd);
+    c->bev_ = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+    bufferevent_setcb(c->bev_, read_cb, nullptr, event_cb, c.get());
+    timeval tv{kHandshakeSeconds, 0};
+    bufferevent_set_timeouts(c->bev_, &tv, nullptr);
+    bufferevent_enable(c->bev_, EV_READ | EV_WRITE);
+    c->my_nonce_ = auth::make_nonce();
+    uint8_t greeting[kGreetingSize];
+    std::memcpy(greeting, kGreetingMagic, 4);
+    put32(greeting + 4, kProtocolVersion);
+    std::memcpy(greeting + 8, c->my_nonce_.data(), auth::kNonceSize);
+    bufferevent_write(c->bev_, greeting, sizeof(greeting));
+    c->phase_ = Phase::await_proof;
+    return c;
+}
+
+std::unique_ptr<Connection> Connection::initiate(event_base* base, std::vector<std::string> addresses,
+                                                 runtime::Rank self, runtime::Rank expected_peer,
+                                                 const std::string& secret, Events events)
+{
+    std::unique_ptr<Connection> c(new Connection(base, secret, std::move(events)));
+    c->initiated_ = true;
+    c->self_ = self;
+    c->peer_ = expected_peer;
+    c->addresses_ = std::move(addresses);
+    c->my_nonce_ = auth::make_nonce();
+    return c;
+}
+
+// Called by the owner once the object is stored (callbacks may fire from inside).
+void Connection::try_next_address()
+{
+    if (bev_) {
+        bufferevent_free(bev_);
+        bev_ = nullptr;
+    }
+    while (next_address_ < addresses_.size()) {
+        address_ = addresses_[next_address_++];
+        sockaddr_in sa;
+        if (!parse_address(address_, sa)) {
+            last_connect_error_ = fmt::format("bad address '{}'", address_);
+            continue;
+        }
+        bev_ = bufferevent_socket_new(base_, -1, BEV_OPT_CLOSE_ON_FREE);
+        bufferevent_setcb(bev_, read_cb, nullptr, event_cb, this);
+        timeval tv{kHandshakeSeconds, 0};
+        bufferevent_set_timeouts(bev_, &tv, &tv);
+        bufferevent_enable(bev_, EV_READ | EV_WRITE);
+        phase_ = Phase::connecting;
+        if (bufferevent_socket_connect(bev_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0) return;
+        last_connect_error_ = fmt::format("{}: {}", address_, std::strerror(errno));
+        bufferevent_free(bev_);
+        bev_ = nullptr;
+    }
+    fail(fmt::format("cannot connect to daemon {} ({})", peer_,
+                     last_connect_error_.empty() ? "no address" : last_connect_error_));
+}
+
+void Connection::on_connected()
+{
+    util::set_tcp_nodelay(bufferevent_getfd(bev_));
+    phase_ = Phase::await_greeting;
+}
+
+void Connection::read_cb(bufferevent*, void* arg) { static_cast<Connection*>(arg)->on_readable(); }
+
+void Connection::event_cb(bufferevent*, short what, void* arg)
+{
+    auto* c = static_cast<Connection*>(arg);
+    if (what & BEV_EVENT_CONNECTED) {
+        c->on_connected();
+        return;
+    }
+    if (c->phase_ == Phase::connecting) {
+        c->last_connect_error_ =
+            fmt::format("{}: {}", c->address_, (what & BEV_EVENT_TIMEOUT) ? "timed out" : std::strerror(errno));
+        c->try_next_address();
+        return;
+    }
+    if (what & BEV_EVENT_TIMEOUT) {
+        c->fail(fmt::format("no handshake from {} within {} s", c->address_, kHandshakeSeconds));
+    } else if (what & BEV_EVENT_EOF) {
+        c->fail("connection closed by the peer");
+    } else {
+        c->fail(fmt::format("connection error: {}", std::strerror(errno)));
+    }
+}
+
+void Connection::on_readable()
+{
+    if (phase_ != Phase::ready && !read_handshake()) return;
+    if (phase_ == Phase::ready) read_frames();
+}
+
+// Returns true once the handshake is complete; false while waiting for more or after failing.
+bool Connection::read_handshake()
+{
+    evbuffer* in = bufferevent_get_input(bev_);
+    while (phase_ != Phase::ready && phase_ != Phase::closed) {
+        switch (phase_) {
+        case Phase::await_greeting: {  // connecting side
+            if (evbuffer_get_length(in) < kGreetingSize) return false;
+            uint8_t g[kGreetingSize];
+            evbuffer_remove(in, g, sizeof(g));
+            if (std::memcmp(g, kGreetingMagic, 4) != 0 || get32(g + 4) != kProtocolVersion) {
+                fail(fmt::format("{} is not a prte daemon of this version", address_));
+                return false;
+            }
+            std::memcpy(peer_nonce_.data(), g + 8, auth::kNonceSize);
+            uint8_t proof[kProofSize];
+            std::memcpy(proof, kGreetingMagic, 4);
+            put32(proof + 4, self_);
+            std::memcpy(proof + 8, my_nonce_.data(), auth::kNonceSize);
+            auth::Mac mac = auth::client_proof(secret_, peer_nonce_, my_nonce_, self_);
+            std::memcpy(proof + 8 + auth::kNonceSize, mac.data(), mac.size());
+            bufferevent_write(bev_, proof, sizeof(proof));
+            phase_ = Phase::await_answer;
+            break;
+        }
+        case Phase::await_proof: {  // accepting side
+            if (evbuffer_get_length(in) < kProofSize) return false;
+            uint8_t p[kProofSize];
+            evbuffer_remove(in, p, sizeof(p));
+            if (std::memcmp(p, kGreetingMagic, 4) != 0) {
+                fail(fmt::format("rejected {}: not a prte handshake", address_));
+                return false;
+            }
+            runtime::Rank rank = get32(p + 4);
+            std::memcpy(peer_nonce_.data(), p + 8, auth::kNonceSize);
+            auth::Mac theirs;
+            std::memcpy(theirs.data(), p + 8 + auth::kNonceSize, theirs.size());
+            if (!auth::equal(theirs, auth::client_proof(secret_, my_nonce_, peer_nonce_, rank))) {
+                fail(fmt::format("rejected {} claiming to be daemon {}: it does not know the DVM's secret", address_,
+                                 rank));
+                return false;
+            }
+            peer_ = rank;
+            auth::Mac answer = auth::server_proof(secret_, my_nonce_, peer_nonce_, rank);
+            bufferevent_write(bev_, answer.data(), answer.size());
+            become_ready();
+            break;
+        }
+        case Phase::await_answer: {  // connecting side
+            if (evbuffer_get_length(in) < kAnswerSize) return false;
+            auth::Mac theirs;
+            evbuffer_remove(in, theirs.data(), theirs.size());
+            if (!auth::equal(theirs, auth::server_proof(secret_, peer_nonce_, my_nonce_, self_))) {
+                fail(fmt::format("{} answered as daemon {} without knowing the DVM's secret", address_, peer_));
+                return false;
+            }
+            become_ready();
+            break;
+        }
+        default: return false;
+        }
+    }
+    return phase_ == Phase::ready;
+}
+
+void Connection::become_ready()
+{
+    phase_ = Phase::ready;
+    authenticated_ = true;
+    bufferevent_set_timeouts(bev_, nullptr, nullptr);
+    while (!pending_.empty()) {
+        write_frame(pending_.front());
+        pending_.pop_front();
+    }
+    if (events_.ready) events_.ready(*this);
+}
+
+bool Connection::read_frames()
+{
+    evbuffer* in = bufferevent_get_input(bev_);
+    while (phase_ == Phase::ready) {
+        if (evbuffer_get_length(in) < kHeaderSize) return true;
+        uint8_t h[kHeaderSize];
+        evbuffer_copyout(in, h, sizeof(h));
+        if (std::memcmp(h, kFrameMagic, 4) != 0) {
+            fail(fmt::format("garbage from daemon {} ({}): bad frame magic", peer_, address_));
+            return false;
+        }
+        uint32_t length = get32(h + 20);
+        if (length > kMaxPayload) {
+            fail(fmt::format("daemon {} ({}) sent a frame of {} bytes, more than the {} allowed", peer_, address_,
+                             length, kMaxPayload));
+            return false;
+        }
+        if (evbuffer_get_length(in) < kHeaderSize + length) return true;
+        evbuffer_drain(in, kHeaderSize);
+        Frame f;
+        f.origin = get32(h + 4);
+        f.dest = get32(h + 8);
+        f.tag = get32(h + 12);
+        f.seq = get32(h + 16);
+        f.payload.resize(length);
+        if (length) evbuffer_remove(in, f.payload.data(), length);
+        // The handler may close this connection (the owner then destroys it later, never inside
+        // the callback): stop reading once it is no longer ready.
+        if (events_.frame) events_.frame(*this, std::move(f));
+        if (phase_ != Phase::ready) return false;
+    }
+    return false;
+}
+
+void Connection::write_frame(const Frame& f)
+{
+    uint8_t h[kHeaderSize];
+    std::memcpy(h, kFrameMagic, 4);
+    put32(h + 4, f.origin);
+    put32(h + 8, f.dest);
+    put32(h + 12, f.tag);
+    put32(h + 16, f.seq);
+    put32(h + 20, static_cast<uint32_t>(f.payload.size()));
+    evbuffer* out = bufferevent_get_output(bev_);
+    evbuffer_add(out, h, sizeof(h));
+    if (!f.payload.empty()) evbuffer_add(out, f.payload.data(), f.payload.size());
+}
+
+void Connection::send(const Frame& frame)
+{
+    if (phase_ == Phase::closed) return;
+    if (phase_ == Phase::ready) {
+        write_frame(frame);
+    } else {
+        pending_.push_back(frame);
+    }
+}
+
+void Connection::flush()
+{
+    if (!bev_ || phase_ != Phase::ready) return;
+    evutil_socket_t fd = bufferevent_getfd(bev_);
+    evbuffer* out = bufferevent_get_output(bev_);
+    int flags = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    while (evbuffer_get_length(out) > 0) {
+        if (evbuffer_write(out, fd) <= 0) break;
+    }
+    fcntl(fd, F_SETFL, flags);
+}
+
+void Connection::close()
+{
+    phase_ = Phase::closed;
+    if (bev_) {
+        bufferevent_free(bev_);
+        bev_ = nullptr;
+    }
+}
+
+void Connection::fail(const std::string& why)
+{
+    if (phase_ == Phase::closed) return;
+    close();
+    if (events_.closed) events_.closed(*this, why);
+}
+
+}  // namespace prte::rml

@@ -1,0 +1,108 @@
+// One authenticated TCP connection between two daemons, on the progress thread's libevent loop.
+//
+// Life of a connection: the accepting side sends a greeting with a nonce; the connecting side
+// answers with its rank, its nonce and its proof (auth.h); the accepting side checks it and sends
+// its own proof; from then on both sides exchange frames. Anything else — a stranger's junk, a wrong
+// secret, a frame with a bad magic or an absurd length, silence during the handshake — closes the
+// connection with a one-line reason, and the daemon carries on.
+//
+// Frame layout (big-endian): "PRTM", origin, destination, tag, sequence, payload length, payload.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rml/auth.h"
+#include "rml/types.h"
+#include "runtime/node.h"
+
+struct event_base;
+struct bufferevent;
+
+namespace prte::rml {
+
+struct Frame {
+    runtime::Rank origin = runtime::kInvalidRank;
+    runtime::Rank dest = runtime::kInvalidRank;
+    Tag tag = 0;
+    uint32_t seq = 0;
+    Payload payload;
+};
+
+class Connection {
+  public:
+    struct Events {
+        std::function<void(Connection&)> ready;             // handshake done: peer() is known
+        std::function<void(Connection&, Frame&&)> frame;    // a whole frame arrived
+        std::function<void(Connection&, const std::string& why)> closed;  // once; the owner then drops it
+    };
+
+    // Takes an accepted socket; `peer_address` names it in messages.
+    static std::unique_ptr<Connection> accepted(event_base* base, int fd, std::string peer_address,
+                                                const std::string& secret, Events events);
+    // Connects to `expected_peer` at the first of `addresses` ("host:port") that answers.
+    static std::unique_ptr<Connection> initiate(event_base* base, std::vector<std::string> addresses,
+                                                runtime::Rank self, runtime::Rank expected_peer,
+                                                const std::string& secret, Events events);
+    // Begins connecting (an initiated connection); call once the owner has stored the object, as
+    // its events may fire from inside.
+    void start() { try_next_address(); }
+    ~Connection();
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+
+    // Queues a frame; frames queued before the handshake completes go out right after it.
+    void send(const Frame& frame);
+    // Writes what is queued now, blocking (the process is about to exit).
+    void flush();
+    // Closes without telling the owner (it asked).
+    void close();
+
+    runtime::Rank peer() const { return peer_; }
+    bool ready() const { return phase_ == Phase::ready; }
+    // Completed the handshake at some point (still true after it closed).
+    bool authenticated() const { return authenticated_; }
+    bool initiated() const { return initiated_; }
+    const std::string& address() const { return address_; }
+
+    static constexpr uint32_t kMaxPayload = 1u << 30;
+
+  private:
+    enum class Phase { connecting, await_greeting, await_proof, await_answer, ready, closed };
+
+    Connection(event_base* base, const std::string& secret, Events events);
+    void try_next_address();
+    void on_connected();
+    void on_readable();
+    bool read_handshake();
+    bool read_frames();
+    void fail(const std::string& why);
+    void write_frame(const Frame& frame);
+    void become_ready();
+
+    static void read_cb(bufferevent* bev, void* arg);
+    static void event_cb(bufferevent* bev, short what, void* arg);
+
+    event_base* base_;
+    const std::string& secret_;
+    Events events_;
+    bufferevent* bev_ = nullptr;
+    Phase phase_ = Phase::connecting;
+    bool initiated_ = false;
+    bool authenticated_ = false;
+    runtime::Rank self_ = runtime::kInvalidRank;
+    runtime::Rank peer_ = runtime::kInvalidRank;
+    std::vector<std::string> addresses_;
+    size_t next_address_ = 0;
+    std::string address_;
+    std::string last_connect_error_;
+    auth::Nonce my_nonce_{};
+    auth::Nonce peer_nonce_{};
+    std::deque<Frame> pending_;
+};
+
+}  // namespace prte::rml

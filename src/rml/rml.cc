@@ -1,0 +1,369 @@
+#include "rml/rml.h"
+
+#include <arpa/inet.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "mca/base/param.h"
+#include "util/strings.h"
+
+namespace prte::rml {
+namespace {
+
+using runtime::kInvalidRank;
+using runtime::Rank;
+
+output::VerboseStream& verbose_stream()
+{
+    static output::VerboseStream stream("rml");
+    return stream;
+}
+
+// "198.18.0.0/24" matches the address; anything else is an interface name.
+bool selected(const std::vector<std::string>& include, const char* ifname, in_addr addr)
+{
+    for (const auto& item : include) {
+        auto slash = item.find('/');
+        if (slash == std::string::npos) {
+            if (item == ifname) return true;
+            continue;
+        }
+        in_addr net{};
+        int bits = 0;
+        try {
+            bits = std::stoi(item.substr(slash + 1));
+        } catch (...) {
+            continue;
+        }
+        if (bits < 0 || bits > 32 || inet_pton(AF_INET, item.substr(0, slash).c_str(), &net) != 1) continue;
+        uint32_t mask = bits == 0 ? 0 : htonl(~uint32_t(0) << (32 - bits));
+        if ((addr.s_addr & mask) == (net.s_addr & mask)) return true;
+    }
+    return false;
+}
+
+// The addresses to listen on: the selected interfaces', or every interface that is up (loopback
+// last, used only when there is nothing else).
+std::vector<std::string> listen_addresses(const std::vector<std::string>& include)
+{
+    std::vector<std::string> out, loopback;
+    ifaddrs* list = nullptr;
+    if (getifaddrs(&list) != 0) return {"127.0.0.1"};
+    for (ifaddrs* i = list; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP)) continue;
+        in_addr addr = reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr;
+        char text[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &addr, text, sizeof(text));
+        if (!include.empty()) {
+            if (selected(include, i->ifa_name, addr)) out.push_back(text);
+        } else if (i->ifa_flags & IFF_LOOPBACK) {
+            loopback.push_back(text);
+        } else {
+            out.push_back(text);
+        }
+    }
+    freeifaddrs(list);
+    if (include.empty() && out.empty()) out = loopback;
+    return out;
+}
+
+std::vector<std::string> addresses_of(const std::string& uri)
+{
+    const std::string prefix = "tcp://";
+    if (uri.rfind(prefix, 0) != 0) return {};
+    return util::split(uri.substr(prefix.size()), ',');
+}
+
+}  // namespace
+
+struct Messenger::Listener {};
+
+Messenger::Messenger() : tree_(std::make_unique<RadixTree>(0, 1, 64)) {}
+
+Messenger& Messenger::instance()
+{
+    static Messenger messenger;
+    return messenger;
+}
+
+const output::VerboseStream& Messenger::verbose() const { return verbose_stream(); }
+
+Options options_from_params(runtime::Rank self, std::string secret)
+{
+    auto& registry = mca::ParamRegistry::instance();
+    auto& radix = registry.register_int({"rml", "", "radix"}, 64,
+                                        "Width of the radix routing tree over the daemons (children per daemon)");
+    auto& include = registry.register_string(
+        {"oob", "tcp", "if_include"}, "",
+        "Interfaces or IPv4 networks (comma-separated: lo,eth0,198.18.0.0/24) the daemons listen on and "
+        "advertise; empty: every interface that is up");
+    auto& level = registry.register_int({"rml", "base", "verbose"}, 0,
+                                        "Verbosity of daemon messaging (5: connections and routes, 10: every "
+                                        "connection attempt)");
+    verbose_stream().set_level(static_cast<int>(level.as_int()));
+    Options o;
+    o.self = self;
+    o.secret = std::move(secret);
+    o.radix = radix.as_int() < 1 ? 1 : static_cast<uint32_t>(radix.as_int());
+    o.if_include = util::split(include.as_string(), ',', true);
+    return o;
+}
+
+Status Messenger::start(event_base* base, Options options)
+{
+    base_ = base;
+    options_ = std::move(options);
+    tree_ = std::make_unique<RadixTree>(options_.self, options_.self + 1, options_.radix);
+    std::vector<std::string> addresses = listen_addresses(options_.if_include);
+    if (addresses.empty()) {
+        return {Errc::bad_param, fmt::format("oob_tcp_if_include '{}' matches no IPv4 interface that is up",
+                                             util::join(options_.if_include, ","))};
+    }
+    std::vector<std::string> endpoints;
+    for (const auto& a : addresses) {
+        sockaddr_in sa{};
+        sa.sin_family = AF_INET;
+        inet_pton(AF_INET, a.c_str(), &sa.sin_addr);
+        auto on_accept = [](evconnlistener*, evutil_socket_t fd, sockaddr* peer, int, void* arg) {
+            auto* self = static_cast<Messenger*>(arg);
+            char text[INET_ADDRSTRLEN] = "?";
+            auto* in = reinterpret_cast<sockaddr_in*>(peer);
+            inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text));
+            self->adopt(Connection::accepted(self->base_, fd, fmt::format("{}:{}", text, ntohs(in->sin_port)),
+                                             self->options_.secret, self->events()));
+        };
+        evconnlistener* l = evconnlistener_new_bind(base, on_accept, this,
+                                                    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
+                                                    128, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+        if (!l) {
+            verbose_stream()(1, "rml: cannot listen on {}: {}", a, std::strerror(errno));
+            continue;
+        }
+        sockaddr_in bound{};
+        socklen_t len = sizeof(bound);
+        getsockname(evconnlistener_get_fd(l), reinterpret_cast<sockaddr*>(&bound), &len);
+        endpoints.push_back(fmt::format("{}:{}", a, ntohs(bound.sin_port)));
+        listeners_.push_back(l);
+    }
+    if (endpoints.empty()) return {Errc::unreachable, "the daemon cannot listen on any address"};
+    uri_ = "tcp://" + util::join(endpoints, ",");
+    contacts_[options_.self] = uri_;
+    verbose_stream()(5, "rml: daemon {} listening at {}", options_.self, uri_);
+    return {};
+}
+
+void Messenger::stop()
+{
+    for (auto* l : listeners_) evconnlistener_free(l);
+    listeners_.clear();
+    for (auto& c : connections_) c->close();
+    connections_.clear();
+    graveyard_.clear();
+    base_ = nullptr;
+}
+
+void Messenger::set_contact(Rank rank, const std::string& uri) { contacts_[rank] = uri; }
+
+std::string Messenger::contact(Rank rank) const
+{
+    auto it = contacts_.find(rank);
+    return it == contacts_.end() ? std::string() : it->second;
+}
+
+void Messenger::set_size(uint32_t size)
+{
+    if (size <= tree_->size()) return;
+    tree_->resize(size);
+    for (auto& l : tree_listeners_) l();
+}
+
+void Messenger::dispatch(Rank origin, Tag tag, Payload&& payload)
+{
+    Frame f{origin, options_.self, tag, 0, std::move(payload)};
+    deliver(std::move(f));
+}
+
+void Messenger::flush()
+{
+    for (auto& c : connections_) c->flush();
+}
+
+void Messenger::register_handler(Tag tag, Handler handler) { handlers_[tag] = std::move(handler); }
+
+Connection::Events Messenger::events()
+{
+    Connection::Events e;
+    e.ready = [this](Connection& c) { on_ready(c); };
+    e.frame = [this](Connection& c, Frame&& f) { on_frame(c, std::move(f)); };
+    e.closed = [this](Connection& c, const std::string& why) { on_closed(c, why); };
+    return e;
+}
+
+void Messenger::adopt(std::unique_ptr<Connection> c) { connections_.push_back(std::move(c)); }
+
+Connection* Messenger::connection_to(Rank rank, bool create)
+{
+    Connection* pending = nullptr;
+    for (auto& c : connections_) {
+        if (c->peer() != rank) continue;
+        if (c->ready()) return c.get();
+        if (c->initiated()) pending = c.get();
+    }
+    if (pending || !create) return pending;
+    std::vector<std::string> addresses = addresses_of(contact(rank));
+    if (addresses.empty()) return nullptr;
+    verbose_stream()(10, "rml: connecting to daemon {} at {}", rank, contact(rank));
+    connections_.push_back(Connection::initiate(base_, addresses, options_.self, rank, options_.secret, events()));
+    Connection* c = connections_.back().get();
+    c->start();
+    // start() may already have failed (no address usable): then it is in the graveyard.
+    for (auto& live : connections_) {
+        if (live.get() == c) return c;
+    }
+    return nullptr;
+}
+
+void Messenger::on_ready(Connection& c)
+{
+    verbose_stream()(10, "rml: connection with daemon {} ({}) authenticated", c.peer(), c.address());
+}
+
+void Messenger::on_frame(Connection&, Frame&& f)
+{
+    if (f.dest == options_.self) {
+        deliver(std::move(f));
+    } else {
+        forward(std::move(f));
+    }
+}
+
+void Messenger::deliver(Frame&& f)
+{
+    auto it = handlers_.find(f.tag);
+    if (it == handlers_.end()) {
+        verbose_stream()(1, "rml: dropped a message with unknown tag {} from daemon {}", f.tag, f.origin);
+        return;
+    }
+    it->second(f.origin, std::move(f.payload));
+}
+
+void Messenger::forward(Frame&& f)
+{
+    Rank hop = tree_->next_hop(f.dest);
+    if (hop == kInvalidRank) hop = f.dest;  // not in the tree yet (start-up): straight to it
+    Connection* c = connection_to(hop, true);
+    if (!c) {
+        verbose_stream()(1, "rml: no route from daemon {} to daemon {}: dropped a message with tag {} from {}",
+                         options_.self, f.dest, f.tag, f.origin);
+        return;
+    }
+    c->send(f);
+}
+
+Status Messenger::send(Rank dest, Tag tag, Payload payload)
+{
+    if (!base_) return {Errc::internal, "the messenger is not running"};
+    Frame f{options_.self, dest, tag, next_seq_++, std::move(payload)};
+    if (dest == options_.self) {
+        // Never inline: a handler sending to itself must not re-enter its caller.
+        auto* ev = new Frame(std::move(f));
+        event_base_once(
+            base_, -1, EV_TIMEOUT,
+            [](evutil_socket_t, short, void* arg) {
+                std::unique_ptr<Frame> frame(static_cast<Frame*>(arg));
+                Messenger::instance().deliver(std::move(*frame));
+            },
+            ev, nullptr);
+        return {};
+    }
+    Rank hop = tree_->next_hop(dest);
+    if (hop == kInvalidRank) {
+        if (tree_->departed(dest)) return {Errc::unreachable, fmt::format("daemon {} has left the DVM", dest)};
+        hop = dest;
+    }
+    Connection* c = connection_to(hop, true);
+    if (!c) return {Errc::unreachable, fmt::format("no route to daemon {} (via {}): no contact", dest, hop)};
+    c->send(f);
+    return {};
+}
+
+Status Messenger::send_direct(Rank dest, Tag tag, Payload payload)
+{
+    if (!base_) return {Errc::internal, "the messenger is not running"};
+    Connection* c = connection_to(dest, true);
+    if (!c) return {Errc::unreachable, fmt::format("no contact for daemon {}", dest)};
+    c->send(Frame{options_.self, dest, tag, next_seq_++, std::move(payload)});
+    return {};
+}
+
+void Messenger::bury(Connection& c)
+{
+    for (auto it = connections_.begin(); it != connections_.end(); ++it) {
+        if (it->get() != &c) continue;
+        graveyard_.push_back(std::move(*it));
+        connections_.erase(it);
+        break;
+    }
+    event_base_once(
+        base_, -1, EV_TIMEOUT, [](evutil_socket_t, short, void*) { Messenger::instance().graveyard_.clear(); },
+        nullptr, nullptr);
+}
+
+void Messenger::on_closed(Connection& c, const std::string& why)
+{
+    Rank peer = c.peer();
+    if (!c.initiated() && !c.authenticated()) {
+        // A stranger, junk, or a wrong secret: say so and carry on.
+        ++rejected_;
+        output::warning("daemon {}: {}", options_.self, why);
+        bury(c);
+        return;
+    }
+    verbose_stream()(5, "rml: connection with daemon {} ({}) closed: {}", peer, c.address(), why);
+    bury(c);
+    if (connection_to(peer, false) != nullptr) return;  // another connection still reaches it
+    if (tree_->departed(peer)) return;                  // already known gone
+    if (lost_peer_) lost_peer_(peer);
+}
+
+void Messenger::mark_departed(const std::vector<Rank>& ranks)
+{
+    tree_->mark_departed(ranks);
+    verbose_stream()(5, "rml: daemon(s) {} departed; routing tree now:\n{}", fmt::join(ranks, ","), tree_->describe());
+    for (Rank r : ranks) {
+        for (auto& c : connections_) {
+            if (c->peer() == r) c->close();
+        }
+        connections_.erase(std::remove_if(connections_.begin(), connections_.end(),
+                                          [r](const std::unique_ptr<Connection>& c) { return c->peer() == r; }),
+                           connections_.end());
+    }
+    for (auto& l : tree_listeners_) l();
+}
+
+void Messenger::connect_lifeline()
+{
+    Rank parent = tree_->parent();
+    if (parent != kInvalidRank) connection_to(parent, true);
+}
+
+std::set<Rank> Messenger::connected_peers() const
+{
+    std::set<Rank> out;
+    for (const auto& c : connections_) {
+        if (c->ready()) out.insert(c->peer());
+    }
+    return out;
+}
+
+}  // namespace prte::rml

@@ -1,0 +1,125 @@
+// RML: messages between the daemons of a DVM (the master is daemon 0).
+//
+// The messenger listens on TCP, authenticates every connection (connection.h), and routes each
+// message along the radix routing tree (radix_tree.h): a message for a rank that is not a
+// neighbour goes to the child whose subtree holds it, or else to the parent. Before the tree is
+// known (a new daemon calling home) messages go straight to the peer whose contact they have.
+//
+// Handlers are registered per tag and run on the progress thread. When the last connection to a
+// peer closes, the lost-peer handler runs once; what that means (the master gone, a parent to
+// replace, a daemon lost) is the program's decision, not the messenger's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "rml/connection.h"
+#include "rml/radix_tree.h"
+#include "rml/types.h"
+#include "util/output.h"
+#include "util/status.h"
+
+struct event_base;
+struct evconnlistener;
+
+namespace prte::rml {
+
+using Handler = std::function<void(runtime::Rank origin, Payload&& payload)>;
+
+struct Options {
+    runtime::Rank self = 0;
+    std::string secret;
+    uint32_t radix = 64;
+    // Interfaces or IPv4 networks to listen on and advertise ("lo", "eth0", "198.18.0.0/24"); empty:
+    // every IPv4 interface that is up, loopback only when nothing else is.
+    std::vector<std::string> if_include;
+};
+
+// Registers rml_radix, oob_tcp_if_include and rml_base_verbose and reads them.
+Options options_from_params(runtime::Rank self, std::string secret);
+
+class Messenger {
+  public:
+    static Messenger& instance();
+
+    // Listens and makes the URI. On the progress thread (or before it starts).
+    Status start(event_base* base, Options options);
+    // Closes every connection and listener.
+    void stop();
+    bool started() const { return base_ != nullptr; }
+
+    const std::string& uri() const { return uri_; }
+    runtime::Rank self() const { return options_.self; }
+
+    // Where to reach a daemon: its URI ("tcp://a.b.c.d:port[,a.b.c.d:port...]").
+    void set_contact(runtime::Rank rank, const std::string& uri);
+    std::string contact(runtime::Rank rank) const;
+
+    RadixTree& tree() { return *tree_; }
+    // The DVM now has `size` daemons (ranks 0..size-1); the tree covers them.
+    void set_size(uint32_t size);
+
+    void register_handler(Tag tag, Handler handler);
+    void set_lost_peer_handler(std::function<void(runtime::Rank)> handler) { lost_peer_ = std::move(handler); }
+
+    // Sends along the tree (a message for this process is delivered to it, posted, not inline).
+    Status send(runtime::Rank dest, Tag tag, Payload payload);
+    // Sends over a connection to `dest` itself, opening one if needed.
+    Status send_direct(runtime::Rank dest, Tag tag, Payload payload);
+
+    // Runs the handler for `tag` here, as if the message had arrived (grpcomm unwraps broadcasts).
+    void dispatch(runtime::Rank origin, Tag tag, Payload&& payload);
+    // Called after every change of the tree's shape (a departure, a resize), on the progress thread.
+    void add_tree_listener(std::function<void()> listener) { tree_listeners_.push_back(std::move(listener)); }
+    // Writes out everything queued, blocking, before the process exits (an ack must not be lost).
+    void flush();
+
+    // Drops `ranks` from the tree (one repair for the batch) and closes their connections, without
+    // running the lost-peer handler for them (their loss is already known).
+    void mark_departed(const std::vector<runtime::Rank>& ranks);
+    // Opens the connection to this daemon's parent now, so its loss is noticed even when nothing
+    // is being sent (the lifeline).
+    void connect_lifeline();
+
+    // Connected (authenticated) peers.
+    std::set<runtime::Rank> connected_peers() const;
+    size_t rejected_connections() const { return rejected_; }
+
+    const output::VerboseStream& verbose() const;
+
+  private:
+    Messenger();
+    struct Listener;
+
+    Connection* connection_to(runtime::Rank rank, bool create);
+    void adopt(std::unique_ptr<Connection> c);
+    void on_ready(Connection& c);
+    void on_frame(Connection& c, Frame&& f);
+    void on_closed(Connection& c, const std::string& why);
+    void deliver(Frame&& f);
+    void forward(Frame&& f);
+    void bury(Connection& c);
+    Connection::Events events();
+
+    event_base* base_ = nullptr;
+    Options options_;
+    std::string uri_;
+    std::vector<evconnlistener*> listeners_;
+    std::unique_ptr<RadixTree> tree_;
+    std::map<runtime::Rank, std::string> contacts_;
+    std::map<Tag, Handler> handlers_;
+    std::function<void(runtime::Rank)> lost_peer_;
+    // Every live connection; several may lead to one peer (each side connected to the other).
+    std::vector<std::unique_ptr<Connection>> connections_;
+    std::vector<std::unique_ptr<Connection>> graveyard_;  // freed on the next loop turn, never inside a callback
+    std::vector<std::function<void()>> tree_listeners_;
+    uint32_t next_seq_ = 0;
+    size_t rejected_ = 0;
+};
+
+}  // namespace prte::rml

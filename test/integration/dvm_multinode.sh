@@ -1,0 +1,84 @@
+#!/bin/sh
+# A DVM of many daemons on the local-node test-bed: daemons launched through plm/ssh's agent,
+# wired over the radix tree (rml_radix 2, so the tree has several levels), jobs on every node with
+# cross-node fences and data exchange, output and exit status from remote ranks, strangers on a
+# daemon's port rejected, and 100 jobs in a row leaving nothing behind.
+. "$PRTE_SRCDIR/test/integration/lib.sh"
+. "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
+. "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
+CLIENTS="$PRTE_BUILDDIR/test/clients"
+
+start_local_nodes_dvm 4 2
+ndaemons=$(dvm_daemons | wc -l)
+[ "$ndaemons" = 4 ] && pass "4 daemons running" || fail "expected 4 daemons, found $ndaemons"
+
+# Ranks spread by node land on node1..node4, each named by its own daemon.
+run spread "$PRUN" -n 8 --map-by node "$CLIENTS/jobinfo"
+expect_status spread 0
+for i in 1 2 3 4; do
+    c=$(grep -c "host node$i " "$TEST_TMP/spread.out")
+    [ "$c" = 2 ] && pass "2 ranks on node$i" || fail "$c ranks on node$i, expected 2: $(cat "$TEST_TMP/spread.out")"
+done
+
+# Put/commit/fence with data collection/get between ranks on different nodes.
+run putget "$PRUN" -n 8 --map-by node "$CLIENTS/putget"
+expect_status putget 0
+expect_line putget out "putget ok size 8"
+
+# Output of remote ranks reaches prun, tagged with job and rank.
+run tagged "$PRUN" -n 4 --map-by node --output tag sh -c 'echo "hello from $PMIX_RANK"'
+expect_status tagged 0
+for r in 0 1 2 3; do expect_line tagged out ",$r]<stdout>: hello from $r"; done
+
+# A remote rank's exit status is the job's, named with its node.
+run remote_exit "$PRUN" -n 4 --map-by node sh -c '[ "$PMIX_RANK" = 2 ] && exit 7; sleep 30'
+expect_status remote_exit 7
+expect_line remote_exit err "rank 2"
+expect_line remote_exit err "node3"
+
+# Strangers on a daemon's port: junk, and a daemon that does not know the secret.
+port=$(daemon_port 2)
+if [ -n "$port" ]; then
+    printf 'GET / HTTP/1.0\r\n\r\n' | timeout 5 bash -c "cat >/dev/tcp/127.0.0.1/$port" 2>/dev/null
+    echo 0000000000000000000000000000000000000000000000000000000000000000 |
+        timeout 10 "$PRTED" --dvm-uri "tcp://127.0.0.1:$port" --rank 9 --dvm-nspace intruder \
+            --prtemca mca_base_component_path "$PRTE_MCA_mca_base_component_path" >"$TEST_TMP/intruder.out" 2>&1
+    intruder_status=$?
+    [ $intruder_status -ne 0 ] && pass "a daemon with the wrong secret is turned away" ||
+        fail "the intruder daemon exited 0"
+    sleep 0.5
+    if grep -q "does not know the DVM's secret" "$TEST_TMP/prte.err"; then pass "wrong secret logged"; else
+        fail "no log line for the wrong secret"; sed 's/^/    /' "$TEST_TMP/prte.err"; fi
+    if grep -q "not a prte handshake\|no handshake\|rejected" "$TEST_TMP/prte.err"; then pass "junk logged"; else
+        fail "no log line for junk"; fi
+else
+    fail "cannot find daemon 2's port"
+fi
+run after_strangers "$PRUN" -n 4 --map-by node "$CLIENTS/putget"
+expect_status after_strangers 0
+stop_dvm
+
+# Eight nodes, radix 2: a three-level tree; a job on every node, then 100 jobs in a row.
+start_local_nodes_dvm 8 2
+run eight "$PRUN" -n 16 --map-by node "$CLIENTS/putget"
+expect_status eight 0
+expect_line eight out "putget ok size 16"
+fds_before=$(ls /proc/"$DVM_PID"/fd | wc -l)
+daemons_before=$(dvm_daemons | tr '\n' ' ')
+i=0
+bad=0
+while [ $i -lt 100 ]; do
+    "$PRUN" -n 8 --map-by node true >/dev/null 2>&1 || bad=$((bad + 1))
+    i=$((i + 1))
+done
+[ $bad = 0 ] && pass "100 jobs over 8 nodes" || fail "$bad of 100 jobs failed"
+fds_after=$(ls /proc/"$DVM_PID"/fd | wc -l)
+[ "$fds_after" -le $((fds_before + 2)) ] && pass "no fd leak in prte ($fds_before -> $fds_after)" ||
+    fail "prte fds grew from $fds_before to $fds_after"
+[ "$(dvm_daemons | tr '\n' ' ')" = "$daemons_before" ] && pass "the same 8 daemons still serve" || fail "daemons changed"
+strays=$(for d in $(dvm_daemons); do pgrep -P "$d"; done)
+[ -z "$strays" ] && pass "no process left under the daemons" || fail "processes left under daemons: $strays"
+daemons=$(dvm_daemons)
+stop_dvm
+if wait_gone $daemons; then pass "every daemon exited after pterm"; else fail "daemons left after pterm"; fi
+finish

@@ -1,0 +1,50 @@
+# Helpers for tests of multi-daemon DVMs on the local-node test-bed (sourced after dvm_lib.sh):
+# every "node" is this machine, each daemon told its node name by test/testbed/local-agent, all
+# listening on loopback only.
+LOCAL_AGENT="$PRTE_SRCDIR/test/testbed/local-agent"
+PRTED="$PRTE_BUILDDIR/src/prted/prted"
+
+# start_local_nodes_dvm N RADIX [prte options...]: a DVM of the master plus N daemons (node1..N).
+start_local_nodes_dvm() {
+    n=$1
+    radix=$2
+    shift 2
+    : >"$TEST_TMP/hosts"
+    i=1
+    while [ "$i" -le "$n" ]; do echo "node$i" >>"$TEST_TMP/hosts"; i=$((i + 1)); done
+    start_dvm --hostfile "$TEST_TMP/hosts" --prtemca plm_ssh_agent "$LOCAL_AGENT" \
+        --prtemca plm_base_prted "$PRTED" --prtemca oob_tcp_if_include lo --prtemca rml_radix "$radix" "$@"
+}
+
+# The pids of this test's DVM's daemons (prted processes naming its namespace).
+dvm_daemons() {
+    pgrep -f "prted.*--dvm-nspace prte-[^ ]*-$DVM_PID( |\$)" | while read -r p; do
+        # the agent's "sh -c" carries the same words: keep only prted itself
+        case $(cat "/proc/$p/comm" 2>/dev/null) in prted|lt-prted) echo "$p" ;; esac
+    done
+}
+
+# daemon_pid RANK: the pid of daemon RANK of this test's DVM.
+daemon_pid() {
+    for p in $(dvm_daemons); do
+        if tr '\0' ' ' <"/proc/$p/cmdline" | grep -q -- "--rank $1 "; then echo "$p"; return; fi
+    done
+}
+
+# daemon_port RANK: the TCP port daemon RANK listens on.
+daemon_port() {
+    ss -Hltnp 2>/dev/null | grep "pid=$(daemon_pid "$1")," | awk '{print $4}' | sed 's/.*://' | head -1
+}
+
+# wait_gone PID...: waits (up to 10 s) until none of the processes is alive; false otherwise.
+wait_gone() {
+    t=0
+    while [ $t -lt 100 ]; do
+        any=
+        for p in "$@"; do if alive "$p"; then any=1; fi; done
+        [ -z "$any" ] && return 0
+        sleep 0.1
+        t=$((t + 1))
+    done
+    return 1
+}
