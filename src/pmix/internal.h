@@ -43,6 +43,11 @@ bool all_local(const pmix_proc_t procs[], size_t nprocs);
 // "pterm (pid 1234)" for a connected tool, "rank 3 of prte-x-1@2" for a client; progress thread.
 std::string requestor_name(const pmix_proc_t& proc);
 
+// Stdin for a process on another daemon's node goes to that daemon, which answers once its
+// launcher accepted it (remote_modex.cc); false when the process is on this node.
+bool forward_stdin(const runtime::JobPtr& job, runtime::Rank rank, const std::string& data, bool eof,
+                   std::function<void(const Status&)> done);
+
 // Tools (tools.cc).
 void tool_connected(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc, void* cbdata);
 pmix_status_t job_control(const pmix_proc_t* requestor, const pmix_proc_t targets[], size_t ntargets,

@@ -60,9 +60,10 @@ using OutputForwarder = std::function<void(const runtime::Job& job, runtime::Ran
                                            const char* data, size_t size)>;
 void set_output_forwarder(OutputForwarder forwarder);
 
-// Serves and asks other daemons for processes' data (direct modex) over the messenger. Call once
+// Serves other daemons and asks them, over the messenger: processes' data (direct modex) and
+// stdin for processes on their nodes. Call once
 // the messenger runs, on the master and on every daemon.
-void enable_remote_modex();
+void enable_remote_services();
 
 // Output flow control (output_flow.cc). PMIx takes every chunk it is handed, however fast it
 // comes (a `yes` once grew the DVM to 24 GB). output_backlogged(job) is true while too much of

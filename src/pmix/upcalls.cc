@@ -79,8 +79,9 @@ void deliver_stdin(const pmix_proc_t& from, const std::vector<pmix_proc_t>& targ
                   eof ? std::string("end of input") : fmt::format("{} bytes", data.size()));
         for (runtime::Rank rank : stdin_ranks(*job, target.rank)) {
             completion->expect();
-            odls->write_stdin(job, rank, data, eof,
-                              [completion](const Status& st) { completion->done(to_pmix_status(st)); });
+            auto done = [completion](const Status& st) { completion->done(to_pmix_status(st)); };
+            if (forward_stdin(job, rank, data, eof, done)) continue;
+            odls->write_stdin(job, rank, data, eof, done);
         }
     }
     completion->done(PMIX_SUCCESS);

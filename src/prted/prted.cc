@@ -127,7 +127,7 @@ int main(int argc, char** argv)
         if (auto* m = prte::errmgr::base::module()) m->daemon_lost(r, prte::runtime::ProcState::comm_failed);
     });
     prte::prted::install_handlers();
-    prte::pmix::enable_remote_modex();
+    prte::pmix::enable_remote_services();
     if (auto* g = prte::grpcomm::base::module()) g->init();
     rt.set_shutdown_handler([] { prte::prted::begin_shutdown(); });
     watch_signals(rt);

@@ -5,6 +5,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <fcntl.h>
@@ -28,6 +29,20 @@ constexpr size_t kAnswerSize = auth::kMacSize;
 constexpr size_t kHeaderSize = 24;
 // A peer that does not complete the handshake in this time is not one of ours.
 constexpr int kHandshakeSeconds = 10;
+
+// A peer that vanishes without closing (its node lost power, a link went down) must still be
+// noticed: TCP keepalive probes an idle connection after 2 s, every second, 3 times; unacknowledged
+// data gives up after 5 s. Without these a DVM would wait for ever on a dead daemon.
+void watch_liveness(int fd)
+{
+    int on = 1, idle = 2, interval = 1, count = 3;
+    unsigned int user_timeout_ms = 5000;
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof(interval));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof(count));
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof(user_timeout_ms));
+}
 
 void put32(uint8_t* p, uint32_t v)
 {
@@ -78,6 +93,7 @@ std::unique_ptr<Connection> Connection::accepted(event_base* base, int fd, std::
     c->address_ = std::move(peer_address);
     evutil_make_socket_nonblocking(fd);
     util::set_tcp_nodelay(fd);
+    watch_liveness(fd);
     c->bev_ = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
     bufferevent_setcb(c->bev_, read_cb, nullptr, event_cb, c.get());
     timeval tv{kHandshakeSeconds, 0};
@@ -138,6 +154,7 @@ void Connection::try_next_address()
 void Connection::on_connected()
 {
     util::set_tcp_nodelay(bufferevent_getfd(bev_));
+    watch_liveness(bufferevent_getfd(bev_));
     phase_ = Phase::await_greeting;
 }
 
@@ -158,6 +175,8 @@ void Connection::event_cb(bufferevent*, short what, void* arg)
     }
     if (what & BEV_EVENT_TIMEOUT) {
         c->fail(fmt::format("no handshake from {} within {} s", c->address_, kHandshakeSeconds));
+    } else if (!c->authenticated_ && !c->initiated_) {
+        c->fail(fmt::format("rejected {}: it left without completing the handshake", c->address_));
     } else if (what & BEV_EVENT_EOF) {
         c->fail("connection closed by the peer");
     } else {

@@ -24,6 +24,7 @@ inline constexpr Tag xcast = 11;              // grpcomm's envelope around a bro
 inline constexpr Tag allgather_release = 12;  // an allgather's combined data, broadcast
 inline constexpr Tag direct_modex_reply = 13;
 inline constexpr Tag stdin_data = 14;         // a tool's stdin for a process on another node
+inline constexpr Tag stdin_ack = 15;          // that daemon accepted it (flow control)
 inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
 }  // namespace tag
 

@@ -1,5 +1,6 @@
 // putget: the data exchange every MPI relies on. Each rank Puts a value, Commits, and Fences with
-// PMIX_COLLECT_DATA; then Gets every other rank's value and checks it. Rank 0 prints
+// PMIX_COLLECT_DATA (or, with --direct, without: each Get then fetches the value from the rank's
+// daemon, the direct modex); then Gets every other rank's value and checks it. Rank 0 prints
 // "putget ok size N"; any failure is a one-line message and exit 1.
 #include <string>
 
@@ -13,8 +14,10 @@ std::string value_of(pmix_rank_t rank) { return "value-from-rank-" + std::to_str
 
 }  // namespace
 
-int main()
+int main(int argc, char** argv)
 {
+    // --direct: fence without collecting, so every Get of another node's value is a direct modex.
+    bool collect = !(argc > 1 && std::string(argv[1]) == "--direct");
     const char* program = "putget";
     pmix_proc_t me = prte_test::init(program);
     pmix_proc_t job;
@@ -31,7 +34,6 @@ int main()
     if (rc != PMIX_SUCCESS) prte_test::fail(program, "rank %u: PMIx_Commit failed: %s", me.rank, PMIx_Error_string(rc));
 
     pmix_info_t info;
-    bool collect = true;
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
     rc = PMIx_Fence(&job, 1, &info, 1);
     PMIX_INFO_DESTRUCT(&info);

@@ -12,8 +12,28 @@ start_local_nodes_dvm() {
     : >"$TEST_TMP/hosts"
     i=1
     while [ "$i" -le "$n" ]; do echo "node$i" >>"$TEST_TMP/hosts"; i=$((i + 1)); done
-    start_dvm --hostfile "$TEST_TMP/hosts" --prtemca plm_ssh_agent "$LOCAL_AGENT" \
+    start_dvm_foreground --hostfile "$TEST_TMP/hosts" --prtemca plm_ssh_agent "$LOCAL_AGENT" \
         --prtemca plm_base_prted "$PRTED" --prtemca oob_tcp_if_include lo --prtemca rml_radix "$radix" "$@"
+}
+
+# start_dvm_foreground [prte options...]: prte in the background of this shell, not daemonized, so
+# that its stderr - where the daemons' own messages arrive, prefixed with their node - stays in
+# $TEST_TMP/prte.err for the checks. Waits for "DVM ready" (or prte's exit, or 60 s).
+start_dvm_foreground() {
+    "$PRTE" "$@" >"$TEST_TMP/prte.out" 2>"$TEST_TMP/prte.err" &
+    DVM_PID=$!
+    t=0
+    while ! grep -q "DVM ready" "$TEST_TMP/prte.out"; do
+        if ! alive "$DVM_PID" || [ $t -ge 600 ]; then
+            echo "FAIL: prte did not report 'DVM ready'"
+            sed 's/^/    /' "$TEST_TMP/prte.out" "$TEST_TMP/prte.err"
+            kill -9 "$DVM_PID" 2>/dev/null
+            DVM_PID=
+            exit 1
+        fi
+        sleep 0.1
+        t=$((t + 1))
+    done
 }
 
 # The pids of this test's DVM's daemons (prted processes naming its namespace).
@@ -47,4 +67,14 @@ wait_gone() {
         t=$((t + 1))
     done
     return 1
+}
+
+# wait_for_line FILE TEXT: waits (up to 10 s) until FILE has a line matching TEXT (grep regex).
+wait_for_line() {
+    t=0
+    while ! grep -q -- "$2" "$1" 2>/dev/null; do
+        [ $t -ge 100 ] && return 1
+        sleep 0.1
+        t=$((t + 1))
+    done
 }

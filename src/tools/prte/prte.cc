@@ -141,7 +141,7 @@ int main(int argc, char** argv)
         rt.finalize();
         return 1;
     }
-    prte::pmix::enable_remote_modex();
+    prte::pmix::enable_remote_services();
     if (auto* g = prte::grpcomm::base::module()) g->init();
     rt.set_teardown([](std::function<void()> done) { prte::plm::base::teardown_daemons(std::move(done)); });
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -94,6 +95,9 @@ bool install_stdio(const int (&fds)[3])
                             char* const* argv, char* const* envp, char* const* candidates)
 {
     ::setpgid(0, 0);
+    // A daemon killed outright (kill -9, the OOM killer) cannot kill its processes: the kernel
+    // does it for the direct child, so a lost daemon leaves nothing orphaned on its node.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     reset_signals();
     if (!install_stdio({stdin_fd, stdout_fd, stderr_fd})) fail(status_fd, FailedStep::setup, errno);
     mark_inherited_fds_cloexec();

@@ -1,11 +1,17 @@
+// What a daemon does for another daemon on behalf of a PMIx server: stdin for a process on its node
+// (relayed from the master, acknowledged once accepted), and the direct modex.
+//
 // Direct modex across nodes: a process asks its PMIx server for another process's data that no
 // fence delivered; if that process lives on another daemon's node, this server asks that daemon,
 // whose PMIx server answers from what the process put (PMIx_server_dmodex_request), and hands the
 // bytes back to PMIx here.
+#include <pmix.h>
 #include <pmix_server.h>
 
+#include <algorithm>
 #include <map>
 
+#include "mca/odls/base/odls_base.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "rml/buffer.h"
@@ -101,13 +107,115 @@ void on_reply(Rank origin, rml::Payload&& payload)
     answer(p, status, std::move(data));
 }
 
+// Stdin relayed to a process on another node. A push is answered at once while little is in
+// flight to that process, and only once the far daemon has accepted it beyond that: a tool streaming
+// a large input is paced by the reader, while a short input - most of them - is never answered
+// after its tool has gone (PMIx reports replying to a departed tool as an error of its own).
+constexpr size_t kStdinWindow = 256 * 1024;
+
+struct StdinSent {
+    std::string target;  // "nspace:rank"
+    size_t size = 0;
+    std::function<void(const Status&)> done;  // held when beyond the window
+};
+
+std::map<uint64_t, StdinSent>& stdin_waiting()
+{
+    static std::map<uint64_t, StdinSent> waiting;
+    return waiting;
+}
+
+std::map<std::string, size_t>& stdin_in_flight()
+{
+    static std::map<std::string, size_t> bytes;
+    return bytes;
+}
+
+void on_stdin(Rank origin, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "stdin");
+    uint64_t id = r.u64();
+    std::string nspace = r.str();
+    Rank rank = r.u32();
+    rml::Payload data = r.bytes();
+    bool eof = r.u8() != 0;
+    if (!r.ok()) {
+        output::warning("dropped stdin from daemon {}: {}", origin, r.error());
+        return;
+    }
+    auto ack = [origin, id](const Status& st) {
+        rml::Writer w;
+        w.u64(id).i32(detail::to_pmix_status(st));
+        messenger().send(origin, rml::tag::stdin_ack, w.take());
+    };
+    runtime::JobPtr job = runtime::Runtime::instance().jobs().find(nspace);
+    odls::Module* odls = odls::base::module();
+    if (!job || !odls) {
+        ack({});  // the job is gone here: nothing will read it
+        return;
+    }
+    odls->write_stdin(job, rank, std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), eof, ack);
+}
+
+void on_stdin_ack(Rank, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "stdin acknowledgement");
+    uint64_t id = r.u64();
+    pmix_status_t status = r.i32();
+    if (!r.ok()) return;
+    auto it = stdin_waiting().find(id);
+    if (it == stdin_waiting().end()) return;
+    StdinSent sent = std::move(it->second);
+    stdin_waiting().erase(it);
+    auto flight = stdin_in_flight().find(sent.target);
+    if (flight != stdin_in_flight().end()) {
+        flight->second -= std::min(flight->second, sent.size);
+        if (flight->second == 0) stdin_in_flight().erase(flight);
+    }
+    if (sent.done) sent.done(status == PMIX_SUCCESS ? Status() : Status(Errc::refused, PMIx_Error_string(status)));
+}
+
 }  // namespace
 
-void enable_remote_modex()
+void enable_remote_services()
 {
     messenger().register_handler(rml::tag::direct_modex, on_request);
     messenger().register_handler(rml::tag::direct_modex_reply, on_reply);
+    messenger().register_handler(rml::tag::stdin_data, on_stdin);
+    messenger().register_handler(rml::tag::stdin_ack, on_stdin_ack);
 }
+
+namespace detail {
+
+bool forward_stdin(const runtime::JobPtr& job, Rank rank, const std::string& data, bool eof,
+                   std::function<void(const Status&)> done)
+{
+    runtime::Proc* p = job->proc(rank);
+    auto& rt = runtime::Runtime::instance();
+    if (!p || !p->node || p->node->daemon == rt.identity().rank || p->node->daemon == runtime::kInvalidRank) return false;
+    static uint64_t next_id = 1;
+    uint64_t id = next_id++;
+    rml::Writer w;
+    w.u64(id).str(job->nspace).u32(rank).bytes(reinterpret_cast<const uint8_t*>(data.data()), data.size()).u8(eof ? 1 : 0);
+    Status st = messenger().send(p->node->daemon, rml::tag::stdin_data, w.take());
+    if (!st) {
+        done(st);
+        return true;
+    }
+    std::string target = job->nspace + ":" + std::to_string(rank);
+    size_t& in_flight = stdin_in_flight()[target];
+    in_flight += data.size();
+    StdinSent sent{target, data.size(), nullptr};
+    if (in_flight <= kStdinWindow) {
+        done({});
+    } else {
+        sent.done = std::move(done);
+    }
+    stdin_waiting()[id] = std::move(sent);
+    return true;
+}
+
+}  // namespace detail
 
 namespace detail {
 
