@@ -1,6 +1,7 @@
 #!/bin/sh
 # The main job: install dependencies, build and install prte in _inst/, start a DVM, run real jobs
-# on it (plain programs, a PMIx client, an Open MPI program when mpicc is present), and stop it.
+# on it (plain programs, a PMIx client, an Open MPI program when mpicc is present), and stop it;
+# then a DVM of four local test-bed nodes running jobs across them.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -31,3 +32,18 @@ prun -n 2 sh -c 'exit 3' || echo "prun exited $?"
 step pterm
 trap - EXIT
 step prterun -n 2 --output tag echo one DVM, one job
+
+# A DVM of four nodes on this machine: the test-bed's local-agent stands in for ssh, so each
+# prted runs here under its own node name (test/testbed/README.md; on a real cluster: --hostfile
+# and plain ssh).
+printf 'node1\nnode2\nnode3\nnode4\n' >"$top/_build/quick-start-hosts"
+step prte --daemonize --hostfile "$top/_build/quick-start-hosts" \
+    --prtemca plm_ssh_agent "$top/test/testbed/local-agent" --prtemca oob_tcp_if_include lo --prtemca rml_radix 2
+trap 'pterm >/dev/null 2>&1 || true' EXIT
+step prun -n 8 --map-by node "$top/_build/test/clients/jobinfo"
+step prun -n 8 --map-by node "$top/_build/test/clients/putget"
+echo
+echo "$ echo 'to rank 0 on node1' | prun -n 4 --map-by node cat"
+echo 'to rank 0 on node1' | prun -n 4 --map-by node cat
+step pterm
+trap - EXIT
