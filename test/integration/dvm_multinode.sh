@@ -8,7 +8,7 @@
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
 CLIENTS="$PRTE_BUILDDIR/test/clients"
 
-start_local_nodes_dvm 4 2
+start_local_nodes_dvm 4 2 --prtemca rml_base_verbose 5
 ndaemons=$(dvm_daemons | wc -l)
 [ "$ndaemons" = 4 ] && pass "4 daemons running" || fail "expected 4 daemons, found $ndaemons"
 
@@ -62,7 +62,8 @@ if [ -n "$port" ]; then
     if wait_for_line "$TEST_TMP/prte.err" "rejected 127.0.0.1:[0-9]*: it left without completing the handshake"; then
         pass "a short junk message logged"; else fail "no log line for a short junk message"; fi
     if wait_for_line "$TEST_TMP/prte.err" "rejected 127.0.0.1:[0-9]*: not a prte handshake"; then
-        pass "a long junk message logged"; else fail "no log line for a long junk message"; fi
+        pass "a long junk message logged"; else fail "no log line for a long junk message (port $port)"
+        sed 's/^/    prte.err: /' "$TEST_TMP/prte.err"; sed 's/^/    intruder: /' "$TEST_TMP/intruder.out"; fi
 else
     fail "cannot find daemon 2's port"
 fi

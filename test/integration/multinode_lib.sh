@@ -51,9 +51,10 @@ daemon_pid() {
     done
 }
 
-# daemon_port RANK: the TCP port daemon RANK listens on.
+# daemon_port RANK: the TCP port daemon RANK's messenger listens on, from its own log line (the
+# DVM must run with rml_base_verbose 5; a daemon also has PMIx's listener, so ss cannot tell).
 daemon_port() {
-    ss -Hltnp 2>/dev/null | grep "pid=$(daemon_pid "$1")," | awk '{print $4}' | sed 's/.*://' | head -1
+    sed -n "s/.*rml: daemon $1 listening at tcp:\/\/127.0.0.1:\([0-9]*\).*/\1/p" "$TEST_TMP/prte.err" | head -1
 }
 
 # wait_gone PID...: waits (up to 10 s) until none of the processes is alive; false otherwise.
