@@ -152,11 +152,7 @@ void begin_shutdown()
 {
     odls::base::module()->kill(nullptr);
     for (const auto& job : rt().jobs().all()) {
-        bool live = false;
-        for (const auto& p : job->procs) {
-            live = live || (p->node && p->node->daemon == self() && p->pid > 0 && !p->waitpid_fired);
-        }
-        if (!live && !job->is_daemon_job) rt().jobs().remove(job->nspace);
+        if (!job->is_daemon_job && !job->has_live_procs_on(self())) rt().jobs().remove(job->nspace);
     }
     rt().finish_shutdown_when_idle();
 }

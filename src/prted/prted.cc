@@ -8,10 +8,7 @@
 // after killing and reaping its processes.
 //
 // Exit status: 0 after an ordered exit; 1 when it could not start or lost the master; 2 usage.
-#include <CLI/CLI.hpp>
-#include <event2/event.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -28,6 +25,7 @@
 #include "rml/rml.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
+#include "tools/cli_parse.h"
 #include "util/output.h"
 
 extern char** environ;
@@ -59,19 +57,6 @@ bool read_secret(std::string& secret)
     return prte::rml::auth::well_formed(secret);
 }
 
-void watch_signals(prte::runtime::Runtime& rt)
-{
-    for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
-        event* ev = evsignal_new(
-            rt.loop().base(), sig,
-            [](evutil_socket_t s, short, void*) {
-                prte::runtime::Runtime::instance().request_shutdown(0, fmt::format("signal {}", strsignal(s)));
-            },
-            nullptr);
-        event_add(ev, nullptr);
-    }
-    signal(SIGPIPE, SIG_IGN);
-}
 
 }  // namespace
 
@@ -86,15 +71,7 @@ int main(int argc, char** argv)
     app.add_option("--dvm-uri", options.dvm_uri, "The master's contact URI")->required();
     app.add_option("--rank", options.rank, "This daemon's rank in the DVM")->required()->check(CLI::Range(1u, 1u << 30));
     app.add_option("--dvm-nspace", options.dvm_nspace, "The DVM's namespace")->required();
-    std::reverse(args.begin(), args.end());
-    try {
-        app.parse(args);
-    } catch (const CLI::CallForHelp&) {
-        std::fputs(app.help().c_str(), stdout);
-        return 0;
-    } catch (const CLI::ParseError& e) {
-        return usage_error(e.what());
-    }
+    if (auto done = prte::tools::parse_command_line(app, args, usage_error)) return *done;
     std::string secret;
     if (!read_secret(secret)) {
         return usage_error("no DVM secret on standard input: prted expects the secret prte hands it, as the first line");
@@ -130,7 +107,7 @@ int main(int argc, char** argv)
     prte::pmix::enable_remote_services();
     if (auto* g = prte::grpcomm::base::module()) g->init();
     rt.set_shutdown_handler([] { prte::prted::begin_shutdown(); });
-    watch_signals(rt);
+    rt.shutdown_on_signals();
 
     prte::plm::msg::DaemonReport report{options.rank, rt.identity().node_name, messenger.uri(),
                                         prte::runtime::local_topology()};

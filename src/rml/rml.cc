@@ -86,8 +86,6 @@ std::vector<std::string> addresses_of(const std::string& uri)
 
 }  // namespace
 
-struct Messenger::Listener {};
-
 Messenger::Messenger() : tree_(std::make_unique<RadixTree>(0, 1, 64)) {}
 
 Messenger& Messenger::instance()
@@ -98,19 +96,26 @@ Messenger& Messenger::instance()
 
 const output::VerboseStream& Messenger::verbose() const { return verbose_stream(); }
 
+void register_params(mca::ParamRegistry& registry)
+{
+    registry.register_int({"rml", "", "radix"}, 64,
+                          "Width of the radix routing tree over the daemons (children per daemon)");
+    registry.register_string({"oob", "tcp", "if_include"}, "",
+                             "Interfaces or IPv4 networks (comma-separated: lo,eth0,198.18.0.0/24) the daemons "
+                             "listen on and advertise; empty: every interface that is up");
+    registry.register_int({"rml", "base", "verbose"}, 0,
+                          "Verbosity of daemon messaging (5: connections and routes, 10: every connection attempt)");
+}
+
 Options options_from_params(runtime::Rank self, std::string secret)
 {
+    // Registered by setup_mca (runtime/mca_setup.cc) in every program; registering again returns
+    // the same parameters.
     auto& registry = mca::ParamRegistry::instance();
-    auto& radix = registry.register_int({"rml", "", "radix"}, 64,
-                                        "Width of the radix routing tree over the daemons (children per daemon)");
-    auto& include = registry.register_string(
-        {"oob", "tcp", "if_include"}, "",
-        "Interfaces or IPv4 networks (comma-separated: lo,eth0,198.18.0.0/24) the daemons listen on and "
-        "advertise; empty: every interface that is up");
-    auto& level = registry.register_int({"rml", "base", "verbose"}, 0,
-                                        "Verbosity of daemon messaging (5: connections and routes, 10: every "
-                                        "connection attempt)");
-    verbose_stream().set_level(static_cast<int>(level.as_int()));
+    register_params(registry);
+    const mca::Param& radix = *registry.find("rml_radix");
+    const mca::Param& include = *registry.find("oob_tcp_if_include");
+    verbose_stream().set_level(static_cast<int>(registry.find("rml_base_verbose")->as_int()));
     Options o;
     o.self = self;
     o.secret = std::move(secret);
@@ -259,15 +264,26 @@ void Messenger::deliver(Frame&& f)
 
 void Messenger::forward(Frame&& f)
 {
-    Rank hop = tree_->next_hop(f.dest);
-    if (hop == kInvalidRank) hop = f.dest;  // not in the tree yet (start-up): straight to it
-    Connection* c = connection_to(hop, true);
-    if (!c) {
-        verbose_stream()(1, "rml: no route from daemon {} to daemon {}: dropped a message with tag {} from {}",
-                         options_.self, f.dest, f.tag, f.origin);
-        return;
+    Tag tag = f.tag;
+    Rank origin = f.origin;
+    if (Status st = transmit(std::move(f)); !st) {
+        verbose_stream()(1, "rml: daemon {} dropped a message with tag {} from {}: {}", options_.self, tag, origin,
+                         st.message());
     }
+}
+
+// The next hop along the tree; a rank the tree does not cover yet (start-up) is sent straight to.
+Status Messenger::transmit(Frame&& f)
+{
+    Rank hop = tree_->next_hop(f.dest);
+    if (hop == kInvalidRank) {
+        if (tree_->departed(f.dest)) return {Errc::unreachable, fmt::format("daemon {} has left the DVM", f.dest)};
+        hop = f.dest;
+    }
+    Connection* c = connection_to(hop, true);
+    if (!c) return {Errc::unreachable, fmt::format("no route to daemon {} (via {}): no contact", f.dest, hop)};
     c->send(f);
+    return {};
 }
 
 Status Messenger::send(Rank dest, Tag tag, Payload payload)
@@ -286,15 +302,7 @@ Status Messenger::send(Rank dest, Tag tag, Payload payload)
             ev, nullptr);
         return {};
     }
-    Rank hop = tree_->next_hop(dest);
-    if (hop == kInvalidRank) {
-        if (tree_->departed(dest)) return {Errc::unreachable, fmt::format("daemon {} has left the DVM", dest)};
-        hop = dest;
-    }
-    Connection* c = connection_to(hop, true);
-    if (!c) return {Errc::unreachable, fmt::format("no route to daemon {} (via {}): no contact", dest, hop)};
-    c->send(f);
-    return {};
+    return transmit(std::move(f));
 }
 
 Status Messenger::send_direct(Rank dest, Tag tag, Payload payload)

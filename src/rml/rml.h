@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "mca/base/param.h"
 #include "rml/connection.h"
 #include "rml/radix_tree.h"
 #include "rml/types.h"
@@ -40,7 +41,10 @@ struct Options {
     std::vector<std::string> if_include;
 };
 
-// Registers rml_radix, oob_tcp_if_include and rml_base_verbose and reads them.
+// Registers rml_radix, oob_tcp_if_include and rml_base_verbose (setup_mca does, for every program,
+// so prte_info lists them).
+void register_params(mca::ParamRegistry& registry);
+// The messenger's options from those parameters.
 Options options_from_params(runtime::Rank self, std::string secret);
 
 class Messenger {
@@ -94,7 +98,6 @@ class Messenger {
 
   private:
     Messenger();
-    struct Listener;
 
     Connection* connection_to(runtime::Rank rank, bool create);
     void adopt(std::unique_ptr<Connection> c);
@@ -103,6 +106,7 @@ class Messenger {
     void on_closed(Connection& c, const std::string& why);
     void deliver(Frame&& f);
     void forward(Frame&& f);
+    Status transmit(Frame&& f);
     void bury(Connection& c);
     Connection::Events events();
 

@@ -118,6 +118,14 @@ struct Job {
 
     size_t num_procs() const { return procs.size(); }
     Proc* proc(Rank rank) { return rank < procs.size() ? procs[rank].get() : nullptr; }
+    // Processes that daemon `daemon` forked and has not reaped yet.
+    bool has_live_procs_on(Rank daemon) const
+    {
+        for (const auto& p : procs) {
+            if (p->node && p->node->daemon == daemon && p->pid > 0 && !p->waitpid_fired) return true;
+        }
+        return false;
+    }
 };
 
 }  // namespace prte::runtime

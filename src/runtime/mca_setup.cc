@@ -9,6 +9,7 @@
 #include "mca/ras/base/ras_base.h"
 #include "mca/rmaps/base/rmaps_base.h"
 #include "mca/state/base/state_base.h"
+#include "rml/rml.h"
 
 namespace prte::runtime {
 
@@ -57,6 +58,7 @@ Status setup_mca(char** envp, const MCASettings& command_line)
         registry.set(name, value, {mca::ParamSource::command_line, "--prtemca " + name});
     }
     mca::ComponentRepository::register_params(registry);
+    rml::register_params(registry);
     if (!registry.errors().empty()) return {Errc::bad_param, registry.errors().front()};
     auto& repository = mca::ComponentRepository::instance();
     repository.scan(mca::ComponentRepository::component_path(registry));

@@ -1,5 +1,8 @@
 #include "runtime/runtime.h"
 
+#include <event2/event.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -143,6 +146,20 @@ void Runtime::finish_shutdown_when_idle()
         return;
     }
     loop_->stop();
+}
+
+void Runtime::shutdown_on_signals()
+{
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+        event* ev = evsignal_new(
+            loop_->base(), sig,
+            [](evutil_socket_t s, short, void*) {
+                Runtime::instance().request_shutdown(0, fmt::format("signal {}", strsignal(s)));
+            },
+            nullptr);
+        event_add(ev, nullptr);  // lives as long as the process
+    }
+    signal(SIGPIPE, SIG_IGN);
 }
 
 void Runtime::mark_dvm_ready()

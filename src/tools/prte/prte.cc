@@ -3,10 +3,7 @@
 //
 // Exit status: 0 after an orderly shutdown; 1 when the DVM could not start (one line says why);
 // 2 for a usage error.
-#include <CLI/CLI.hpp>
-#include <event2/event.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,11 +15,12 @@
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_launch.h"
-#include "rml/rml.h"
 #include "pmix/server.h"
 #include "prte_config.h"
+#include "rml/rml.h"
 #include "runtime/dvm_registry.h"
 #include "runtime/runtime.h"
+#include "tools/cli_parse.h"
 #include "tools/prte/daemonize.h"
 #include "util/output.h"
 
@@ -58,20 +56,6 @@ void report_uri(const std::string& where, const std::string& uri)
     }
 }
 
-// SIGTERM and SIGINT arrive as loop events, so the shutdown runs on the progress thread.
-void watch_signals(prte::runtime::Runtime& rt)
-{
-    for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
-        event* ev = evsignal_new(
-            rt.loop().base(), sig,
-            [](evutil_socket_t s, short, void*) {
-                prte::runtime::Runtime::instance().request_shutdown(0, fmt::format("signal {}", strsignal(s)));
-            },
-            nullptr);
-        event_add(ev, nullptr);  // lives as long as the process
-    }
-    signal(SIGPIPE, SIG_IGN);
-}
 
 void begin_shutdown(prte::runtime::Runtime& rt)
 {
@@ -98,15 +82,7 @@ int main(int argc, char** argv)
     app.add_option("--hostfile", options.hostfile, "A hostfile listing the DVM's nodes");
     app.add_flag("-V,--version", options.version, "Show the version");
     app.footer("Parameters: --prtemca <name> <value> (see prte_info --param all all).");
-    std::reverse(args.begin(), args.end());
-    try {
-        app.parse(args);
-    } catch (const CLI::CallForHelp&) {
-        std::fputs(app.help().c_str(), stdout);
-        return 0;
-    } catch (const CLI::ParseError& e) {
-        return usage_error(e.what());
-    }
+    if (auto done = prte::tools::parse_command_line(app, args, usage_error)) return *done;
     if (options.version) {
         std::printf("prte %s\n", PACKAGE_VERSION);
         return 0;
@@ -158,7 +134,7 @@ int main(int argc, char** argv)
         }
     });
     rt.set_shutdown_handler([&] { begin_shutdown(rt); });
-    watch_signals(rt);
+    rt.shutdown_on_signals();
     prte::plm::base::set_dvm_resources(options.hosts, options.hostfile);
 
     // The DVM starts as the daemon job running through the launch states (spec 7.4.3).

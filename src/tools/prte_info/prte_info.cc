@@ -4,13 +4,13 @@
 //
 // Exit status: 0 when everything loaded and checked out; 1 when a parameter value, a selection
 // list or a component file is bad (each problem is one line on stderr), 2 for a usage error.
-#include <CLI/CLI.hpp>
 
 #include <string>
 #include <vector>
 
 #include "mca/base/param.h"
 #include "runtime/mca_setup.h"
+#include "tools/cli_parse.h"
 #include "tools/prte_info/info_report.h"
 #include "util/output.h"
 
@@ -52,15 +52,7 @@ int main(int argc, char** argv)
         ->expected(2)
         ->type_name("<framework> <component>");
     app.footer("Parameters may be set with --prtemca <name> <value>, PRTE_MCA_<name>=<value>, or a param file.");
-    std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
-    try {
-        app.parse(args);
-    } catch (const CLI::CallForHelp&) {
-        std::fputs(app.help().c_str(), stdout);
-        return 0;
-    } catch (const CLI::ParseError& e) {
-        return usage_error(e.what());
-    }
+    if (auto done = prte::tools::parse_command_line(app, args, usage_error)) return *done;
 
     if (prte::Status st = prte::runtime::setup_mca(environ, mca_settings); !st) {
         prte::output::error("{}", st.message());

@@ -5,7 +5,6 @@
 //
 // Exit status: 0 once the DVM has exited; 1 when it cannot be found, refuses, or does not exit in
 // time (one line says which); 2 for a usage error.
-#include <CLI/CLI.hpp>
 #include <signal.h>
 #include <unistd.h>
 
@@ -23,6 +22,7 @@
 
 #include "prte_config.h"
 #include "runtime/dvm_registry.h"
+#include "tools/cli_parse.h"
 #include "tools/prun/tool_connection.h"
 #include "util/output.h"
 
@@ -159,15 +159,7 @@ int main(int argc, char** argv)
     app.add_flag("--verbose", verbose, "Say which DVM is stopped");
     app.add_flag("-V,--version", version, "Show the version");
     app.footer("Without --dvm or --dvm-uri, pterm stops the only DVM this user runs.");
-    std::reverse(args.begin(), args.end());
-    try {
-        app.parse(args);
-    } catch (const CLI::CallForHelp&) {
-        std::fputs(app.help().c_str(), stdout);
-        return 0;
-    } catch (const CLI::ParseError& e) {
-        return usage_error(e.what());
-    }
+    if (auto done = prte::tools::parse_command_line(app, args, usage_error)) return *done;
     if (version) {
         std::printf("pterm %s\n", PACKAGE_VERSION);
         return 0;

@@ -14,7 +14,6 @@
 #include "mca/plm/base/plm_base.h"
 #include "mca/plm/base/plm_messages.h"
 #include "pmix/server.h"
-#include "prte_config.h"
 #include "rml/auth.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"
@@ -65,25 +64,21 @@ std::string quote(const std::string& word)
     return out + "'";
 }
 
-// Where prted is: a parameter, else installed beside prte.
-const std::string& prted_path()
+// Parameters the plm framework's base registers (plm_base.cc).
+const std::string& param_text(const char* name)
 {
-    static const std::string path = mca::ParamRegistry::instance()
-                                        .register_string({"plm", "base", "prted"}, PRTE_BINDIR "/prted",
-                                                         "The prted program the launchers start on each node")
-                                        .as_string();
-    return path;
+    static const std::string none;
+    const mca::Param* p = mca::ParamRegistry::instance().find(name);
+    return p ? p->as_string() : none;
 }
+
+// Where prted is: plm_base_prted, by default installed beside prte.
+const std::string& prted_path() { return param_text("plm_base_prted"); }
 
 // prte_set_slots: how many slots a node whose count nobody gave gets, from its daemon's report.
 int slots_from(const runtime::NodeTopology& t)
 {
-    static const std::string policy =
-        mca::ParamRegistry::instance()
-            .register_string({"prte", "", "set_slots"}, "cores",
-                             "Slots of a node whose count was not given: cores, hwthreads, numas, packages, or a "
-                             "number")
-            .as_string();
+    const std::string& policy = param_text("prte_set_slots");
     int n = 0;
     if (policy == "cores") n = t.cores;
     else if (policy == "hwthreads" || policy == "pus") n = t.hwthreads;
@@ -191,7 +186,6 @@ Status start_master_messaging()
     messenger().register_handler(rml::tag::plm, on_proc_update);
     messenger().register_handler(rml::tag::iof, on_output);
     messenger().set_lost_peer_handler(on_lost_peer);
-    prted_path();
     return {};
 }
 

@@ -61,6 +61,7 @@ class SshModule final : public Module {
     void pump();
     void start(Agent& agent);
     void fail(Agent& agent, const std::string& why);
+    void leave_flight(Agent& agent);
     void read_output(Agent& agent);
     void stop_watching(Agent& agent);
     void reap();

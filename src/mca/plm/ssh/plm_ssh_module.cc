@@ -219,12 +219,7 @@ void SshModule::reap()
 void SshModule::fail(Agent& agent, const std::string& why)
 {
     if (agent.reported) return;
-    agent.reported = true;  // counted out of the in-flight set once
-    --in_flight_;
-    if (agent.timer) {
-        event_free(agent.timer);
-        agent.timer = nullptr;
-    }
+    leave_flight(agent);
     base::daemon_failed(agent.rank, fmt::format("daemon {} on node {} failed to start: {}", agent.rank, agent.node, why));
     pump();
 }
@@ -233,14 +228,19 @@ void SshModule::daemon_reported(runtime::Rank rank)
 {
     auto it = agents_.find(rank);
     if (it == agents_.end() || it->second->reported) return;
-    Agent& agent = *it->second;
+    leave_flight(*it->second);
+    pump();
+}
+
+// A daemon stops counting as in flight once, whether it called home or failed.
+void SshModule::leave_flight(Agent& agent)
+{
     agent.reported = true;
     --in_flight_;
     if (agent.timer) {
         event_free(agent.timer);
         agent.timer = nullptr;
     }
-    pump();
 }
 
 Status SshModule::kill_daemons(const std::vector<runtime::Rank>& ranks)

@@ -1,6 +1,5 @@
 #include "mca/ras/hosts/ras_hosts_module.h"
 
-#include <hwloc.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -10,6 +9,7 @@
 #include <utility>
 
 #include "mca/ras/base/ras_base.h"
+#include "runtime/topology.h"
 #include "util/hostfile.h"
 #include "util/hostlist.h"
 
@@ -21,15 +21,9 @@ const output::VerboseStream& verbose() { return base::framework().verbose(); }
 // Cores, else hardware threads (a topology without core objects), else 1.
 int count_local_cores()
 {
-    hwloc_topology_t topology;
-    if (hwloc_topology_init(&topology) != 0) return 1;
-    int count = 0;
-    if (hwloc_topology_load(topology) == 0) {
-        count = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
-        if (count <= 0) count = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU);
-    }
-    hwloc_topology_destroy(topology);
-    return count > 0 ? count : 1;
+    runtime::NodeTopology t = runtime::local_topology();
+    if (t.cores > 0) return t.cores;
+    return t.hwthreads > 0 ? t.hwthreads : 1;
 }
 
 std::string local_hostname()

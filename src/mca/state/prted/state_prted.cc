@@ -18,14 +18,6 @@ using prte::runtime::JobPtr;
 using prte::runtime::ProcState;
 using prte::runtime::Rank;
 
-bool has_live_local_procs(const prte::runtime::Job& job, Rank self)
-{
-    for (const auto& p : job.procs) {
-        if (p->node && p->node->daemon == self && p->pid > 0 && !p->waitpid_fired) return true;
-    }
-    return false;
-}
-
 void report(const JobPtr& job, Rank rank, ProcState state)
 {
     auto& rt = prte::runtime::Runtime::instance();
@@ -47,7 +39,7 @@ void report(const JobPtr& job, Rank rank, ProcState state)
                                                  st.message());
     }
     // While the daemon is going away, a job whose local processes are all reaped is done here.
-    if (rt.shutting_down() && !has_live_local_procs(*job, rt.identity().rank)) {
+    if (rt.shutting_down() && !job->has_live_procs_on(rt.identity().rank)) {
         rt.jobs().remove(job->nspace);
         rt.finish_shutdown_when_idle();
     }
