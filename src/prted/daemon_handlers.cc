@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/odls/base/odls_base.h"
 #include "mca/plm/base/plm_messages.h"
 #include "pmix/server.h"
@@ -109,6 +110,8 @@ void on_command(Rank, rml::Payload&& payload)
         break;
     case plm::msg::Command::cleanup_job:
         if (job) {
+            // Before PMIx forgets the namespace: a collective still waiting on it is answered first.
+            if (grpcomm::Module* collectives = grpcomm::base::module()) collectives->job_released(job->nspace);
             if (!local_ranks(*job).empty()) pmix::deregister_job(job);
             rt().jobs().remove(job->nspace);
         }

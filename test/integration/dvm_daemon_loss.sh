@@ -46,6 +46,28 @@ lose() {
 lose 8  # a leaf
 lose 1  # an inner daemon: its subtree is reached through the repaired tree
 
+# A fence in flight when a daemon hosting some of its processes is lost: ranks 0-2 fence while
+# rank 3 (node4) never does, so the master holds their shares waiting for daemon 4's. Losing
+# daemon 4 fails the collective everywhere at once, rather than leaving it waiting.
+start_local_nodes_dvm 4 2 --prtemca grpcomm_base_verbose 5
+FENCETIME="$PRTE_BUILDDIR/test/clients/fencetime"
+"$PRUN" -n 4 --map-by node sh -c "if [ \$PMIX_RANK = 3 ]; then exec sleep 60; else exec '$FENCETIME' 3; fi" \
+    >"$TEST_TMP/fence.out" 2>"$TEST_TMP/fence.err" &
+prun_pid=$!
+wait_for_line "$TEST_TMP/prte.err" '^\[vm:.*grpcomm: allgather .*share(s) from daemon' ||
+    fail "the fence's shares never reached the master"
+daemons=$(dvm_daemons)
+kill -9 "$(daemon_pid 4)"
+wait "$prun_pid"
+[ $? -ne 0 ] && pass "the job fails when daemon 4 is lost in a fence" || fail "the fence job exited 0"
+if wait_for_line "$TEST_TMP/prte.err" '^\[vm:.*allgather .*failed: daemon 4, which hosts some of the processes, has left'; then
+    pass "the master fails the fence in flight, naming daemon 4"
+else
+    fail "the master did not fail the fence:"; grep allgather "$TEST_TMP/prte.err" | sed 's/^/    /'
+fi
+if wait_gone "$DVM_PID" && wait_gone $daemons; then pass "the DVM shut down"; else fail "the DVM or its daemons still run"; fi
+DVM_PID=
+
 # The master lost: every daemon kills its processes and exits.
 start_local_nodes_dvm 4 2
 "$PRUN" -n 4 --map-by node sleep 60 >/dev/null 2>&1 &

@@ -72,10 +72,16 @@ expect_status after_strangers 0
 stop_dvm
 
 # Eight nodes, radix 2: a three-level tree; a job on every node, then 100 jobs in a row.
-start_local_nodes_dvm 8 2
+start_local_nodes_dvm 8 2 --prtemca grpcomm_base_verbose 5
 run eight "$PRUN" -n 16 --map-by node "$CLIENTS/putget"
 expect_status eight 0
 expect_line eight out "putget ok size 16"
+# Once a job is released, no daemon keeps anything of its collectives (a DVM lives for months).
+wait_for_line "$TEST_TMP/prte.err" "^\[node8\].*released; still held" || fail "daemon 8 never released the job"
+released=$(grep -c "released; still held" "$TEST_TMP/prte.err")
+kept=$(grep "released; still held" "$TEST_TMP/prte.err" | grep -vc "held: 0 collective counter(s), 0 collective(s), 0 broadcast id(s)")
+[ "$released" -ge 9 ] && [ "$kept" = 0 ] && pass "the job's collective state is gone on all $released daemons" ||
+    fail "collective state kept after the job ($released released, $kept keeping some): $(grep 'released; still' "$TEST_TMP/prte.err")"
 fds_before=$(ls /proc/"$DVM_PID"/fd | wc -l)
 daemons_before=$(dvm_daemons | tr '\n' ' ')
 i=0

@@ -22,7 +22,8 @@
 
 namespace prte::grpcomm {
 
-inline constexpr uint32_t kInterfaceVersion = 1;
+// 2: job_released(), so a module can forget what it kept about a finished job.
+inline constexpr uint32_t kInterfaceVersion = 2;
 
 // Fired on the master only, once every daemon has received the op, or with an error when it
 // cannot be delivered. Runs on the progress thread.
@@ -35,6 +36,9 @@ struct Signature {
     std::string id;
 };
 
+// Fired on each participating daemon with the combined data, or with an error when a daemon
+// hosting participants left before the collective completed (the fence then fails rather than
+// waiting for data that will never come).
 using AllgatherCallback = std::function<void(const Status&, const rml::Payload& combined)>;
 
 class Module : public mca::Module {
@@ -47,6 +51,11 @@ class Module : public mca::Module {
 
     virtual Status allgather(const Signature& signature, const rml::Payload& contribution,
                              AllgatherCallback on_complete) = 0;
+
+    // The job has ended and its procs are gone on every node (the master's cleanup state and each
+    // daemon's cleanup command call it): drop its collective counters and any collective still
+    // waiting on it, so a DVM that runs jobs for months does not grow.
+    virtual void job_released(const std::string& nspace) noexcept = 0;
 
     virtual void finalize() noexcept {}
 };

@@ -8,10 +8,17 @@
 // tree changes under an op (a daemon lost), children adopted since are sent the op too, and
 // departed ones are no longer waited for; a daemon that gets an op twice only acknowledges it.
 //
-// allgather: each daemon hosting participants contributes its node's data; a daemon waits for its
-// own contribution (if it hosts participants) and for every child whose subtree hosts some, then
-// passes the concatenation up; the master broadcasts the whole. Successive collectives over the
-// same processes are told apart by a per-signature sequence number every participant counts alike.
+// allgather: each daemon hosting participants contributes its node's data. Shares travel up the
+// tree keyed by the daemon that contributed them, so a daemon passes its subtree's shares up once
+// it holds one from every participating daemon below it (itself included), and the master
+// broadcasts the whole, in daemon order. Keying by daemon makes sending again harmless: when the
+// tree is repaired, a daemon whose parent changed sends what it holds to the new parent. A daemon
+// hosting participants that leaves fails the collective everywhere instead of leaving it waiting.
+// Successive collectives over the same processes are told apart by a per-signature sequence
+// number every participant counts alike.
+//
+// Memory stays bounded for a long-lived DVM: broadcast ids are remembered as a low-water mark plus
+// the few seen above it, and everything kept per signature goes when its job is released.
 #pragma once
 
 #include <map>
@@ -29,6 +36,7 @@ class DirectModule final : public Module {
     Status xcast(rml::Tag tag, const rml::Payload& message, XcastCompletion on_complete) override;
     Status allgather(const Signature& signature, const rml::Payload& contribution,
                      AllgatherCallback on_complete) override;
+    void job_released(const std::string& nspace) noexcept override;
     void finalize() noexcept override;
 
   private:
@@ -41,14 +49,14 @@ class DirectModule final : public Module {
         XcastCompletion on_complete;
     };
     struct GatherOp {
-        std::string key;
+        std::string signature;           // sorted procs and id: what the sequence counts over
+        uint64_t seq = 0;
         std::vector<std::string> procs;  // "nspace:rank", for working out the participants
         std::set<runtime::Rank> participants;
-        bool contributed = false;  // this daemon's own share is in
-        std::set<runtime::Rank> heard;  // children whose share is in
-        rml::Payload data;
-        AllgatherCallback on_complete;  // participants only
-        bool sent_up = false;
+        std::map<runtime::Rank, rml::Payload> shares;  // by contributing daemon
+        AllgatherCallback on_complete;                 // participants only
+        runtime::Rank sent_to = runtime::kInvalidRank;  // the parent it last went up to
+        bool released = false;                          // the master has broadcast the result
     };
 
     void on_xcast(runtime::Rank origin, rml::Payload&& payload);
@@ -59,16 +67,27 @@ class DirectModule final : public Module {
     void maybe_finish(uint64_t id);
     void on_tree_changed();
 
+    bool first_sight(uint64_t id);
+
     void on_gather(runtime::Rank origin, rml::Payload&& payload);
     void on_release(runtime::Rank origin, rml::Payload&& payload);
-    GatherOp& gather_op(const std::string& key, const std::vector<std::string>& procs);
+    GatherOp* gather_op(const std::string& signature, uint64_t seq, const std::vector<std::string>& procs);
+    bool has_subtree_shares(const GatherOp& op) const;
     void maybe_send_up(GatherOp& op);
+    void fail_gather(const std::string& key, const Status& why);
+    void gathers_after_tree_change();
 
     uint64_t next_op_ = 1;
     std::map<uint64_t, XcastOp> ops_;
-    std::set<uint64_t> seen_;
+    // Broadcast ids seen: all below seen_below_, and those in seen_above_. Ids arrive in order
+    // except around a tree repair, so the set holds a handful.
+    uint64_t seen_below_ = 0;
+    std::set<uint64_t> seen_above_;
+    // Per signature: the last sequence number this daemon started, and the last one released
+    // (a share arriving for a released collective is a late copy and is dropped).
     std::map<std::string, uint64_t> signature_seq_;
-    std::map<std::string, GatherOp> gathers_;
+    std::map<std::string, uint64_t> released_seq_;
+    std::map<std::string, GatherOp> gathers_;  // by "<signature>#<seq>"
 };
 
 }  // namespace prte::grpcomm::direct

@@ -24,6 +24,8 @@ std::string proc_text(const pmix_proc_t& p)
     return p.rank == PMIX_RANK_WILDCARD ? fmt::format("{}:*", p.nspace) : fmt::format("{}:{}", p.nspace, p.rank);
 }
 
+std::string op_key(const std::string& signature, uint64_t seq) { return fmt::format("{}#{}", signature, seq); }
+
 // The daemons hosting the given processes, from the job maps every daemon holds.
 std::set<Rank> daemons_of(const std::vector<std::string>& procs)
 {
@@ -43,17 +45,39 @@ std::set<Rank> daemons_of(const std::vector<std::string>& procs)
     return out;
 }
 
+// Whether a signature ("ns:rank,ns:*,...|id") names a process of the job.
+bool mentions_job(const std::string& signature, const std::string& nspace)
+{
+    std::string procs = signature.substr(0, signature.rfind('|'));
+    for (const auto& p : util::split(procs, ',')) {
+        if (p.rfind(':') == nspace.size() && p.compare(0, nspace.size(), nspace) == 0) return true;
+    }
+    return false;
+}
+
+void write_shares(rml::Writer& w, const std::map<Rank, rml::Payload>& shares)
+{
+    w.u32(static_cast<uint32_t>(shares.size()));
+    for (const auto& [rank, data] : shares) w.u32(rank).bytes(data);
+}
+
 }  // namespace
 
-DirectModule::GatherOp& DirectModule::gather_op(const std::string& key, const std::vector<std::string>& procs)
+// nullptr when the collective has already been released here (a late copy of a share).
+DirectModule::GatherOp* DirectModule::gather_op(const std::string& signature, uint64_t seq,
+                                               const std::vector<std::string>& procs)
 {
+    auto released = released_seq_.find(signature);
+    if (released != released_seq_.end() && seq <= released->second) return nullptr;
+    std::string key = op_key(signature, seq);
     auto it = gathers_.find(key);
-    if (it != gathers_.end()) return it->second;
+    if (it != gathers_.end()) return &it->second;
     GatherOp& op = gathers_[key];
-    op.key = key;
+    op.signature = signature;
+    op.seq = seq;
     op.procs = procs;
     op.participants = daemons_of(procs);
-    return op;
+    return &op;
 }
 
 Status DirectModule::allgather(const Signature& signature, const rml::Payload& contribution,
@@ -64,82 +88,161 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
     std::sort(procs.begin(), procs.end());
     std::string sig = util::join(procs, ",") + "|" + signature.id;
     uint64_t seq = ++signature_seq_[sig];
-    std::string key = fmt::format("{}#{}", sig, seq);
-    GatherOp& op = gather_op(key, procs);
-    if (!op.participants.count(messenger().self())) {
+    GatherOp* op = gather_op(sig, seq, procs);
+    Rank self = messenger().self();
+    if (!op) return {Errc::internal, fmt::format("allgather {}: already released", op_key(sig, seq))};
+    if (!op->participants.count(self)) {
         return {Errc::internal, fmt::format("allgather over {}: this daemon hosts none of them", sig)};
     }
-    op.contributed = true;
-    op.data.insert(op.data.end(), contribution.begin(), contribution.end());
-    op.on_complete = std::move(on_complete);
-    verbose()(5, "allgather {}: {} byte(s) from this daemon; participants {}", key, contribution.size(),
-              op.participants.size());
-    maybe_send_up(op);
+    for (Rank p : op->participants) {
+        if (messenger().tree().departed(p)) {
+            return {Errc::unreachable,
+                    fmt::format("allgather over {}: daemon {}, which hosts some of them, has left", sig, p)};
+        }
+    }
+    op->shares[self] = contribution;
+    op->on_complete = std::move(on_complete);
+    verbose()(5, "allgather {}: {} byte(s) from this daemon; participants {}", op_key(sig, seq), contribution.size(),
+              op->participants.size());
+    maybe_send_up(*op);
     return {};
 }
 
 void DirectModule::on_gather(Rank origin, rml::Payload&& payload)
 {
     rml::Reader r(payload, "allgather contribution");
-    std::string key = r.str();
+    std::string sig = r.str();
+    uint64_t seq = r.u64();
     std::vector<std::string> procs = r.strings();
-    rml::Payload data = r.bytes();
+    uint32_t count = r.u32();
+    std::map<Rank, rml::Payload> shares;
+    for (uint32_t i = 0; i < count && r.ok(); ++i) {
+        Rank rank = r.u32();
+        shares[rank] = r.bytes();
+    }
     if (!r.ok()) {
         output::warning("dropped an allgather contribution from daemon {}: {}", origin, r.error());
         return;
     }
-    GatherOp& op = gather_op(key, procs);
-    if (!op.heard.insert(origin).second) return;  // a duplicate after a repair
-    op.data.insert(op.data.end(), data.begin(), data.end());
-    maybe_send_up(op);
+    GatherOp* op = gather_op(sig, seq, procs);
+    if (!op) {
+        verbose()(10, "allgather {}: dropped a late copy from daemon {}", op_key(sig, seq), origin);
+        return;
+    }
+    verbose()(5, "allgather {}: {} share(s) from daemon {}", op_key(sig, seq), shares.size(), origin);
+    // The same share may come twice after a repair (once through the old path, once resent).
+    op->shares.merge(shares);
+    maybe_send_up(*op);
+}
+
+// Every participating daemon in this daemon's subtree (itself included) has its share here.
+bool DirectModule::has_subtree_shares(const GatherOp& op) const
+{
+    const rml::RadixTree& tree = messenger().tree();
+    Rank self = messenger().self();
+    return std::all_of(op.participants.begin(), op.participants.end(),
+                       [&](Rank p) { return !tree.in_subtree(self, p) || op.shares.count(p); });
 }
 
 void DirectModule::maybe_send_up(GatherOp& op)
 {
-    if (op.sent_up) return;
+    if (op.released || !has_subtree_shares(op)) return;
     Rank self = messenger().self();
-    const rml::RadixTree& tree = messenger().tree();
-    if (op.participants.count(self) && !op.contributed) return;
-    for (Rank child : tree.children()) {
-        bool hosts_some = std::any_of(op.participants.begin(), op.participants.end(),
-                                      [&](Rank p) { return tree.in_subtree(child, p); });
-        if (hosts_some && !op.heard.count(child)) return;
-    }
-    op.sent_up = true;
+    std::string key = op_key(op.signature, op.seq);
     if (self == 0) {
-        verbose()(5, "allgather {}: complete, {} byte(s)", op.key, op.data.size());
+        op.released = true;
+        rml::Payload combined;
+        for (const auto& [rank, data] : op.shares) combined.insert(combined.end(), data.begin(), data.end());
+        verbose()(5, "allgather {}: complete, {} byte(s) from {} daemon(s)", key, combined.size(), op.shares.size());
         rml::Writer w;
-        w.str(op.key).bytes(op.data);
+        w.str(op.signature).u64(op.seq).bytes(combined);
         if (Status st = xcast(rml::tag::allgather_release, w.take(), {}); !st) {
-            output::warning("allgather {}: cannot broadcast the result: {}", op.key, st.message());
+            fail_gather(key, {Errc::internal, fmt::format("cannot broadcast the result: {}", st.message())});
         }
         return;
     }
+    Rank parent = messenger().tree().parent();
+    if (parent == kInvalidRank || parent == op.sent_to) return;
     rml::Writer w;
-    w.str(op.key).strings(op.procs).bytes(op.data);
-    Rank parent = tree.parent();
-    std::string key = op.key;
-    bool participant = op.participants.count(self) > 0;
+    w.str(op.signature).u64(op.seq).strings(op.procs);
+    write_shares(w, op.shares);
     if (Status st = messenger().send(parent, rml::tag::allgather, w.take()); !st) {
-        output::warning("allgather {}: cannot reach the parent daemon {}: {}", key, parent, st.message());
+        // The lost-peer handling repairs the tree and calls us again with the new parent.
+        verbose()(1, "allgather {}: cannot reach the parent daemon {}: {}", key, parent, st.message());
+        return;
     }
-    if (!participant) gathers_.erase(key);
+    op.sent_to = parent;
 }
 
 void DirectModule::on_release(Rank, rml::Payload&& payload)
 {
     rml::Reader r(payload, "allgather result");
-    std::string key = r.str();
+    std::string sig = r.str();
+    uint64_t seq = r.u64();
     rml::Payload data = r.bytes();
     if (!r.ok()) {
         output::warning("dropped an allgather result: {}", r.error());
         return;
     }
-    auto it = gathers_.find(key);
-    if (it == gathers_.end()) return;  // no participant here
+    uint64_t& released = released_seq_[sig];
+    released = std::max(released, seq);
+    auto it = gathers_.find(op_key(sig, seq));
+    if (it == gathers_.end()) return;  // this daemon held no share of it
     AllgatherCallback done = std::move(it->second.on_complete);
     gathers_.erase(it);
     if (done) done({}, data);
+}
+
+void DirectModule::fail_gather(const std::string& key, const Status& why)
+{
+    auto it = gathers_.find(key);
+    if (it == gathers_.end()) return;
+    GatherOp op = std::move(it->second);
+    gathers_.erase(it);
+    uint64_t& released = released_seq_[op.signature];
+    released = std::max(released, op.seq);
+    verbose()(1, "allgather {}: failed: {}", key, why.message());
+    if (op.on_complete) op.on_complete(why, {});
+}
+
+// Called after every tree repair: collectives waiting on a daemon that left fail (its processes
+// are gone, so its share never comes); the others go up again wherever the parent changed.
+void DirectModule::gathers_after_tree_change()
+{
+    const rml::RadixTree& tree = messenger().tree();
+    std::vector<std::pair<std::string, Status>> failed;
+    for (auto& [key, op] : gathers_) {
+        for (Rank p : op.participants) {
+            if (tree.departed(p)) {
+                failed.emplace_back(key, Status(Errc::unreachable,
+                                                fmt::format("daemon {}, which hosts some of the processes, has left",
+                                                            p)));
+                break;
+            }
+        }
+    }
+    for (const auto& [key, why] : failed) fail_gather(key, why);
+    // By key: on the master, completing one releases it, which removes it from gathers_.
+    std::vector<std::string> keys;
+    for (const auto& entry : gathers_) keys.push_back(entry.first);
+    for (const auto& key : keys) {
+        auto it = gathers_.find(key);
+        if (it != gathers_.end()) maybe_send_up(it->second);
+    }
+}
+
+void DirectModule::job_released(const std::string& nspace) noexcept
+{
+    std::vector<std::string> keys;
+    for (const auto& [key, op] : gathers_) {
+        if (mentions_job(op.signature, nspace)) keys.push_back(key);
+    }
+    for (const auto& key : keys) fail_gather(key, {Errc::not_found, fmt::format("job {} has ended", nspace)});
+    std::erase_if(signature_seq_, [&](const auto& entry) { return mentions_job(entry.first, nspace); });
+    std::erase_if(released_seq_, [&](const auto& entry) { return mentions_job(entry.first, nspace); });
+    // What a long-lived DVM keeps between jobs; the tests check it returns to nothing.
+    verbose()(5, "job {} released; still held: {} collective counter(s), {} collective(s), {} broadcast id(s)",
+              nspace, signature_seq_.size() + released_seq_.size(), gathers_.size(), seen_above_.size());
 }
 
 }  // namespace prte::grpcomm::direct

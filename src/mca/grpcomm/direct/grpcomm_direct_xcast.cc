@@ -17,6 +17,10 @@ rml::Messenger& messenger() { return rml::Messenger::instance(); }
 const output::VerboseStream& verbose() { return base::framework().verbose(); }
 bool is_master() { return messenger().self() == 0; }
 
+// Beyond this many ids seen out of order, the oldest gap is given up on: an op that never came
+// is not coming (its sender would have re-sent it at the tree repair), and memory stays bounded.
+constexpr size_t kMaxSeenAbove = 1024;
+
 // Tags that change the tree the broadcast follows: the daemon must act on them before it forwards
 // (spec: collective-shrink-completion.txt; the shrink order on tag::daemon stays forward-first).
 bool process_first(rml::Tag tag) { return tag == rml::tag::wireup || tag == rml::tag::daemon_died; }
@@ -38,6 +42,8 @@ void DirectModule::finalize() noexcept
 {
     ops_.clear();
     gathers_.clear();
+    signature_seq_.clear();
+    released_seq_.clear();
 }
 
 Status DirectModule::xcast(rml::Tag tag, const rml::Payload& message, XcastCompletion on_complete)
@@ -51,7 +57,7 @@ Status DirectModule::xcast(rml::Tag tag, const rml::Payload& message, XcastCompl
     op.tag = tag;
     op.message = w.take();
     op.on_complete = std::move(on_complete);
-    seen_.insert(id);
+    first_sight(id);
     verbose()(5, "xcast {}: tag {} ({} bytes) to {} daemon(s)", id, tag, message.size(),
               messenger().tree().live_count());
     start_op(id, std::move(op));
@@ -67,7 +73,7 @@ void DirectModule::on_xcast(Rank origin, rml::Payload&& payload)
         output::warning("dropped a broadcast from daemon {}: {}", origin, r.error());
         return;
     }
-    if (!seen_.insert(id).second) {
+    if (!first_sight(id)) {
         // A copy that came again through a repaired tree: the sender only needs the acknowledgement.
         rml::Writer ack;
         ack.u64(id);
@@ -78,6 +84,20 @@ void DirectModule::on_xcast(Rank origin, rml::Payload&& payload)
     op.tag = tag;
     op.message = std::move(payload);
     start_op(id, std::move(op));
+}
+
+// Records `id` as seen; false when it had been. A daemon's first broadcast starts the mark: ids
+// below it were sent before this daemon was part of the DVM.
+bool DirectModule::first_sight(uint64_t id)
+{
+    if (seen_below_ == 0) seen_below_ = id;
+    if (id < seen_below_ || !seen_above_.insert(id).second) return false;
+    if (seen_above_.size() > kMaxSeenAbove) seen_below_ = *seen_above_.begin();
+    while (!seen_above_.empty() && *seen_above_.begin() == seen_below_) {
+        seen_above_.erase(seen_above_.begin());
+        seen_below_++;
+    }
+    return true;
 }
 
 void DirectModule::start_op(uint64_t id, XcastOp op)
@@ -162,6 +182,7 @@ void DirectModule::on_tree_changed()
         ids.push_back(id);
     }
     for (uint64_t id : ids) maybe_finish(id);
+    gathers_after_tree_change();
 }
 
 }  // namespace prte::grpcomm::direct

@@ -1,6 +1,7 @@
 // The master's own job-state callbacks (the "(dvm-local)" entries of spec 7.4.3).
 #include "mca/state/dvm/state_dvm.h"
 
+#include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/state/base/state_base.h"
@@ -93,6 +94,8 @@ void cleanup_job(const JobPtr& job)
 {
     if (!job->is_daemon_job) {
         plm::base::release_job_on_daemons(job);
+        // Before PMIx forgets the namespace: a collective still waiting on it is answered first.
+        if (grpcomm::Module* collectives = grpcomm::base::module()) collectives->job_released(job->nspace);
         pmix::deregister_job(job);
         for (auto& proc : job->procs) {
             if (proc->node) {
