@@ -96,34 +96,45 @@ void deliver_output_complete(const runtime::Job& job)
 }
 
 // spec 7.4.5 (NOTIFY_COMPLETED): the originator hears of the end with the job's status; prun
-// waits for this event and exits with PMIX_JOB_TERM_STATUS.
+// waits for this event and exits with PMIX_JOB_TERM_STATUS. An originator on a daemon's node (a
+// relayed spawn) is told by its own daemon's server.
 void notify_job_end(const runtime::JobPtr& job)
 {
     if (!detail::server_running()) return;
+    if (detail::relay_job_end(*job)) return;
+    detail::notify_job_end_event(job->nspace, job->exit_code, job->abort_message, job->originator);
+}
+
+namespace detail {
+
+void notify_job_end_event(const std::string& nspace, int exit_code, const std::string& message,
+                          const std::optional<pmix_proc_t>& originator)
+{
     auto* info = new InfoArray;
     pmix_proc_t affected;
-    PMIX_LOAD_PROCID(&affected, job->nspace.c_str(), PMIX_RANK_WILDCARD);
+    PMIX_LOAD_PROCID(&affected, nspace.c_str(), PMIX_RANK_WILDCARD);
     info->add_proc(PMIX_EVENT_AFFECTED_PROC, affected);
     // PMIX_STATUS as pmix_common.h types it; value.data.status and .integer are the same int.
-    info->add_status(PMIX_JOB_TERM_STATUS, job->exit_code);
-    if (!job->abort_message.empty()) info->add_string(PMIX_EVENT_TEXT_MESSAGE, job->abort_message);
+    info->add_status(PMIX_JOB_TERM_STATUS, exit_code);
+    if (!message.empty()) info->add_string(PMIX_EVENT_TEXT_MESSAGE, message);
     info->add_bool(PMIX_EVENT_NON_DEFAULT, true);
     pmix_data_range_t range = PMIX_RANGE_SESSION;
-    if (job->originator) {
+    if (originator) {
         range = PMIX_RANGE_CUSTOM;
-        info->add_proc_array(PMIX_EVENT_CUSTOM_RANGE, &*job->originator, 1);
+        info->add_proc_array(PMIX_EVENT_CUSTOM_RANGE, &*originator, 1);
     }
-    verbose()(2, "job {} ended with status {}{}; telling {}", job->nspace, job->exit_code,
-              job->abort_message.empty() ? "" : " (" + job->abort_message + ")",
-              job->originator ? describe(*job->originator) : std::string("the session"));
-    pmix_status_t rc = PMIx_Notify_event(PMIX_EVENT_JOB_END, &detail::server_proc(), range, info->data(), info->size(),
+    verbose()(2, "job {} ended with status {}{}; telling {}", nspace, exit_code,
+              message.empty() ? "" : " (" + message + ")",
+              originator ? describe(*originator) : std::string("the session"));
+    pmix_status_t rc = PMIx_Notify_event(PMIX_EVENT_JOB_END, &server_proc(), range, info->data(), info->size(),
                                          release_info, info);
     if (rc != PMIX_SUCCESS) {
         if (rc != PMIX_OPERATION_SUCCEEDED) {
-            verbose()(1, "cannot notify the end of job {}: {}", job->nspace, PMIx_Error_string(rc));
+            verbose()(1, "cannot notify the end of job {}: {}", nspace, PMIx_Error_string(rc));
         }
         delete info;
     }
 }
 
+}  // namespace detail
 }  // namespace prte::pmix

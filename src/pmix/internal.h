@@ -10,6 +10,7 @@
 #include <pmix_server.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "runtime/job_table.h"
@@ -92,6 +93,23 @@ pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t pro
 // Spawn (spawn.cc) and queries (query.cc).
 pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],
                     size_t napps, pmix_spawn_cbfunc_t cbfunc, void* cbdata);
+// What a spawn answers, on the progress thread: the launch path's verdict and the new namespace.
+using SpawnAnswer = std::function<void(const Status& status, const std::string& nspace)>;
+pmix_status_t spawn_status(const Status& st);
+// Progress thread, master only: creates the job from a translated request and starts it.
+void submit_spawn(const pmix_proc_t& requester, const runtime::Job& draft, const std::vector<std::string>& notes,
+                  SpawnAnswer answer);
+// On a daemon (PMIx's thread): sends the request to the master, answers cbfunc with its reply
+// (spawn_relay.cc). The master's side is set up by enable_remote_services().
+pmix_status_t relay_spawn(const pmix_proc_t& requester, const pmix_info_t job_info[], size_t ninfo,
+                          const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc, void* cbdata);
+void enable_spawn_relay();
+// Master: when the job's originator is a process on a daemon's node, sends it the job's end for
+// that daemon to notify (true), else false.
+bool relay_job_end(const runtime::Job& job);
+// Notifies PMIX_EVENT_JOB_END for `nspace` through this node's server (events.cc).
+void notify_job_end_event(const std::string& nspace, int exit_code, const std::string& message,
+                          const std::optional<pmix_proc_t>& originator);
 pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, pmix_info_cbfunc_t cbfunc,
                     void* cbdata);
 

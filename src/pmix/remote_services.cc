@@ -183,6 +183,7 @@ void enable_remote_services()
     messenger().register_handler(rml::tag::direct_modex_reply, on_reply);
     messenger().register_handler(rml::tag::stdin_data, on_stdin);
     messenger().register_handler(rml::tag::stdin_ack, on_stdin_ack);
+    detail::enable_spawn_relay();
 }
 
 namespace detail {

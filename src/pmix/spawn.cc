@@ -2,6 +2,10 @@
 // is translated on PMIx's thread (a copy: PMIx owns its arrays), the job created and submitted on
 // the progress thread, and the requester answered once the job runs or has failed to start
 // (Job::on_spawned, called by the launch path).
+//
+// Only the master creates jobs. A process on a daemon's node asks its daemon's PMIx server, so a
+// daemon relays the request (spawn_relay.cc) and answers the process with the master's reply; it
+// translates the request first all the same, so a malformed one is refused at once, locally.
 #include <pmix.h>
 
 #include <cstring>
@@ -15,7 +19,6 @@
 #include "runtime/runtime.h"
 
 namespace prte::pmix::detail {
-namespace {
 
 // The requester learns only a status; a failure to start is PMIX_ERR_JOB_FAILED_TO_LAUNCH (the
 // reason went out first in the job-end event), a refused request says what was wrong with it.
@@ -26,18 +29,31 @@ pmix_status_t spawn_status(const Status& st)
     return to_pmix_status(st);
 }
 
-}  // namespace
+void submit_spawn(const pmix_proc_t& requester, const runtime::Job& draft, const std::vector<std::string>& notes,
+                  SpawnAnswer answer)
+{
+    auto& rt = runtime::Runtime::instance();
+    runtime::JobPtr job = rt.jobs().create();
+    job->apps = draft.apps;
+    job->mapping = draft.mapping;
+    job->output = draft.output;
+    job->stdin_target = draft.stdin_target;
+    job->timeout_seconds = draft.timeout_seconds;
+    if (job->output.held_for_pull) {
+        hold_output(job->nspace);
+        track_acks(job->nspace);
+    }
+    job->originator = requester;
+    job->on_spawned = std::move(answer);
+    verbose()(2, "{} spawns job {}: {} app(s), first {}", requestor_name(requester), job->nspace, job->apps.size(),
+              job->apps.front().executable);
+    for (const std::string& note : notes) verbose()(1, "job {}: {}", job->nspace, note);
+    plm::base::spawn(job);
+}
 
 pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],
                     size_t napps, pmix_spawn_cbfunc_t cbfunc, void* cbdata)
 {
-    if (runtime::Runtime::instance().identity().role != mca::ProcessRole::master) {
-        // Spawning from a process on another node would need the request relayed to the master.
-        output::error("spawn request from {} refused: spawning from a process on a daemon's node is not "
-                      "supported yet; spawn from a tool (prun) or from a process on the master's node",
-                      describe(*proc));
-        return PMIX_ERR_NOT_SUPPORTED;
-    }
     pmix_proc_t requester = *proc;
     auto draft = std::make_shared<runtime::Job>();
     std::vector<std::string> notes;
@@ -46,29 +62,15 @@ pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_
         output::error("spawn request from {} refused: {}", describe(requester), st.message());
         return to_pmix_status(st);
     }
-
+    if (runtime::Runtime::instance().identity().role != mca::ProcessRole::master) {
+        return relay_spawn(requester, job_info, ninfo, apps, napps, cbfunc, cbdata);
+    }
     post([requester, draft, notes = std::move(notes), cbfunc, cbdata] {
-        auto& rt = runtime::Runtime::instance();
-        runtime::JobPtr job = rt.jobs().create();
-        job->apps = std::move(draft->apps);
-        job->mapping = draft->mapping;
-        job->output = draft->output;
-        job->stdin_target = draft->stdin_target;
-        job->timeout_seconds = draft->timeout_seconds;
-        if (job->output.held_for_pull) {
-            hold_output(job->nspace);
-            track_acks(job->nspace);
-        }
-        job->originator = requester;
-        job->on_spawned = [cbfunc, cbdata](const Status& st, const std::string& nspace) {
+        submit_spawn(requester, *draft, notes, [cbfunc, cbdata](const Status& st, const std::string& nspace) {
             pmix_nspace_t name;
             PMIX_LOAD_NSPACE(name, nspace.c_str());
             if (cbfunc) cbfunc(spawn_status(st), name, cbdata);
-        };
-        verbose()(2, "{} spawns job {}: {} app(s), first {}", requestor_name(requester), job->nspace, job->apps.size(),
-                  job->apps.front().executable);
-        for (const std::string& note : notes) verbose()(1, "job {}: {}", job->nspace, note);
-        plm::base::spawn(job);
+        });
     });
     return PMIX_SUCCESS;
 }

@@ -25,6 +25,9 @@ inline constexpr Tag allgather_release = 12;  // an allgather's combined data, b
 inline constexpr Tag direct_modex_reply = 13;
 inline constexpr Tag stdin_data = 14;         // a tool's stdin for a process on another node
 inline constexpr Tag stdin_ack = 15;          // that daemon accepted it (flow control)
+inline constexpr Tag spawn_request = 16;      // a process's PMIx_Spawn, relayed to the master
+inline constexpr Tag spawn_reply = 17;        // the master's answer to it
+inline constexpr Tag job_end_event = 18;      // a relayed spawn's job ended: tell its originator
 inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
 }  // namespace tag
 

@@ -29,6 +29,16 @@ run direct "$PRUN" -n 8 --map-by node "$CLIENTS/putget" --direct
 expect_status direct 0
 expect_line direct out "putget ok size 8"
 
+# PMIx_Spawn from a process on a daemon's node (MPI_Comm_spawn's path): its daemon relays the
+# request to the master, answers it, and tells it when the child job ends.
+run remote_spawn "$PRUN" -n 1 --host node3 "$CLIENTS/spawn"
+expect_status remote_spawn 0
+expect_line remote_spawn out "spawn ok child"
+# A child that cannot run (a directory) is reported to the spawner through the relay.
+run remote_bad_spawn "$PRUN" -n 1 --host node3 "$CLIENTS/spawn" /
+expect_status remote_bad_spawn 1
+expect_line remote_bad_spawn err "spawn: error: the child job"
+
 # Output of remote ranks reaches prun, tagged with job and rank.
 run tagged "$PRUN" -n 4 --map-by node --output tag sh -c 'echo "hello from $PMIX_RANK"'
 expect_status tagged 0

@@ -1,0 +1,246 @@
+// PMIx_Spawn from a process on a daemon's node, relayed to the master (see spawn.cc).
+//
+// The daemon sends the request as PMIx itself packs it (the job-level info and the apps), so the
+// master translates it with the same code as a request from its own node and nothing of the
+// request is lost in between; the reply carries the PMIx status and the new namespace.
+#include <pmix.h>
+
+#include <cstring>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "pmix/info_array.h"
+#include "pmix/internal.h"
+#include "pmix/spawn_translate.h"
+#include "rml/buffer.h"
+#include "rml/rml.h"
+#include "runtime/runtime.h"
+
+namespace prte::pmix::detail {
+namespace {
+
+using runtime::Rank;
+
+struct Pending {
+    pmix_spawn_cbfunc_t cbfunc = nullptr;
+    void* cbdata = nullptr;
+};
+
+// Progress thread.
+std::map<uint64_t, Pending>& pending()
+{
+    static std::map<uint64_t, Pending> requests;
+    return requests;
+}
+
+rml::Messenger& messenger() { return rml::Messenger::instance(); }
+
+// The request's info and apps in PMIx's own wire form.
+bool pack_request(const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[], size_t napps,
+                  rml::Payload& out)
+{
+    pmix_data_buffer_t buffer;
+    PMIX_DATA_BUFFER_CONSTRUCT(&buffer);
+    pmix_status_t rc = PMIx_Data_pack(nullptr, &buffer, &ninfo, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && ninfo > 0) {
+        rc = PMIx_Data_pack(nullptr, &buffer, const_cast<pmix_info_t*>(job_info), static_cast<int32_t>(ninfo),
+                            PMIX_INFO);
+    }
+    if (rc == PMIX_SUCCESS) rc = PMIx_Data_pack(nullptr, &buffer, &napps, 1, PMIX_SIZE);
+    if (rc == PMIX_SUCCESS && napps > 0) {
+        rc = PMIx_Data_pack(nullptr, &buffer, const_cast<pmix_app_t*>(apps), static_cast<int32_t>(napps), PMIX_APP);
+    }
+    if (rc == PMIX_SUCCESS) {
+        char* bytes = nullptr;
+        size_t size = 0;
+        PMIX_DATA_BUFFER_UNLOAD(&buffer, bytes, size);
+        out.assign(reinterpret_cast<uint8_t*>(bytes), reinterpret_cast<uint8_t*>(bytes) + size);
+        free(bytes);
+    }
+    PMIX_DATA_BUFFER_DESTRUCT(&buffer);
+    return rc == PMIX_SUCCESS;
+}
+
+// The unpacked request; owns the PMIx arrays.
+struct Request {
+    pmix_info_t* info = nullptr;
+    size_t ninfo = 0;
+    pmix_app_t* apps = nullptr;
+    size_t napps = 0;
+    ~Request()
+    {
+        if (info) PMIX_INFO_FREE(info, ninfo);
+        if (apps) PMIX_APP_FREE(apps, napps);
+    }
+};
+
+// A count beyond this is a corrupt message, not a request to allocate for.
+constexpr size_t kMaxEntries = 1 << 16;
+
+Status unpack_request(const rml::Payload& packed, Request& req)
+{
+    pmix_data_buffer_t buffer;
+    PMIX_DATA_BUFFER_CONSTRUCT(&buffer);
+    // Load takes ownership of a malloc'd copy: the payload stays ours.
+    char* copy = static_cast<char*>(malloc(packed.size() ? packed.size() : 1));
+    if (!copy) return {Errc::out_of_resource, "out of memory"};
+    memcpy(copy, packed.data(), packed.size());
+    PMIX_DATA_BUFFER_LOAD(&buffer, copy, packed.size());
+    auto fail = [&](const char* what, pmix_status_t rc) {
+        PMIX_DATA_BUFFER_DESTRUCT(&buffer);
+        return Status(Errc::bad_param, fmt::format("malformed spawn request ({}): {}", what, PMIx_Error_string(rc)));
+    };
+    int32_t one = 1;
+    pmix_status_t rc = PMIx_Data_unpack(nullptr, &buffer, &req.ninfo, &one, PMIX_SIZE);
+    if (rc != PMIX_SUCCESS || req.ninfo > kMaxEntries) return fail("info count", rc);
+    if (req.ninfo > 0) {
+        PMIX_INFO_CREATE(req.info, req.ninfo);
+        int32_t n = static_cast<int32_t>(req.ninfo);
+        rc = PMIx_Data_unpack(nullptr, &buffer, req.info, &n, PMIX_INFO);
+        if (rc != PMIX_SUCCESS) return fail("info", rc);
+    }
+    one = 1;
+    rc = PMIx_Data_unpack(nullptr, &buffer, &req.napps, &one, PMIX_SIZE);
+    if (rc != PMIX_SUCCESS || req.napps == 0 || req.napps > kMaxEntries) return fail("app count", rc);
+    PMIX_APP_CREATE(req.apps, req.napps);
+    int32_t n = static_cast<int32_t>(req.napps);
+    rc = PMIx_Data_unpack(nullptr, &buffer, req.apps, &n, PMIX_APP);
+    if (rc != PMIX_SUCCESS) return fail("apps", rc);
+    PMIX_DATA_BUFFER_DESTRUCT(&buffer);
+    return {};
+}
+
+void reply(Rank to, uint64_t id, pmix_status_t status, const std::string& nspace)
+{
+    rml::Writer w;
+    w.u64(id).i32(status).str(nspace);
+    if (Status st = messenger().send(to, rml::tag::spawn_reply, w.take()); !st) {
+        output::warning("cannot answer daemon {}'s spawn request: {}", to, st.message());
+    }
+}
+
+// Master: a daemon relays a process's request.
+void on_request(Rank origin, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "spawn request");
+    uint64_t id = r.u64();
+    std::string nspace = r.str();
+    uint32_t rank = r.u32();
+    rml::Payload packed = r.bytes();
+    if (!r.ok()) {
+        output::warning("dropped a spawn request from daemon {}: {}", origin, r.error());
+        return;
+    }
+    pmix_proc_t requester;
+    PMIX_LOAD_PROCID(&requester, nspace.c_str(), rank);
+    Request req;
+    runtime::Job draft;
+    std::vector<std::string> notes;
+    Status st = unpack_request(packed, req);
+    if (st) st = translate_spawn(req.info, req.ninfo, req.apps, req.napps, draft, notes);
+    if (!st) {
+        output::error("spawn request from {} (via daemon {}) refused: {}", describe(requester), origin, st.message());
+        reply(origin, id, to_pmix_status(st), {});
+        return;
+    }
+    verbose()(2, "daemon {} relays a spawn request from {}", origin, describe(requester));
+    submit_spawn(requester, draft, notes, [origin, id](const Status& s, const std::string& spawned) {
+        reply(origin, id, spawn_status(s), spawned);
+    });
+}
+
+// Daemon: the master's answer to a request this daemon relayed.
+void on_reply(Rank, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "spawn reply");
+    uint64_t id = r.u64();
+    pmix_status_t status = r.i32();
+    std::string nspace = r.str();
+    if (!r.ok()) {
+        output::warning("dropped a spawn reply from the master: {}", r.error());
+        return;
+    }
+    auto it = pending().find(id);
+    if (it == pending().end()) return;
+    Pending p = it->second;
+    pending().erase(it);
+    pmix_nspace_t name;
+    PMIX_LOAD_NSPACE(name, nspace.c_str());
+    if (p.cbfunc) p.cbfunc(status, name, p.cbdata);
+}
+
+// Daemon: a job spawned by one of this node's processes ended.
+void on_job_end(Rank, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "job end");
+    std::string nspace = r.str();
+    int32_t exit_code = r.i32();
+    std::string message = r.str();
+    std::string originator_nspace = r.str();
+    uint32_t originator_rank = r.u32();
+    if (!r.ok()) {
+        output::warning("dropped a job-end notice from the master: {}", r.error());
+        return;
+    }
+    pmix_proc_t originator;
+    PMIX_LOAD_PROCID(&originator, originator_nspace.c_str(), originator_rank);
+    notify_job_end_event(nspace, exit_code, message, originator);
+}
+
+}  // namespace
+
+bool relay_job_end(const runtime::Job& job)
+{
+    if (!job.originator) return false;
+    runtime::JobPtr parent = runtime::Runtime::instance().jobs().find(job.originator->nspace);
+    runtime::Proc* proc = parent ? parent->proc(job.originator->rank) : nullptr;
+    if (!proc || !proc->node || proc->node->daemon == 0 || proc->node->daemon == runtime::kInvalidRank) return false;
+    rml::Writer w;
+    w.str(job.nspace).i32(job.exit_code).str(job.abort_message).str(job.originator->nspace).u32(job.originator->rank);
+    if (Status st = messenger().send(proc->node->daemon, rml::tag::job_end_event, w.take()); !st) {
+        output::warning("cannot tell {} that job {} ended: {}", describe(*job.originator), job.nspace, st.message());
+    }
+    return true;
+}
+
+pmix_status_t relay_spawn(const pmix_proc_t& requester, const pmix_info_t job_info[], size_t ninfo,
+                          const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc, void* cbdata)
+{
+    rml::Payload packed;
+    if (!pack_request(job_info, ninfo, apps, napps, packed)) {
+        output::error("spawn request from {} refused: it cannot be packed for the master", describe(requester));
+        return PMIX_ERR_PACK_FAILURE;
+    }
+    post([requester, packed = std::move(packed), cbfunc, cbdata] {
+        static uint64_t next_id = 1;
+        uint64_t id = next_id++;
+        rml::Writer w;
+        w.u64(id).str(requester.nspace).u32(requester.rank).bytes(packed);
+        Status st = w.ok() ? messenger().send(0, rml::tag::spawn_request, w.take())
+                           : Status(Errc::internal, "cannot pack the relayed request");
+        if (!st) {
+            output::error("spawn request from {} refused: cannot reach the master: {}", describe(requester),
+                          st.message());
+            pmix_nspace_t none;
+            memset(none, 0, sizeof(none));
+            if (cbfunc) cbfunc(PMIX_ERR_UNREACH, none, cbdata);
+            return;
+        }
+        pending()[id] = {cbfunc, cbdata};
+        verbose()(2, "spawn request from {} relayed to the master", describe(requester));
+    });
+    return PMIX_SUCCESS;
+}
+
+void enable_spawn_relay()
+{
+    if (runtime::Runtime::instance().identity().role == mca::ProcessRole::master) {
+        messenger().register_handler(rml::tag::spawn_request, on_request);
+    } else {
+        messenger().register_handler(rml::tag::spawn_reply, on_reply);
+        messenger().register_handler(rml::tag::job_end_event, on_job_end);
+    }
+}
+
+}  // namespace prte::pmix::detail
