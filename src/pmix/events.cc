@@ -67,6 +67,7 @@ void deliver_output(const runtime::Job& job, runtime::Rank rank, pmix_iof_channe
     // The end of one stream needs no message: the job's end is marked once, below.
     if (size == 0) return;
     if (output_forwarder()) {
+        detail::count_forwarded(job.nspace, size);
         output_forwarder()(job, rank, channel, data, size);
         return;
     }

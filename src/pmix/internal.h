@@ -104,6 +104,15 @@ void submit_spawn(const pmix_proc_t& requester, const runtime::Job& draft, const
 pmix_status_t relay_spawn(const pmix_proc_t& requester, const pmix_info_t job_info[], size_t ninfo,
                           const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc, void* cbdata);
 void enable_spawn_relay();
+// Output flow between daemons and the master (output_relay.cc). Daemon: count_forwarded for
+// each chunk sent to the master; relay_backlogged while too much is not taken yet; wait_for_relay
+// keeps `resume` (and returns true) when it must wait. Master: received_from_daemon for each chunk.
+void count_forwarded(const std::string& nspace, size_t bytes);
+bool relay_backlogged(const std::string& nspace);
+bool wait_for_relay(const std::string& nspace, std::function<void()>& resume);
+void received_from_daemon(const runtime::Job& job, runtime::Rank daemon, size_t bytes);
+void forget_relay(const std::string& nspace);
+void enable_output_relay();
 // Master: when the job's originator is a process on a daemon's node, sends it the job's end for
 // that daemon to notify (true), else false.
 bool relay_job_end(const runtime::Job& job);

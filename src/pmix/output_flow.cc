@@ -4,6 +4,7 @@
 //  - for a job whose spawner acknowledges what it receives (prun), bytes sent but unacknowledged:
 //    PMIx releases a chunk once it is queued for the tool's socket, so only the tool's own
 //    acknowledgement bounds what waits in PMIx's send queue.
+//  - on a daemon, bytes forwarded to the master but not taken by it yet (output_relay.cc).
 // The launcher asks output_backlogged(job) after each chunk and stops reading that job's pipes
 // until its when_output_drains callback runs.
 #include <map>
@@ -99,6 +100,7 @@ void output_acked(const std::string& nspace, uint64_t total)
 
 void forget_flow(const std::string& nspace)
 {
+    forget_relay(nspace);
     auto it = flows().find(nspace);
     if (it == flows().end()) return;
     auto wake = std::move(it->second.waiters);
@@ -108,10 +110,14 @@ void forget_flow(const std::string& nspace)
 
 }  // namespace detail
 
-bool output_backlogged(const runtime::Job& job) { return job_backlogged(job.nspace) || pmix_backlogged(); }
+bool output_backlogged(const runtime::Job& job)
+{
+    return job_backlogged(job.nspace) || pmix_backlogged() || detail::relay_backlogged(job.nspace);
+}
 
 void when_output_drains(const runtime::Job& job, std::function<void()> resume)
 {
+    if (detail::wait_for_relay(job.nspace, resume)) return;
     if (job_backlogged(job.nspace)) {
         verbose()(10, "output of job {}: more than {} byte(s) unacknowledged, pausing", job.nspace, kWindow);
         flows()[job.nspace].waiters.push_back(std::move(resume));

@@ -14,6 +14,7 @@
 #include "mca/odls/base/odls_base.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "pmix/server.h"
 #include "rml/buffer.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"
@@ -184,6 +185,14 @@ void enable_remote_services()
     messenger().register_handler(rml::tag::stdin_data, on_stdin);
     messenger().register_handler(rml::tag::stdin_ack, on_stdin_ack);
     detail::enable_spawn_relay();
+    detail::enable_output_relay();
+}
+
+void deliver_remote_output(const runtime::Job& job, Rank daemon, pmix_iof_channel_t channel, runtime::Rank rank,
+                           const char* data, size_t size)
+{
+    deliver_output(job, rank, channel, data, size);
+    detail::received_from_daemon(job, daemon, size);
 }
 
 namespace detail {

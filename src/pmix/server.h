@@ -64,6 +64,10 @@ void set_output_forwarder(OutputForwarder forwarder);
 // stdin for processes on their nodes. Call once
 // the messenger runs, on the master and on every daemon.
 void enable_remote_services();
+// Master: output a daemon forwarded. Delivered like local output, and acknowledged to the daemon
+// as the tool takes it, so a daemon never has more than a window of output in flight.
+void deliver_remote_output(const runtime::Job& job, runtime::Rank daemon, pmix_iof_channel_t channel,
+                           runtime::Rank rank, const char* data, size_t size);
 
 // Output flow control (output_flow.cc). PMIx takes every chunk it is handed, however fast it
 // comes (a `yes` once grew the DVM to 24 GB). output_backlogged(job) is true while too much of

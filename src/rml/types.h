@@ -28,6 +28,7 @@ inline constexpr Tag stdin_ack = 15;          // that daemon accepted it (flow c
 inline constexpr Tag spawn_request = 16;      // a process's PMIx_Spawn, relayed to the master
 inline constexpr Tag spawn_reply = 17;        // the master's answer to it
 inline constexpr Tag job_end_event = 18;      // a relayed spawn's job ended: tell its originator
+inline constexpr Tag iof_ack = 19;            // the master took a daemon's output (flow control)
 inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
 }  // namespace tag
 

@@ -81,6 +81,45 @@ run after_strangers "$PRUN" -n 4 --map-by node "$CLIENTS/putget"
 expect_status after_strangers 0
 stop_dvm
 
+# Output flow control across nodes: a remote process writing 64 MB while prun is stopped is held
+# back on its node (the master stops acknowledging once prun is behind), the master's memory stays
+# small, and every byte arrives once prun goes on.
+start_local_nodes_dvm 4 2 --prtemca pmix_server_verbose 5
+bytes=64000000
+"$PRUN" -n 1 --host node3 head -c $bytes /dev/zero >"$TEST_TMP/flow.out" 2>"$TEST_TMP/flow.err" &
+prun_pid=$!
+wait_for_line "$TEST_TMP/prte.err" "spawns job" || fail "the flow job did not start"
+kill -STOP "$prun_pid"
+if wait_for_line "$TEST_TMP/prte.err" "^\[node3\].*not yet taken by the master, pausing"; then
+    pass "daemon 3 pauses the output the master has not taken"
+else
+    fail "daemon 3 never paused its output"
+fi
+rss_kb=$(awk '/^VmRSS/ {print $2}' /proc/"$DVM_PID"/status)
+[ "$rss_kb" -lt 60000 ] && pass "prte stays small while prun is stopped (${rss_kb} kB)" ||
+    fail "prte grew to ${rss_kb} kB while prun was stopped"
+kill -CONT "$prun_pid"
+wait "$prun_pid"
+flow_status=$?
+got=$(wc -c <"$TEST_TMP/flow.out")
+[ $flow_status = 0 ] && [ "$got" = $bytes ] && pass "all $bytes bytes arrived once prun went on" ||
+    fail "prun exited $flow_status with $got of $bytes bytes: $(cat "$TEST_TMP/flow.err")"
+# A prun killed while behind: the DVM still ends the job and shuts down (the ended process's
+# pipes are read to the end even while its job's output is paused).
+"$PRUN" -n 1 --host node3 yes >/dev/null 2>&1 &
+prun_pid=$!
+wait_for_line "$TEST_TMP/prte.err" "spawns job prte-[^ ]*@2" || fail "the second flow job did not start"
+kill -STOP "$prun_pid"
+pauses=$(grep -c "^\[node3\].*pausing" "$TEST_TMP/prte.err")
+t=0
+while [ "$(grep -c "^\[node3\].*pausing" "$TEST_TMP/prte.err")" -le "$pauses" ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+kill -9 "$prun_pid"
+wait "$prun_pid" 2>/dev/null
+daemons=$(dvm_daemons)
+stop_dvm
+if wait_gone $daemons; then pass "pterm ends a DVM whose job's reader was killed while behind"; else fail "daemons left"; fi
+[ -z "$(pgrep -x yes)" ] && pass "no yes left" || fail "yes left running: $(pgrep -a -x yes)"
+
 # Eight nodes, radix 2: a three-level tree; a job on every node, then 100 jobs in a row.
 start_local_nodes_dvm 8 2 --prtemca grpcomm_base_verbose 5
 run eight "$PRUN" -n 16 --map-by node "$CLIENTS/putget"

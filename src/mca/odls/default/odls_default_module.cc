@@ -341,7 +341,7 @@ void DefaultModule::pause_reading(const runtime::JobPtr& job)
     paused_jobs_.insert(job->nspace);
     verbose()(10, "job {}: output backlog, pausing the reading of its output", job->nspace);
     for (auto& [id, child] : children_) {
-        if (child->job != job) continue;
+        if (child->job != job || child->reaped) continue;  // see reap()
         for (Stream* s : {&child->out, &child->err}) {
             if (s->ev) event_del(s->ev);
         }
@@ -398,6 +398,14 @@ void DefaultModule::reap()
         child->reaped = true;
         --live_;
         ended.push_back(id);
+        // A process that has ended writes no more: what is left in its pipes is bounded, so it is
+        // read to the end even while the job's output is paused. Otherwise a job whose reader
+        // stopped (a prun killed while behind) could never complete, nor the DVM shut down.
+        if (reading_paused(*child->job)) {
+            for (Stream* s : {&child->out, &child->err}) {
+                if (s->ev) event_add(s->ev, nullptr);
+            }
+        }
     }
     for (uint64_t id : ended) {
         auto it = children_.find(id);

@@ -155,7 +155,8 @@ void on_output(Rank origin, rml::Payload&& payload)
     }
     JobPtr job = rt().jobs().find(o.nspace);
     if (!job) return;
-    pmix::deliver_output(*job, o.rank, o.channel, reinterpret_cast<const char*>(o.data.data()), o.data.size());
+    pmix::deliver_remote_output(*job, origin, o.channel, o.rank, reinterpret_cast<const char*>(o.data.data()),
+                                o.data.size());
 }
 
 void on_lost_peer(Rank rank)

@@ -1,0 +1,138 @@
+// Output flow control between a daemon and the master (the third limit of output_flow.cc).
+//
+// A daemon forwards its processes' output to the master, which hands it to the tool. Without a
+// limit, a job writing faster than the tool reads would pile up in the master's memory. So the
+// master acknowledges what it received from each daemon, per job, but only while that job's
+// output is not backlogged on the master (output_backlogged); once it is, the acknowledgement
+// waits until the backlog drains. A daemon stops reading a job's pipes while more than kWindow
+// bytes it forwarded are unacknowledged. The backpressure thus reaches from the tool to the
+// process on any node: the tool acknowledges the master, the master the daemon.
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "pmix/internal.h"
+#include "pmix/server.h"
+#include "rml/buffer.h"
+#include "rml/rml.h"
+#include "runtime/runtime.h"
+
+namespace prte::pmix::detail {
+namespace {
+
+using runtime::Rank;
+
+constexpr uint64_t kWindow = 4u << 20;      // a daemon pauses beyond this many unacknowledged bytes
+constexpr uint64_t kAckEvery = 1u << 20;    // the master acknowledges in steps of this much
+constexpr uint64_t kResumeBelow = 2u << 20;  // a paused daemon goes on below this
+
+rml::Messenger& messenger() { return rml::Messenger::instance(); }
+
+// Daemon side, per job. Progress thread.
+struct Forwarded {
+    uint64_t sent = 0;
+    uint64_t acked = 0;
+    std::vector<std::function<void()>> waiters;
+};
+std::map<std::string, Forwarded>& forwarded()
+{
+    static std::map<std::string, Forwarded> map;
+    return map;
+}
+
+// Master side, per job and daemon. Progress thread.
+struct Received {
+    uint64_t received = 0;
+    uint64_t acked = 0;
+    bool ack_waiting = false;  // an acknowledgement waits for the job's backlog to drain
+};
+std::map<std::pair<std::string, Rank>, Received>& received()
+{
+    static std::map<std::pair<std::string, Rank>, Received> map;
+    return map;
+}
+
+void send_ack(const std::string& nspace, Rank daemon)
+{
+    auto it = received().find({nspace, daemon});
+    if (it == received().end()) return;
+    Received& r = it->second;
+    r.ack_waiting = false;
+    if (r.received == r.acked) return;
+    rml::Writer w;
+    w.str(nspace).u64(r.received);
+    if (Status st = messenger().send(daemon, rml::tag::iof_ack, w.take()); !st) return;  // the daemon left
+    r.acked = r.received;
+}
+
+// Daemon: the master has taken `total` bytes of this job's output so far.
+void on_ack(Rank, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "output acknowledgement");
+    std::string nspace = r.str();
+    uint64_t total = r.u64();
+    if (!r.ok()) {
+        output::warning("dropped an output acknowledgement from the master: {}", r.error());
+        return;
+    }
+    auto it = forwarded().find(nspace);
+    if (it == forwarded().end()) return;
+    Forwarded& f = it->second;
+    f.acked = std::max(f.acked, std::min(total, f.sent));
+    if (f.sent - f.acked < kResumeBelow && !f.waiters.empty()) {
+        verbose()(5, "output of job {}: the master took {} byte(s), resuming", nspace, f.acked);
+        auto wake = std::exchange(f.waiters, {});
+        for (auto& resume : wake) resume();
+    }
+}
+
+}  // namespace
+
+void count_forwarded(const std::string& nspace, size_t bytes) { forwarded()[nspace].sent += bytes; }
+
+bool relay_backlogged(const std::string& nspace)
+{
+    auto it = forwarded().find(nspace);
+    return it != forwarded().end() && it->second.sent - it->second.acked > kWindow;
+}
+
+bool wait_for_relay(const std::string& nspace, std::function<void()>& resume)
+{
+    if (!relay_backlogged(nspace)) return false;
+    verbose()(5, "output of job {}: more than {} byte(s) not yet taken by the master, pausing", nspace, kWindow);
+    forwarded()[nspace].waiters.push_back(std::move(resume));
+    return true;
+}
+
+void received_from_daemon(const runtime::Job& job, Rank daemon, size_t bytes)
+{
+    Received& r = received()[{job.nspace, daemon}];
+    r.received += bytes;
+    if (r.ack_waiting || r.received - r.acked < kAckEvery) return;
+    if (!output_backlogged(job)) {
+        send_ack(job.nspace, daemon);
+        return;
+    }
+    r.ack_waiting = true;
+    when_output_drains(job, [nspace = job.nspace, daemon] { send_ack(nspace, daemon); });
+}
+
+void forget_relay(const std::string& nspace)
+{
+    auto it = forwarded().find(nspace);
+    if (it != forwarded().end()) {
+        auto wake = std::move(it->second.waiters);
+        forwarded().erase(it);
+        for (auto& resume : wake) resume();
+    }
+    std::erase_if(received(), [&](const auto& entry) { return entry.first.first == nspace; });
+}
+
+void enable_output_relay()
+{
+    if (runtime::Runtime::instance().identity().role != mca::ProcessRole::master) {
+        messenger().register_handler(rml::tag::iof_ack, on_ack);
+    }
+}
+
+}  // namespace prte::pmix::detail
