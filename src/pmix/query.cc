@@ -9,19 +9,27 @@
 //   PMIX_QUERY_LOCAL_PROC_TABLE  (PMIX_NSPACE) the same, for this node's processes
 //   PMIX_QUERY_NUM_PSETS 0, PMIX_QUERY_PSET_NAMES "": no process sets are defined
 //   PMIX_QUERY_SPAWN_SUPPORT     the spawn directives we honour
-//   PMIX_QUERY_ALLOC_STATUS      not supported until the elastic DVM implements allocations
+//   PMIX_QUERY_ALLOC_STATUS      (PMIX_ALLOC_ID qualifier: that allocation only) a line per
+//                                allocation the DVM's nodes came from: its id ("initial" for the
+//                                nodes the DVM started with), the RAS component, its live nodes and
+//                                their slots in use, e.g. "initial (ras hosts): 2 node(s) up: a, b;
+//                                8 slot(s), 3 in use"; an unknown id is not answered (NOT_FOUND)
 // Anything else is not answered; the status is PMIX_QUERY_PARTIAL_SUCCESS when some keys were.
 #include <pmix.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "pmix/attributes.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/spawn_translate.h"
 #include "runtime/runtime.h"
+#include "util/strings.h"
 
 namespace prte::pmix::detail {
 namespace {
@@ -115,6 +123,7 @@ pmix_data_array_t* daemon_table(bool local_only)
 struct Question {
     std::vector<std::string> keys;
     std::optional<std::string> nspace;  // PMIX_NSPACE or PMIX_PROCID qualifier
+    std::optional<std::string> alloc_id;  // PMIX_ALLOC_ID qualifier
     uint64_t acked_bytes = 0;           // kOutputAckedBytes qualifier (output acknowledgements)
 };
 
@@ -137,6 +146,51 @@ std::optional<std::string> nspace_qualifier(const pmix_query_t& q)
         }
     }
     return std::nullopt;
+}
+
+std::optional<std::string> alloc_id_qualifier(const pmix_query_t& q)
+{
+    for (size_t i = 0; q.qualifiers && i < q.nqual; ++i) {
+        if (PMIX_CHECK_KEY(&q.qualifiers[i], PMIX_ALLOC_ID)) return value_string(q.qualifiers[i].value);
+    }
+    return std::nullopt;
+}
+
+// The allocations the pool's nodes came from, in pool order, one line each (see the top).
+std::optional<std::string> allocation_status(const std::optional<std::string>& only)
+{
+    struct Allocation {
+        std::string ras;
+        std::vector<std::string> up;
+        int slots = 0;
+        int in_use = 0;
+        int departed = 0;
+    };
+    std::vector<std::pair<std::string, Allocation>> allocations;
+    for (const runtime::Node* node : rt().pool().nodes()) {
+        std::string id = node->alloc_id.empty() ? "initial" : node->alloc_id;
+        if (only && *only != id) continue;
+        auto it = std::find_if(allocations.begin(), allocations.end(), [&](const auto& a) { return a.first == id; });
+        if (it == allocations.end()) it = allocations.insert(allocations.end(), {id, Allocation{}});
+        Allocation& a = it->second;
+        if (a.ras.empty()) a.ras = node->ras_component;
+        if (node->state == runtime::NodeState::down || node->state == runtime::NodeState::not_included) {
+            a.departed++;
+            continue;
+        }
+        a.up.push_back(node->name);
+        a.slots += node->slots;
+        a.in_use += node->slots_inuse;
+    }
+    if (allocations.empty()) return std::nullopt;
+    std::string text;
+    for (const auto& [id, a] : allocations) {
+        if (!text.empty()) text += "\n";
+        text += fmt::format("{} (ras {}): {} node(s) up: {}; {} slot(s), {} in use", id,
+                            a.ras.empty() ? "none" : a.ras, a.up.size(), util::join(a.up, ", "), a.slots, a.in_use);
+        if (a.departed > 0) text += fmt::format("; {} node(s) gone", a.departed);
+    }
+    return text;
 }
 
 std::string namespaces()
@@ -192,7 +246,12 @@ bool answer_key(const std::string& key, const Question& q, const pmix_proc_t& re
         }
         return true;
     }
-    // PMIX_QUERY_ALLOC_STATUS: the elastic DVM's allocation requests will answer it.
+    if (key == PMIX_QUERY_ALLOC_STATUS) {
+        std::optional<std::string> status = allocation_status(q.alloc_id);
+        if (!status) return false;
+        results.add_string(PMIX_QUERY_ALLOC_STATUS, *status);
+        return true;
+    }
     return false;
 }
 
@@ -207,20 +266,19 @@ pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, p
     for (size_t n = 0; n < nqueries; ++n) {
         for (char** k = queries[n].keys; k && *k; ++k) questions[n].keys.emplace_back(*k);
         questions[n].nspace = nspace_qualifier(queries[n]);
+        questions[n].alloc_id = alloc_id_qualifier(queries[n]);
         questions[n].acked_bytes = acked_qualifier(queries[n]);
     }
     post([requester, questions = std::move(questions), cbfunc, cbdata] {
         auto* results = new InfoArray;
         size_t asked = 0;
         size_t answered = 0;
-        bool unsupported = false;
         for (const Question& q : questions) {
             for (const std::string& key : q.keys) {
                 ++asked;
                 if (answer_key(key, q, requester, *results)) {
                     ++answered;
                 } else {
-                    unsupported = unsupported || key == PMIX_QUERY_ALLOC_STATUS;
                     verbose()(2, "query {} from {} not answered", key, requestor_name(requester));
                 }
             }
@@ -228,7 +286,7 @@ pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, p
         pmix_status_t status = PMIX_SUCCESS;
         if (answered == 0) {
             // A query only of things we do not offer says so.
-            status = asked == 0 ? PMIX_ERR_BAD_PARAM : unsupported ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_NOT_FOUND;
+            status = asked == 0 ? PMIX_ERR_BAD_PARAM : PMIX_ERR_NOT_FOUND;
         } else if (answered < asked) {
             status = PMIX_QUERY_PARTIAL_SUCCESS;
         }

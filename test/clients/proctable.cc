@@ -1,6 +1,8 @@
 // proctable: a PMIx tool that lists a DVM's jobs and their processes, what pps would show if
 // PMIx 4.2.2's pps printed more than the namespaces. Usage: proctable <DVM URI>. Prints
 // "job <nspace> rank <r> pid <pid> host <host> exe <executable>" per process of every job.
+// With `--alloc [ID]` it asks PMIX_QUERY_ALLOC_STATUS instead (of allocation ID only, if given)
+// and prints "alloc <line>" per line of the answer, or "alloc status <PMIx status>" on failure.
 #include <pmix_tool.h>
 
 #include <cstdio>
@@ -15,7 +17,8 @@ namespace {
 
 const char* program = "proctable";
 
-std::vector<pmix_info_t> query(const char* key, const char* nspace)
+std::vector<pmix_info_t> query(const char* key, const char* nspace, const char* qualifier_key = PMIX_NSPACE,
+                               pmix_status_t* status = nullptr)
 {
     pmix_query_t* q;
     PMIX_QUERY_CREATE(q, 1);
@@ -24,12 +27,16 @@ std::vector<pmix_info_t> query(const char* key, const char* nspace)
     if (nspace) {
         PMIX_INFO_CREATE(q->qualifiers, 1);
         q->nqual = 1;
-        PMIx_Info_load(&q->qualifiers[0], PMIX_NSPACE, nspace, PMIX_STRING);
+        PMIx_Info_load(&q->qualifiers[0], qualifier_key, nspace, PMIX_STRING);
     }
     pmix_info_t* results = nullptr;
     size_t n = 0;
     rc = PMIx_Query_info(q, 1, &results, &n);
     PMIX_QUERY_FREE(q, 1);
+    if (status) {
+        *status = rc;
+        if (rc != PMIX_SUCCESS) return {};
+    }
     if (rc != PMIX_SUCCESS) prte_test::fail(program, "query %s failed: %s", key, PMIx_Error_string(rc));
     std::vector<pmix_info_t> out(results, results + n);  // shallow: results are never freed here
     return out;
@@ -39,13 +46,30 @@ std::vector<pmix_info_t> query(const char* key, const char* nspace)
 
 int main(int argc, char** argv)
 {
-    if (argc != 2) prte_test::fail(program, "usage: proctable <DVM URI>");
+    bool alloc = argc >= 3 && std::strcmp(argv[2], "--alloc") == 0;
+    if (argc != 2 && !(alloc && argc <= 4)) prte_test::fail(program, "usage: proctable <DVM URI> [--alloc [ID]]");
     pmix_info_t info[1];
     PMIx_Info_load(&info[0], PMIX_SERVER_URI, argv[1], PMIX_STRING);
     pmix_proc_t me;
     pmix_status_t rc = PMIx_tool_init(&me, info, 1);
     if (rc != PMIX_SUCCESS) prte_test::fail(program, "cannot connect to %s: %s", argv[1], PMIx_Error_string(rc));
 
+    if (alloc) {
+        pmix_status_t status;
+        std::vector<pmix_info_t> answer =
+            query(PMIX_QUERY_ALLOC_STATUS, argc == 4 ? argv[3] : nullptr, PMIX_ALLOC_ID, &status);
+        if (status != PMIX_SUCCESS) {
+            std::printf("alloc status %s\n", PMIx_Error_string(status));
+        } else if (answer.empty() || answer[0].value.type != PMIX_STRING) {
+            prte_test::fail(program, "the allocation status is not a string");
+        } else {
+            std::stringstream lines(answer[0].value.data.string);
+            for (std::string line; std::getline(lines, line);) std::printf("alloc %s\n", line.c_str());
+        }
+        std::fflush(stdout);
+        PMIx_tool_finalize();
+        return 0;
+    }
     std::vector<pmix_info_t> ns = query(PMIX_QUERY_NAMESPACES, nullptr);
     if (ns.empty() || ns[0].value.type != PMIX_STRING) prte_test::fail(program, "no namespace list");
     std::stringstream list(ns[0].value.data.string);

@@ -29,6 +29,13 @@ run proctable "$PRTE_BUILDDIR/test/clients/proctable" "$uri"
 expect_status proctable 0
 [ "$(grep -c ' exe sleep$' "$TEST_TMP/proctable.out")" -eq 2 ] && pass "the proc table lists both ranks of the job" ||
     fail "proc table: $(cat "$TEST_TMP/proctable.out")"
+# The allocation the DVM runs on (PMIX_QUERY_ALLOC_STATUS): this node, with the job's 2 slots in use.
+run alloc "$PRTE_BUILDDIR/test/clients/proctable" "$uri" --alloc
+expect_status alloc 0
+grep -q "^alloc initial (ras hosts): 1 node(s) up: [^;]*; [0-9]* slot(s), 2 in use$" "$TEST_TMP/alloc.out" &&
+    pass "the allocation status names this node and the job's 2 slots" || fail "allocation status: $(cat "$TEST_TMP/alloc.out")"
+run alloc_unknown "$PRTE_BUILDDIR/test/clients/proctable" "$uri" --alloc no-such-allocation
+expect_line alloc_unknown out "alloc status NOT-FOUND"
 
 # ---- ^C to prun ends the job ----
 kill -INT $bg
