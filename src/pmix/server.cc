@@ -32,6 +32,7 @@
 #include <climits>
 #include <cstdlib>
 #include <mutex>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -39,6 +40,7 @@
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "runtime/runtime.h"
+#include "runtime/topology.h"
 
 namespace prte::pmix {
 namespace detail {
@@ -162,7 +164,19 @@ Status start(const ServerOptions& options)
     // per job. The hash store has no such leak and served Open MPI and our clients as fast here.
     // A user's own PMIX_MCA_gds still wins.
     setenv("PMIX_MCA_gds", "hash", 0);
-    pmix_status_t rc = PMIx_server_init(&module, info.data(), info.size());
+    // Our topology, so the server does not discover the node a second time. Passed by pointer,
+    // not through PMIx_Info_load, which would duplicate it (and later destroy what it holds).
+    std::vector<pmix_info_t> all(info.data(), info.data() + info.size());
+    pmix_topology_t topology{const_cast<char*>("hwloc"), runtime::shared_topology()};
+    if (topology.topology) {
+        pmix_info_t entry;
+        PMIX_INFO_CONSTRUCT(&entry);
+        PMIX_LOAD_KEY(entry.key, PMIX_TOPOLOGY2);
+        entry.value.type = PMIX_TOPO;
+        entry.value.data.topo = &topology;
+        all.push_back(entry);
+    }
+    pmix_status_t rc = PMIx_server_init(&module, all.data(), all.size());
     if (rc != PMIX_SUCCESS) {
         return {Errc::unreachable, fmt::format("PMIx_server_init failed: {}", PMIx_Error_string(rc))};
     }

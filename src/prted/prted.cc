@@ -77,6 +77,7 @@ int main(int argc, char** argv)
         return usage_error("no DVM secret on standard input: prted expects the secret prte hands it, as the first line");
     }
 
+    prte::runtime::shared_topology();  // discovered once, before any thread (runtime/topology.h)
     auto& rt = prte::runtime::Runtime::instance();
     rt.identity().rank = options.rank;
     rt.identity().dvm_nspace = options.dvm_nspace;

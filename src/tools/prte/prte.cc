@@ -20,6 +20,7 @@
 #include "rml/rml.h"
 #include "runtime/dvm_registry.h"
 #include "runtime/runtime.h"
+#include "runtime/topology.h"
 #include "tools/cli_parse.h"
 #include "tools/prte/daemonize.h"
 #include "util/output.h"
@@ -94,6 +95,7 @@ int main(int argc, char** argv)
         if (int parent_exit = daemonizer.fork_and_wait(); parent_exit >= 0) return parent_exit;
     }
 
+    prte::runtime::shared_topology();  // discovered once, before any thread (runtime/topology.h)
     auto& rt = prte::runtime::Runtime::instance();
     if (prte::Status st = rt.init(prte::mca::ProcessRole::master, environ, mca_settings); !st) {
         prte::output::error("{}", st.message());

@@ -1,5 +1,7 @@
 #include "mca/odls/default/odls_default_binding.h"
 
+#include "runtime/topology.h"
+
 #include <hwloc/glibc-sched.h>
 
 #include <fmt/format.h>
@@ -22,23 +24,15 @@ std::optional<hwloc_obj_type_t> object_type(runtime::BindTo policy)
 
 }  // namespace
 
-Topology::~Topology()
-{
-    if (topology_) hwloc_topology_destroy(topology_);
-}
+Topology::~Topology() = default;
 
+// The process's shared topology (runtime/topology.h): the one the daemon reported and the PMIx
+// server uses, so binding agrees with both.
 Status Topology::load()
 {
     if (topology_) return {};
-    if (hwloc_topology_init(&topology_) != 0) {
-        topology_ = nullptr;
-        return {Errc::internal, "hwloc cannot initialise a topology"};
-    }
-    if (hwloc_topology_load(topology_) != 0) {
-        hwloc_topology_destroy(topology_);
-        topology_ = nullptr;
-        return {Errc::internal, "hwloc cannot read this node's topology"};
-    }
+    topology_ = runtime::shared_topology();
+    if (!topology_) return {Errc::internal, "hwloc cannot read this node's topology"};
     return {};
 }
 

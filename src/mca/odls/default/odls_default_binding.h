@@ -33,7 +33,7 @@ class Topology {
   private:
     Status load();
 
-    hwloc_topology_t topology_ = nullptr;
+    hwloc_topology_t topology_ = nullptr;  // borrowed: runtime::shared_topology()
 };
 
 }  // namespace prte::odls::default_component

@@ -16,6 +16,7 @@
 #include "mca/rmaps/base/rmaps_base.h"
 #include "pmix/server.h"
 #include "runtime/runtime.h"
+#include "runtime/topology.h"
 #include "util/strings.h"
 
 namespace prte::plm::base {
@@ -73,6 +74,9 @@ void adopt_master_node(runtime::NodePool& pool)
     }
     node->daemon = me.rank;
     node->daemon_launched = true;
+    // Daemon 0 never calls home, so no report carries its node's hardware: the master reads its own
+    // (the process's shared topology, already discovered).
+    node->topology = runtime::local_topology();
 }
 
 void setup_job(const JobPtr& job)
