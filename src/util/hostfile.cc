@@ -44,13 +44,16 @@ class NodeMerger {
         if (node.slots_max > 0 && node.slots > node.slots_max)
             return fmt::format("host {} now has slots={}, more than its max_slots={}", name, node.slots,
                                node.slots_max);
+        mentions_.push_back(name);
         return std::nullopt;
     }
 
     std::vector<runtime::Node>& nodes() { return nodes_; }
+    std::vector<std::string>& mentions() { return mentions_; }
 
   private:
     std::vector<runtime::Node> nodes_;
+    std::vector<std::string> mentions_;  // every name added, in order, repeats kept
     std::vector<bool> explicit_count_;  // per node: has a slots=/:N been given
     std::map<std::string, size_t> index_;
 };
@@ -177,7 +180,8 @@ std::optional<std::string> parse_host_entry(std::string_view entry, NodeMerger& 
     return std::nullopt;
 }
 
-void append(std::vector<runtime::Node>& from, std::vector<runtime::Node>& out)
+template <typename T>
+void append(std::vector<T>& from, std::vector<T>& out)
 {
     out.insert(out.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
 }
@@ -185,6 +189,13 @@ void append(std::vector<runtime::Node>& from, std::vector<runtime::Node>& out)
 }  // namespace
 
 Status parse_hostfile(std::string_view text, std::string_view source, std::vector<runtime::Node>& out)
+{
+    std::vector<std::string> mentions;
+    return parse_hostfile(text, source, out, mentions);
+}
+
+Status parse_hostfile(std::string_view text, std::string_view source, std::vector<runtime::Node>& out,
+                      std::vector<std::string>& mentions)
 {
     NodeMerger merger;
     size_t line_number = 0;
@@ -197,10 +208,17 @@ Status parse_hostfile(std::string_view text, std::string_view source, std::vecto
             return {Errc::bad_file, fmt::format("{}:{}: {}", source, line_number, *why)};
     }
     append(merger.nodes(), out);
+    append(merger.mentions(), mentions);
     return {};
 }
 
 Status read_hostfile(const std::string& path, std::vector<runtime::Node>& out)
+{
+    std::vector<std::string> mentions;
+    return read_hostfile(path, out, mentions);
+}
+
+Status read_hostfile(const std::string& path, std::vector<runtime::Node>& out, std::vector<std::string>& mentions)
 {
     auto failure = [&path](int error) {
         return Status(error == ENOENT ? Errc::not_found : Errc::bad_file,
@@ -222,7 +240,7 @@ Status read_hostfile(const std::string& path, std::vector<runtime::Node>& out)
         text.append(buffer, static_cast<size_t>(n));
     }
     ::close(fd);
-    return parse_hostfile(text, path, out);
+    return parse_hostfile(text, path, out, mentions);
 }
 
 Status parse_host_list(std::string_view list, std::vector<runtime::Node>& out)
@@ -232,6 +250,13 @@ Status parse_host_list(std::string_view list, std::vector<runtime::Node>& out)
 
 Status parse_host_list(const std::vector<std::string>& lists, std::vector<runtime::Node>& out)
 {
+    std::vector<std::string> mentions;
+    return parse_host_list(lists, out, mentions);
+}
+
+Status parse_host_list(const std::vector<std::string>& lists, std::vector<runtime::Node>& out,
+                       std::vector<std::string>& mentions)
+{
     NodeMerger merger;
     for (const auto& list : lists) {
         for (const auto& entry : split_hostlist(list)) {
@@ -240,6 +265,7 @@ Status parse_host_list(const std::vector<std::string>& lists, std::vector<runtim
         }
     }
     append(merger.nodes(), out);
+    append(merger.mentions(), mentions);
     return {};
 }
 

@@ -23,18 +23,28 @@
 
 namespace prte::util {
 
+// Every function below can also give the names in the order they are written, one per mention
+// with repeats kept and ranges expanded ("a", "b slots=2", "a", "n[1-2]" give a, b, a, n1, n2):
+// the order `--map-by seq` places ranks in. Those overloads append to `mentions` as well; on error
+// neither output changes.
+
 // Parses hostfile text, appending its nodes to `out` in order of first appearance. `source`
 // names the text in errors, which read "<source>:<line>: <reason>" (Errc::bad_file); on error
 // `out` is unchanged.
 Status parse_hostfile(std::string_view text, std::string_view source, std::vector<runtime::Node>& out);
+Status parse_hostfile(std::string_view text, std::string_view source, std::vector<runtime::Node>& out,
+                      std::vector<std::string>& mentions);
 
 // Reads and parses the file at `path`. A file that cannot be read is an error naming it and the
 // system's reason (Errc::not_found when it does not exist).
 Status read_hostfile(const std::string& path, std::vector<runtime::Node>& out);
+Status read_hostfile(const std::string& path, std::vector<runtime::Node>& out, std::vector<std::string>& mentions);
 
 // Parses a --host list ("a:2,b,c[1-3]"); errors are Errc::bad_param and quote the entry.
 Status parse_host_list(std::string_view list, std::vector<runtime::Node>& out);
 // The same for several lists (--host given more than once), merged as one.
 Status parse_host_list(const std::vector<std::string>& lists, std::vector<runtime::Node>& out);
+Status parse_host_list(const std::vector<std::string>& lists, std::vector<runtime::Node>& out,
+                       std::vector<std::string>& mentions);
 
 }  // namespace prte::util

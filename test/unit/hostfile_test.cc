@@ -192,6 +192,38 @@ TEST(HostfileMerge, AppendsAfterExistingOutput)
     EXPECT_EQ(names(out), (std::vector<std::string>{"earlier", "a"}));
 }
 
+// The order --map-by seq follows: one name per mention, repeats kept, ranges expanded.
+TEST(HostfileMentions, EveryMentionInOrderWithRepeats)
+{
+    Nodes nodes;
+    std::vector<std::string> mentions{"earlier"};
+    ASSERT_TRUE(parse_hostfile("c\n# x\na slots=2\nn[1-2]\nc\n", "hosts", nodes, mentions).ok());
+    EXPECT_EQ(mentions, (std::vector<std::string>{"earlier", "c", "a", "n1", "n2", "c"}));
+    EXPECT_EQ(names(nodes), (std::vector<std::string>{"c", "a", "n1", "n2"}));
+}
+
+TEST(HostfileMentions, UnchangedOnError)
+{
+    Nodes nodes;
+    std::vector<std::string> mentions;
+    EXPECT_FALSE(parse_hostfile("a\nb slots=x\n", "hosts", nodes, mentions).ok());
+    EXPECT_TRUE(mentions.empty());
+    EXPECT_FALSE(parse_host_list(std::vector<std::string>{"a,b:0"}, nodes, mentions).ok());
+    EXPECT_TRUE(mentions.empty());
+}
+
+TEST(HostfileMentions, FromAFileAndFromHostLists)
+{
+    TempDir dir;
+    Nodes nodes;
+    std::vector<std::string> mentions;
+    ASSERT_TRUE(read_hostfile(dir.write("h", "b\na\nb\n"), nodes, mentions).ok());
+    EXPECT_EQ(mentions, (std::vector<std::string>{"b", "a", "b"}));
+    mentions.clear();
+    ASSERT_TRUE(parse_host_list(std::vector<std::string>{"b:2,a", "b,c[1-2]"}, nodes, mentions).ok());
+    EXPECT_EQ(mentions, (std::vector<std::string>{"b", "a", "b", "c1", "c2"}));
+}
+
 TEST(HostfileErrors, UnknownKeyword)
 {
     EXPECT_EQ(file_error("a\nb cores=4\n"), "hosts:2: unknown keyword 'cores=4' (expected slots=N or max_slots=N)");

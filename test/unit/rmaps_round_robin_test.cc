@@ -7,19 +7,17 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "mca/base/param.h"
-#include "mca/base/repository.h"
 #include "mca/rmaps/base/rmaps_base.h"
 #include "mca/rmaps/round_robin/rmaps_round_robin_module.h"
+#include "rmaps_test_util.h"
 #include "runtime/job.h"
 #include "runtime/node.h"
-#include "util/strings.h"
+#include "temp_dir.h"
 
 namespace prte::rmaps {
 namespace {
@@ -30,43 +28,12 @@ using runtime::MapBy;
 using runtime::Node;
 using runtime::NodePool;
 using runtime::NodeState;
-using Names = std::vector<std::string>;
-
-Node make_node(const std::string& name, int slots, bool slots_given = true, int slots_max = 0)
-{
-    Node n;
-    n.name = name;
-    n.slots = slots;
-    n.slots_given = slots_given;
-    n.slots_max = slots_max;
-    n.state = NodeState::up;
-    return n;
-}
-
-AppContext make_app(int index, int num_procs, const std::string& executable = "./a.out")
-{
-    AppContext app;
-    app.index = index;
-    app.num_procs = num_procs;
-    app.executable = executable;
-    return app;
-}
-
-// The node of each process, in rank order.
-Names placement(const Job& job)
-{
-    Names out;
-    for (const auto& proc : job.procs) out.push_back(proc->node->name);
-    return out;
-}
-
-// Every node's (slots_inuse, num_procs), to compare before and after.
-std::vector<std::pair<int, int>> counters(const NodePool& pool)
-{
-    std::vector<std::pair<int, int>> out;
-    for (const Node* n : pool.nodes()) out.emplace_back(n->slots_inuse, n->num_procs);
-    return out;
-}
+using test::counters;
+using test::make_app;
+using test::make_node;
+using test::Names;
+using test::placement;
+using test::VerboseLevel;
 
 class RoundRobinTest : public ::testing::Test {
   protected:
@@ -80,14 +47,7 @@ class RoundRobinTest : public ::testing::Test {
         job.apps.push_back(make_app(static_cast<int>(job.apps.size()), num_procs, executable));
     }
 
-    // What map_job would build when no app has a --host list: every node for every app.
-    MapContext context_with_all_nodes()
-    {
-        MapContext context;
-        for (size_t i = 0; i < job.apps.size(); ++i) context.app_nodes.push_back(pool.nodes());
-        for (const Node* n : pool.nodes()) context.slots_given = context.slots_given || n->slots_given;
-        return context;
-    }
+    MapContext context_with_all_nodes() { return test::context_with_all_nodes(job, pool); }
 
     Status map(MapBy by) { return map(by, context_with_all_nodes()); }
     Status map(MapBy by, const MapContext& context)
@@ -170,13 +130,55 @@ TEST_F(RoundRobinTest, ByNodeSkipsNodesWhoseSlotsAreFull)
     EXPECT_EQ(placement(job), (Names{"node01", "node02", "node03", "node01", "node03", "node01"}));
 }
 
+// --- by an object: nodes chosen as by slot; odls binds on the node ---
+
+TEST_F(RoundRobinTest, ByAnObjectFillsNodesInOrderAsBySlot)
+{
+    add_node("node01", 2);
+    add_node("node02", 2);
+    add_app(3);
+    for (MapBy by : {MapBy::core, MapBy::package, MapBy::numa, MapBy::hwthread}) {
+        ASSERT_TRUE(map(by)) << runtime::to_string(by);
+        EXPECT_EQ(placement(job), (Names{"node01", "node01", "node02"})) << runtime::to_string(by);
+        base::unmap_job(job);
+    }
+}
+
+TEST_F(RoundRobinTest, ByAnObjectKeepsTheSlotRules)
+{
+    add_node("node01", 1);
+    add_app(2);
+    Status st = map(MapBy::core);
+    EXPECT_EQ(st.code(), Errc::out_of_resource);
+    EXPECT_NE(st.message().find("not enough slots for app 0 (./a.out): 2 requested, 1 available"), std::string::npos)
+        << st.message();
+}
+
+TEST_F(RoundRobinTest, ByAnObjectSaysAtLevelTenThatOdlsBinds)
+{
+    add_node("node01", 2);
+    add_app(1);
+    job.nspace = "job-1";
+    std::string out;
+    {
+        VerboseLevel level(10);
+        ::testing::internal::CaptureStderr();
+        ASSERT_TRUE(map(MapBy::numa));
+        out = ::testing::internal::GetCapturedStderr();
+    }
+    EXPECT_NE(out.find("round_robin: --map-by numa for job job-1: nodes filled in order as by slot; odls binds each "
+                       "process to a numa on its node"),
+              std::string::npos)
+        << out;
+}
+
 // --- policies that are not ours ---
 
 TEST_F(RoundRobinTest, PassesOnEveryOtherPolicyWithoutTouchingAnything)
 {
     add_node("node01", 4);
     add_app(2);
-    for (MapBy by : {MapBy::core, MapBy::package, MapBy::numa, MapBy::hwthread, MapBy::ppr, MapBy::seq}) {
+    for (MapBy by : {MapBy::ppr, MapBy::seq}) {
         Status st = map(by);
         EXPECT_EQ(st.code(), Errc::take_next_option) << runtime::to_string(by);
         EXPECT_TRUE(job.procs.empty()) << runtime::to_string(by);
@@ -496,20 +498,6 @@ TEST_F(RoundRobinTest, FailureInALaterAppIsUndoneByUnmapJob)
 
 // --- the verbose stream ---
 
-class VerboseLevel {
-  public:
-    explicit VerboseLevel(int level) { set(level); }
-    ~VerboseLevel() { set(0); }
-
-  private:
-    static void set(int level)
-    {
-        mca::ParamRegistry registry;
-        registry.set("rmaps_base_verbose", std::to_string(level), {mca::ParamSource::program, "test"});
-        base::framework().register_params(registry);
-    }
-};
-
 TEST_F(RoundRobinTest, VerboseLevelFiveSaysWhatWentWhere)
 {
     add_node("node01", 1);
@@ -623,38 +611,14 @@ class MapJobTest : public ::testing::Test {
   protected:
     void SetUp() override
     {
-        std::vector<std::string> dirs = component_dirs();
-        bool found = false;
-        for (const auto& d : dirs) found = found || std::filesystem::exists(d + "/mca_rmaps_round_robin.so");
-        if (!found) {
-            GTEST_SKIP() << "mca_rmaps_round_robin.so not found in "
-                         << (dirs.empty() ? std::string("(no directory given)") : util::join(dirs, ":"))
-                         << "; run under CTest, or set PRTE_MCA_mca_base_component_path to the build tree's .libs";
-        }
-        static bool scanned = false;
-        if (!scanned) mca::ComponentRepository::instance().scan(dirs);
-        scanned = true;
-        // Only this component, so the test does not depend on which other mappers are built.
-        registry_.set("rmaps", "round_robin", {mca::ParamSource::program, "test"});
-        ASSERT_TRUE(base::framework().open(registry_, mca::ComponentRepository::instance()));
-        Status st = base::framework().select({mca::ProcessRole::master});
-        ASSERT_TRUE(st) << st.message();
+        std::string skip_reason;
+        if (!test::open_rmaps(registry_, "round_robin", skip_reason)) GTEST_SKIP() << skip_reason;
         ASSERT_EQ(base::modules().size(), 1u);
         ASSERT_STREQ(base::framework().selected()[0].descriptor->name, "round_robin");
         EXPECT_EQ(base::framework().selected()[0].priority, 10);
     }
 
     void TearDown() override { base::framework().close(); }
-
-    // Where CTest's environment says the build tree's components are (test/Makefile.inc).
-    static std::vector<std::string> component_dirs()
-    {
-        const char* path = std::getenv("PRTE_MCA_mca_base_component_path");
-        if (path && *path) return util::split(path, ':', /*skip_empty=*/true);
-        const char* builddir = std::getenv("PRTE_BUILDDIR");
-        if (builddir && *builddir) return {std::string(builddir) + "/.libs"};
-        return {};
-    }
 
     Job& add_job(const std::string& nspace, int num_procs, MapBy by = MapBy::slot)
     {

@@ -1,10 +1,11 @@
 // The RMAPS (resource mapping) framework: places a job's processes on nodes.
 //
 // Multi-select: the base offers the job to each active mapper in priority order and the first
-// that does not answer take_next_option maps it (round_robin handles by-slot and by-node; ppr,
-// seq and rank_file handle their own policies). The base computes the candidate nodes, so a
-// mapper never sees a node that is down, not in the app's --host list, or departing in a shrink
-// (spec: elastic-dvm-spec.txt, hazard 1); and it ranks the result (local and node ranks).
+// that does not answer take_next_option maps it (ppr takes ppr:N:<object>, seq takes seq, and
+// round_robin by slot, by node and by object). The base computes the candidate nodes, so a
+// mapper never sees a node that is down, not in the app's --host list or --hostfile, or departing
+// in a shrink (spec: elastic-dvm-spec.txt, hazard 1); and it ranks the result (local and node
+// ranks).
 //
 // Threading: called on the progress thread from the MAP state.
 #pragma once
@@ -22,11 +23,22 @@ namespace prte::rmaps {
 inline constexpr uint32_t kInterfaceVersion = 1;
 
 struct MapContext {
-    // For each app (by index), the nodes it may use, in pool order.
+    // For each app (by index), the nodes it may use, each once: in pool order, or in the order its
+    // --hostfile (else its --host list) names them; with both, the hostfile's nodes that --host
+    // also names.
     std::vector<std::vector<runtime::Node*>> app_nodes;
     // Whether the user or resource manager gave the slot counts; PRRTE allows oversubscription
     // by default only when they were not given.
     bool slots_given = false;
+    // New fields go at the end, so that a mapper built against an older header still finds the
+    // ones it knows where it expects them.
+    //
+    // For each app (by index), the nodes its --hostfile (else its --host list) names, one entry
+    // per mention in the order written, repeats kept and ranges expanded: a hostfile's lines, as
+    // --map-by seq places ranks. Empty for an app that names no hosts. Every entry is a node of
+    // the DVM, but not necessarily one the app may use (down, departing, or not in its --host
+    // list): check it against app_nodes.
+    std::vector<std::vector<runtime::Node*>> app_named_nodes;
 };
 
 class Module : public mca::Module {

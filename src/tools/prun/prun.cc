@@ -897,6 +897,7 @@ int main(int argc, char** argv)
         return 0;
     }
     if (request.verbose) trace.set_level(1);
+    prte::prun::make_hostfiles_absolute(request, current_directory());
 
     prte::runtime::dvm_registry::Entry dvm;
     if (Status st = prte::runtime::dvm_registry::locate({request.dvm_uri, request.dvm}, dvm); !st) {

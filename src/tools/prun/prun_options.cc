@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -289,6 +290,15 @@ Status parse(const std::vector<std::string>& raw_args, Request& out)
     }
     out = std::move(r);
     return {};
+}
+
+void make_hostfiles_absolute(Request& request, const std::string& cwd)
+{
+    for (AppContext& app : request.apps) {
+        std::filesystem::path file(app.hostfile);
+        if (app.hostfile.empty() || file.is_absolute()) continue;
+        app.hostfile = (std::filesystem::path(cwd) / file).lexically_normal().string();
+    }
 }
 
 std::string usage()

@@ -56,6 +56,10 @@ struct Request {
 // Parses argv (without argv[0]). Errors are one line, suitable for "prun: error: <message>".
 Status parse(const std::vector<std::string>& args, Request& out);
 
+// Makes each app's relative --hostfile absolute against `cwd`, prun's working directory: the DVM
+// reads the file, and from a working directory of its own.
+void make_hostfiles_absolute(Request& request, const std::string& cwd);
+
 // The --help text.
 std::string usage();
 

@@ -98,6 +98,19 @@ TEST(PrunOptions, ColonSeparatesAppContexts)
     EXPECT_TRUE(r.apps[0].exports.empty());
 }
 
+// The DVM reads the hostfile from its own working directory, so prun sends an absolute path.
+TEST(PrunOptions, RelativeHostfilesBecomeAbsoluteAgainstPrunsDirectory)
+{
+    Request r = parse_ok({"--hostfile", "hosts", "a", ":", "--hostfile", "/etc/h", "b", ":", "--hostfile", "../x/./h",
+                          "c", ":", "d"});
+    prte::prun::make_hostfiles_absolute(r, "/home/u/run");
+    ASSERT_EQ(r.apps.size(), 4u);
+    EXPECT_EQ(r.apps[0].hostfile, "/home/u/run/hosts");
+    EXPECT_EQ(r.apps[1].hostfile, "/etc/h");
+    EXPECT_EQ(r.apps[2].hostfile, "/home/u/x/h");
+    EXPECT_EQ(r.apps[3].hostfile, "");
+}
+
 TEST(PrunOptions, StdinTarget)
 {
     EXPECT_EQ(parse_ok({"x"}).stdin_target.kind, prte::prun::StdinTarget::rank);

@@ -1,11 +1,10 @@
 #include "mca/rmaps/base/rmaps_base.h"
 
-#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
 
-#include "util/strings.h"
+#include "mca/rmaps/base/rmaps_app_nodes.h"
 
 namespace prte::rmaps {
 
@@ -72,33 +71,11 @@ Status map_job(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& fil
     if (!job.procs.empty()) unmap_job(job);
     MapContext context;
     for (const auto& app : job.apps) {
-        std::vector<runtime::Node*> nodes;
-        std::vector<std::string> missing;
-        if (app.hosts.empty()) {
-            for (runtime::Node* n : pool.nodes()) {
-                if (filter(*n)) nodes.push_back(n);
-            }
-        } else {
-            for (const auto& entry : app.hosts) {
-                std::string name = util::split(entry, ':').front();
-                runtime::Node* n = pool.find(name);
-                if (!n) {
-                    missing.push_back(name);
-                } else if (filter(*n) && std::find(nodes.begin(), nodes.end(), n) == nodes.end()) {
-                    nodes.push_back(n);
-                }
-            }
-        }
-        if (!missing.empty()) {
-            return {Errc::not_found, fmt::format("app {} ({}) asks for host(s) not in the DVM: {}", app.index,
-                                                 app.executable, util::join(missing, ", "))};
-        }
-        if (nodes.empty()) {
-            return {Errc::out_of_resource,
-                    fmt::format("app {} ({}) has no usable node to run on", app.index, app.executable)};
-        }
-        for (runtime::Node* n : nodes) context.slots_given = context.slots_given || n->slots_given;
-        context.app_nodes.push_back(std::move(nodes));
+        AppNodes nodes;
+        if (Status st = resolve_app_nodes(app, pool, filter, nodes); !st) return st;
+        for (runtime::Node* n : nodes.usable) context.slots_given = context.slots_given || n->slots_given;
+        context.app_nodes.push_back(std::move(nodes.usable));
+        context.app_named_nodes.push_back(std::move(nodes.named));
     }
     for (const auto& selected : framework().selected()) {
         auto* module = static_cast<Module*>(selected.module.get());

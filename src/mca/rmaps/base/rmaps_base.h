@@ -1,7 +1,9 @@
 // Shared code of the RMAPS framework.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <string>
 
 #include "mca/base/framework.h"
 #include "mca/rmaps/rmaps.h"
@@ -17,11 +19,29 @@ using NodeFilter = std::function<bool(const runtime::Node&)>;
 bool node_is_usable(const runtime::Node& node);
 
 // Builds the MapContext, offers the job to the mappers, then assigns ranks. On failure the job is
-// left unmapped (no procs, node counters restored).
+// left unmapped (no procs, node counters restored). Runs in the master only: it reads this
+// machine's topology for the node of daemon 0 (the master's own), which never reports it.
+// An app's --hostfile is read here, so it must name a file the master can read (prun sends an
+// absolute path); a missing or malformed file, or a name in it or in --host that is not a node of
+// the DVM, fails the job with a one-line message.
 Status map_job(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& filter = node_is_usable);
 
 // Creates the next proc of `job` on `node` for app `app_index` and counts it against the node.
 runtime::Proc& claim_slot(runtime::Job& job, runtime::Node& node, int app_index);
+
+// "app 0 (./a.out)": how messages name an app.
+std::string describe_app(const runtime::AppContext& app);
+
+// PRRTE's rule: the job's explicit choice (:OVERSUBSCRIBE, :NOOVERSUBSCRIBE) wins; otherwise
+// oversubscribing is allowed only when the slot counts were not given, since then they are only a
+// guess about the machine.
+bool oversubscribe_allowed(const runtime::Job& job, const MapContext& context);
+
+// Whether `node` can take `count` more of the job's processes: within its free slots, or beyond
+// them when oversubscribing is allowed, but never beyond its hard limit (max_slots). Otherwise
+// out_of_resource naming the node, what it has, what was asked and what to do; the caller adds
+// which policy and app asked.
+Status check_room(const runtime::Job& job, const MapContext& context, const runtime::Node& node, int64_t count);
 
 // Undoes every claim_slot of `job` so it can be mapped again (a remap onto surviving nodes after
 // a shrink, spec: shrink-campaign-fence-tracking.txt, Step 4).

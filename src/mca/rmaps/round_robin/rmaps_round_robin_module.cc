@@ -70,14 +70,28 @@ std::string describe_nodes(const std::vector<NodeCapacity>& nodes, Amount amount
     return text;
 }
 
-std::string describe_app(const AppContext& app) { return fmt::format("app {} ({})", app.index, app.executable); }
+using base::describe_app;
+using base::oversubscribe_allowed;
 
-// PRRTE's rule: an explicit choice wins; otherwise oversubscribing is allowed only when the slot
-// counts were not given, since then they are only a guess about the machine.
-bool oversubscribe_allowed(const Job& job, const MapContext& context)
+// The policies this mapper takes. By an object (core, package, numa, hwthread) it places as by slot,
+// filling the nodes in order: which object of its node a process is bound to is decided on that
+// node, by odls, from the node's own topology; here only the node is chosen.
+bool is_mine(MapBy policy)
 {
-    if (job.mapping.oversubscribe.has_value()) return *job.mapping.oversubscribe;
-    return !context.slots_given;
+    switch (policy) {
+    case MapBy::unset:
+    case MapBy::slot:
+    case MapBy::node:
+    case MapBy::core:
+    case MapBy::package:
+    case MapBy::numa:
+    case MapBy::hwthread:
+        return true;
+    case MapBy::ppr:
+    case MapBy::seq:
+        return false;
+    }
+    return false;
 }
 
 Status not_enough_slots(const Job& job, const AppContext& app, const std::vector<NodeCapacity>& nodes,
@@ -232,13 +246,18 @@ Status RoundRobinModule::map(Job& job, const MapContext& context)
 {
     const auto& verbose = base::framework().verbose();
     MapBy policy = job.mapping.by;
-    if (policy != MapBy::unset && policy != MapBy::slot && policy != MapBy::node) {
+    if (!is_mine(policy)) {
         verbose(10, "round_robin: --map-by {} is not mine (job {})", runtime::to_string(policy), job.nspace);
         return {Errc::take_next_option, ""};
     }
     // Without --map-by we map by slot: PRRTE's own default (by core, or by package above two
     // processes) needs each node's topology, which this slot-counting mapper does not use.
     bool by_node = policy == MapBy::node;
+    if (!by_node && policy != MapBy::unset && policy != MapBy::slot) {
+        verbose(10, "round_robin: --map-by {} for job {}: nodes filled in order as by slot; odls binds each process "
+                    "to a {} on its node",
+                runtime::to_string(policy), job.nspace, runtime::to_string(policy));
+    }
     for (const auto& app : job.apps) {
         if (app.index < 0 || static_cast<size_t>(app.index) >= context.app_nodes.size()) {
             return {Errc::internal,

@@ -1,6 +1,8 @@
 // rmaps/round_robin: places an app's processes on its candidate nodes by slot (fill each node's
 // free slots in node order; also the default when no --map-by is given) or by node (one process
-// per node in turn). Any other policy is left to the next mapper.
+// per node in turn). By core, package, numa or hwthread it chooses nodes as by slot: the object a
+// process is bound to is chosen on its node by odls, which knows the node's topology. ppr and seq
+// are left to their mappers.
 //
 // Oversubscription follows PRRTE: allowed when the user asked for it, or when they said nothing
 // and the slot counts were not given (so they are guesses); forbidden otherwise. Extra processes
