@@ -112,8 +112,8 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
     cli.add_option("--wdir", t.app.wdir, "Working directory of the processes (default: prun's)")->type_name("DIR");
 
     cli.add_option("--map-by", r.map_by,
-                   "Mapping policy: slot, hwthread, core, l1cache, l2cache, l3cache, numa, package, node, seq, "
-                   "ppr:N:<resource>, ... with :OVERSUBSCRIBE or :NOOVERSUBSCRIBE")
+                   "Mapping policy: slot, node, core, package, numa, hwthread, seq, ppr:N:<object>, "
+                   "with :OVERSUBSCRIBE or :NOOVERSUBSCRIBE")
         ->type_name("POLICY[:MODIFIER...]");
     cli.add_option("--bind-to", r.bind_to, "Binding: none, hwthread, core, l1cache, l2cache, l3cache, numa, package")
         ->type_name("LEVEL");
@@ -186,20 +186,30 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
 
 Status check_map_by(const std::string& value)
 {
-    static const std::set<std::string> policies = {"",       "slot",     "hwthread", "core", "l1cache",  "l2cache",
-                                                   "l3cache", "numa",    "package",  "node", "seq",      "dist",
-                                                   "ppr",     "rankfile", "pe-list", "socket", "board"};
+    // What the DVM maps (spawn_translate.cc, the rmaps components), checked here so a typo or an
+    // unsupported policy fails before a job is submitted, with the same list the DVM gives.
+    static const std::set<std::string> policies = {"",     "slot",  "slots", "node",     "nodes",    "core",
+                                                   "cores", "numa", "package", "packages", "socket", "sockets",
+                                                   "hwthread", "hwthreads", "seq", "ppr"};
+    // PRRTE's, which this DVM does not offer (yet).
+    static const std::set<std::string> not_offered = {"l1cache", "l2cache", "l3cache", "dist",
+                                                      "rankfile", "pe-list", "board"};
     std::string policy = lower(value.substr(0, value.find(':')));
+    if (not_offered.count(policy)) {
+        return {Errc::bad_param, fmt::format("--map-by {}: PRRTE's '{}' policy is not supported by this DVM (slot, "
+                                             "node, core, package, numa, hwthread, seq, ppr:N:<object>)",
+                                             value, policy)};
+    }
     if (!policies.count(policy)) {
         return {Errc::bad_param,
-                fmt::format("--map-by {}: unknown policy '{}' (slot, hwthread, core, l1cache, l2cache, l3cache, numa, "
-                            "package, node, seq, ppr:N:<resource>, ...)",
+                fmt::format("--map-by {}: unknown policy '{}' (slot, node, core, package, numa, hwthread, seq, "
+                            "ppr:N:<object>)",
                             value, policy)};
     }
     if (policy == "ppr") {
         auto parts = util::split(value, ':');
         if (parts.size() < 3 || !util::parse_int(parts[1]) || *util::parse_int(parts[1]) <= 0 || parts[2].empty()) {
-            return {Errc::bad_param, fmt::format("--map-by {}: expected ppr:N:<resource>", value)};
+            return {Errc::bad_param, fmt::format("--map-by {}: expected ppr:N:<object>", value)};
         }
     }
     return {};

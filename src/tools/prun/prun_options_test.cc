@@ -158,6 +158,20 @@ TEST(PrunOptions, PoliciesAreCheckedCaseInsensitively)
     EXPECT_TRUE(prte::prun::check_bind_to("NUMA").ok());
 }
 
+// prun accepts exactly what the DVM maps: PRRTE policies it does not offer fail before submission.
+TEST(PrunOptions, PoliciesTheDvmDoesNotMapAreRefusedUpFront)
+{
+    for (const char* ok : {"slot", "node", "core", "package", "socket", "numa", "hwthread", "seq", "ppr:1:core"}) {
+        EXPECT_TRUE(prte::prun::check_map_by(ok).ok()) << ok;
+    }
+    prte::Status st = prte::prun::check_map_by("l3cache");
+    EXPECT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("not supported by this DVM"), std::string::npos) << st.message();
+    EXPECT_FALSE(prte::prun::check_map_by("rankfile:file=r").ok());
+    st = prte::prun::check_map_by("nodez");
+    EXPECT_NE(st.message().find("unknown policy 'nodez'"), std::string::npos) << st.message();
+}
+
 // ---- OutputWriter ----
 
 class Pipe {
