@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "pmix/info_array.h"
+#include "util/hostlist.h"
 #include "util/strings.h"
 
 namespace prte::pmix {
@@ -134,12 +135,13 @@ Status parse_bindto(const std::string& text, runtime::MappingPolicy& mapping, st
     return {};
 }
 
+// Entries as written; a bracket's own commas ("n[1,3]") stay inside its entry, for the mapper
+// to expand.
 std::vector<std::string> host_list(const std::string& text)
 {
     std::vector<std::string> hosts;
-    for (const std::string& h : util::split(text, ',', true)) {
-        std::string_view name = util::trim(h);
-        if (!name.empty()) hosts.emplace_back(name);
+    for (const std::string& h : util::split_hostlist(text)) {
+        if (!h.empty()) hosts.push_back(h);
     }
     return hosts;
 }

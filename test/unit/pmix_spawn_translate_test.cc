@@ -252,6 +252,18 @@ TEST(PmixSpawnTranslate, JobHostsAreDefaultsAppHostsWin)
     EXPECT_EQ(job.apps[1].working_dir, "/work");
 }
 
+// A bracket's commas belong to its entry: "n[1,3]" is one entry for the mapper to expand.
+TEST(PmixSpawnTranslate, HostListKeepsBracketsWhole)
+{
+    Request r;
+    r.app("/bin/a", {}, 1);
+    r.job_string(PMIX_HOST, "a, n[1,3]:2 ,b");
+    Job job;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(r.translate(job, notes).ok());
+    EXPECT_EQ(job.apps[0].hosts, (std::vector<std::string>{"a", "n[1,3]:2", "b"}));
+}
+
 TEST(PmixSpawnTranslate, SetEnvarAppliesToEveryAppBeforeItsOwn)
 {
     Request r;
