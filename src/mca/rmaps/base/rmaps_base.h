@@ -19,15 +19,18 @@ using NodeFilter = std::function<bool(const runtime::Node&)>;
 bool node_is_usable(const runtime::Node& node);
 
 // Builds the MapContext, offers the job to the mappers, then assigns ranks. On failure the job is
-// left unmapped (no procs, node counters restored). Runs in the master only: it reads this
-// machine's topology for the node of daemon 0 (the master's own), which never reports it.
-// An app's --hostfile is read here, so it must name a file the master can read (prun sends an
+// left unmapped (no procs, node counters restored). Runs in the master only. An app's --hostfile is read here, so it must name a file the master can read (prun sends an
 // absolute path); a missing or malformed file, or a name in it or in --host that is not a node of
 // the DVM, fails the job with a one-line message.
 Status map_job(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& filter = node_is_usable);
 
 // Creates the next proc of `job` on `node` for app `app_index` and counts it against the node.
 runtime::Proc& claim_slot(runtime::Job& job, runtime::Node& node, int app_index);
+
+// The nodes the base found `app` may use (MapContext::app_nodes, in pool order); an internal
+// error when the context has no list for it, which only a context built by hand can lack.
+Status app_candidates(const runtime::Job& job, const runtime::AppContext& app, const MapContext& context,
+                      const std::vector<runtime::Node*>*& nodes);
 
 // "app 0 (./a.out)": how messages name an app.
 std::string describe_app(const runtime::AppContext& app);

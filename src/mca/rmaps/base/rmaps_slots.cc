@@ -1,4 +1,5 @@
-// The slot rules every mapper follows (rmaps_base.h): when a node may be oversubscribed, and how far.
+// What every mapper shares (rmaps_base.h): how an app is named, its candidate nodes, and the slot
+// rules - when a node may be oversubscribed, and how far.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -10,6 +11,16 @@ namespace prte::rmaps::base {
 std::string describe_app(const runtime::AppContext& app)
 {
     return fmt::format("app {} ({})", app.index, app.executable);
+}
+
+Status app_candidates(const runtime::Job& job, const runtime::AppContext& app, const MapContext& context,
+                      const std::vector<runtime::Node*>*& nodes)
+{
+    if (app.index < 0 || static_cast<size_t>(app.index) >= context.app_nodes.size()) {
+        return {Errc::internal, fmt::format("no candidate node list for {} of job {}", describe_app(app), job.nspace)};
+    }
+    nodes = &context.app_nodes[static_cast<size_t>(app.index)];
+    return {};
 }
 
 bool oversubscribe_allowed(const runtime::Job& job, const MapContext& context)

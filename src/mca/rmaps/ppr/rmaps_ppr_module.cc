@@ -161,11 +161,9 @@ Status PprModule::map(Job& job, const MapContext& context)
                                              job.nspace, policy_text(job.mapping))};
     }
     for (const auto& app : job.apps) {
-        if (app.index < 0 || static_cast<size_t>(app.index) >= context.app_nodes.size()) {
-            return {Errc::internal,
-                    fmt::format("no candidate node list for {} of job {}", describe_app(app), job.nspace)};
-        }
-        if (Status st = map_app(job, app, context.app_nodes[static_cast<size_t>(app.index)], context); !st) return st;
+        const std::vector<Node*>* nodes = nullptr;
+        if (Status st = base::app_candidates(job, app, context, nodes); !st) return st;
+        if (Status st = map_app(job, app, *nodes, context); !st) return st;
     }
     return {};
 }

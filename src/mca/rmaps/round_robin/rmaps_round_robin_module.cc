@@ -259,13 +259,9 @@ Status RoundRobinModule::map(Job& job, const MapContext& context)
                 runtime::to_string(policy), job.nspace, runtime::to_string(policy));
     }
     for (const auto& app : job.apps) {
-        if (app.index < 0 || static_cast<size_t>(app.index) >= context.app_nodes.size()) {
-            return {Errc::internal,
-                    fmt::format("no candidate node list for {} of job {}", describe_app(app), job.nspace)};
-        }
-        if (Status st = map_app(job, app, context.app_nodes[static_cast<size_t>(app.index)], context, by_node); !st) {
-            return st;
-        }
+        const std::vector<Node*>* nodes = nullptr;
+        if (Status st = base::app_candidates(job, app, context, nodes); !st) return st;
+        if (Status st = map_app(job, app, *nodes, context, by_node); !st) return st;
     }
     return {};
 }

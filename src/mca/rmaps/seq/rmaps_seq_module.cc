@@ -83,10 +83,9 @@ std::string describe_ranks(const Job& job, size_t first_rank)
     return text;
 }
 
-Status map_app(Job& job, const AppContext& app, const MapContext& context)
+Status map_app(Job& job, const AppContext& app, const std::vector<Node*>& usable, const MapContext& context)
 {
     auto index = static_cast<size_t>(app.index);
-    const std::vector<Node*>& usable = context.app_nodes[index];
     // A context built without named nodes (no app names hosts) may leave the list out.
     static const std::vector<Node*> none;
     const std::vector<Node*>& named = index < context.app_named_nodes.size() ? context.app_named_nodes[index] : none;
@@ -123,11 +122,9 @@ Status SeqModule::map(Job& job, const MapContext& context)
         return {Errc::take_next_option, ""};
     }
     for (const auto& app : job.apps) {
-        if (app.index < 0 || static_cast<size_t>(app.index) >= context.app_nodes.size()) {
-            return {Errc::internal,
-                    fmt::format("no candidate node list for {} of job {}", describe_app(app), job.nspace)};
-        }
-        if (Status st = map_app(job, app, context); !st) return st;
+        const std::vector<Node*>* usable = nullptr;
+        if (Status st = base::app_candidates(job, app, context, usable); !st) return st;
+        if (Status st = map_app(job, app, *usable, context); !st) return st;
     }
     return {};
 }
