@@ -73,6 +73,7 @@ class DirectModule final : public Module {
     void on_release(runtime::Rank origin, rml::Payload&& payload);
     GatherOp* gather_op(const std::string& signature, uint64_t seq, const std::vector<std::string>& procs);
     bool has_subtree_shares(const GatherOp& op) const;
+    runtime::Rank departed_participant(const GatherOp& op) const;
     void maybe_send_up(GatherOp& op);
     void fail_gather(const std::string& key, const Status& why);
     void gathers_after_tree_change();

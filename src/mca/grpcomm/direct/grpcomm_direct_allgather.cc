@@ -94,11 +94,9 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
     if (!op->participants.count(self)) {
         return {Errc::internal, fmt::format("allgather over {}: this daemon hosts none of them", sig)};
     }
-    for (Rank p : op->participants) {
-        if (messenger().tree().departed(p)) {
-            return {Errc::unreachable,
-                    fmt::format("allgather over {}: daemon {}, which hosts some of them, has left", sig, p)};
-        }
+    if (Rank gone = departed_participant(*op); gone != kInvalidRank) {
+        return {Errc::unreachable,
+                fmt::format("allgather over {}: daemon {}, which hosts some of them, has left", sig, gone)};
     }
     op->shares[self] = contribution;
     op->on_complete = std::move(on_complete);
@@ -133,6 +131,15 @@ void DirectModule::on_gather(Rank origin, rml::Payload&& payload)
     // The same share may come twice after a repair (once through the old path, once resent).
     op->shares.merge(shares);
     maybe_send_up(*op);
+}
+
+// The first daemon hosting participants that has left the DVM, or kInvalidRank.
+Rank DirectModule::departed_participant(const GatherOp& op) const
+{
+    for (Rank p : op.participants) {
+        if (messenger().tree().departed(p)) return p;
+    }
+    return kInvalidRank;
 }
 
 // Every participating daemon in this daemon's subtree (itself included) has its share here.
@@ -209,16 +216,11 @@ void DirectModule::fail_gather(const std::string& key, const Status& why)
 // are gone, so its share never comes); the others go up again wherever the parent changed.
 void DirectModule::gathers_after_tree_change()
 {
-    const rml::RadixTree& tree = messenger().tree();
     std::vector<std::pair<std::string, Status>> failed;
     for (auto& [key, op] : gathers_) {
-        for (Rank p : op.participants) {
-            if (tree.departed(p)) {
-                failed.emplace_back(key, Status(Errc::unreachable,
-                                                fmt::format("daemon {}, which hosts some of the processes, has left",
-                                                            p)));
-                break;
-            }
+        if (Rank gone = departed_participant(op); gone != kInvalidRank) {
+            failed.emplace_back(key, Status(Errc::unreachable,
+                                            fmt::format("daemon {}, which hosts some of the processes, has left", gone)));
         }
     }
     for (const auto& [key, why] : failed) fail_gather(key, why);
