@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "pmix/ack_window.h"
 #include "pmix/internal.h"
 #include "pmix/server.h"
 #include "runtime/job.h"
@@ -32,21 +33,16 @@ size_t in_pmix = 0;                               // guarded by pmix_mutex
 std::vector<std::function<void()>> pmix_waiters;  // guarded by pmix_mutex
 
 // Per job, for spawners that acknowledge. Progress thread only.
-struct JobFlow {
-    uint64_t sent = 0;
-    uint64_t acked = 0;
-    std::vector<std::function<void()>> waiters;
-};
-std::map<std::string, JobFlow>& flows()
+std::map<std::string, detail::AckWindow>& flows()
 {
-    static std::map<std::string, JobFlow> map;
+    static std::map<std::string, detail::AckWindow> map;
     return map;
 }
 
 bool job_backlogged(const std::string& nspace)
 {
     auto it = flows().find(nspace);
-    return it != flows().end() && it->second.sent - it->second.acked > kWindow;
+    return it != flows().end() && it->second.backlogged();
 }
 
 bool pmix_backlogged()
@@ -59,12 +55,12 @@ bool pmix_backlogged()
 
 namespace detail {
 
-void track_acks(const std::string& nspace) { flows()[nspace]; }
+void track_acks(const std::string& nspace) { flows().try_emplace(nspace, kWindow, kResumeBelow); }
 
 void count_sent(const std::string& nspace, size_t bytes)
 {
     auto it = flows().find(nspace);
-    if (it != flows().end()) it->second.sent += bytes;
+    if (it != flows().end()) it->second.sent(bytes);
 }
 
 void handed_to_pmix(size_t bytes)
@@ -88,13 +84,8 @@ void output_acked(const std::string& nspace, uint64_t total)
 {
     auto it = flows().find(nspace);
     if (it == flows().end()) return;
-    JobFlow& flow = it->second;
-    if (total > flow.acked) flow.acked = std::min(total, flow.sent);
-    if (flow.sent - flow.acked <= kResumeBelow && !flow.waiters.empty()) {
-        verbose()(10, "output of job {}: {} byte(s) acknowledged, resuming", nspace, flow.acked);
-        auto wake = std::move(flow.waiters);
-        flow.waiters.clear();
-        for (auto& resume : wake) resume();
+    if (it->second.acknowledge(total)) {
+        verbose()(10, "output of job {}: {} byte(s) acknowledged, resuming", nspace, it->second.acked());
     }
 }
 
@@ -103,9 +94,9 @@ void forget_flow(const std::string& nspace)
     forget_relay(nspace);
     auto it = flows().find(nspace);
     if (it == flows().end()) return;
-    auto wake = std::move(it->second.waiters);
+    detail::AckWindow flow = std::move(it->second);
     flows().erase(it);
-    for (auto& resume : wake) resume();
+    flow.release();
 }
 
 }  // namespace detail
@@ -120,7 +111,7 @@ void when_output_drains(const runtime::Job& job, std::function<void()> resume)
     if (detail::wait_for_relay(job.nspace, resume)) return;
     if (job_backlogged(job.nspace)) {
         verbose()(10, "output of job {}: more than {} byte(s) unacknowledged, pausing", job.nspace, kWindow);
-        flows()[job.nspace].waiters.push_back(std::move(resume));
+        flows().find(job.nspace)->second.wait(std::move(resume));
         return;
     }
     {

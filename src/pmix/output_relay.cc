@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "pmix/ack_window.h"
 #include "pmix/internal.h"
 #include "pmix/server.h"
 #include "rml/buffer.h"
@@ -24,19 +25,14 @@ using runtime::Rank;
 
 constexpr uint64_t kWindow = 4u << 20;      // a daemon pauses beyond this many unacknowledged bytes
 constexpr uint64_t kAckEvery = 1u << 20;    // the master acknowledges in steps of this much
-constexpr uint64_t kResumeBelow = 2u << 20;  // a paused daemon goes on below this
+constexpr uint64_t kResumeAt = 2u << 20;     // a paused daemon goes on at this much or less
 
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
 
 // Daemon side, per job. Progress thread.
-struct Forwarded {
-    uint64_t sent = 0;
-    uint64_t acked = 0;
-    std::vector<std::function<void()>> waiters;
-};
-std::map<std::string, Forwarded>& forwarded()
+std::map<std::string, AckWindow>& forwarded()
 {
-    static std::map<std::string, Forwarded> map;
+    static std::map<std::string, AckWindow> map;
     return map;
 }
 
@@ -77,30 +73,29 @@ void on_ack(Rank, rml::Payload&& payload)
     }
     auto it = forwarded().find(nspace);
     if (it == forwarded().end()) return;
-    Forwarded& f = it->second;
-    f.acked = std::max(f.acked, std::min(total, f.sent));
-    if (f.sent - f.acked < kResumeBelow && !f.waiters.empty()) {
-        verbose()(5, "output of job {}: the master took {} byte(s), resuming", nspace, f.acked);
-        auto wake = std::exchange(f.waiters, {});
-        for (auto& resume : wake) resume();
+    if (it->second.acknowledge(total)) {
+        verbose()(5, "output of job {}: the master took {} byte(s), resuming", nspace, it->second.acked());
     }
 }
 
 }  // namespace
 
-void count_forwarded(const std::string& nspace, size_t bytes) { forwarded()[nspace].sent += bytes; }
+void count_forwarded(const std::string& nspace, size_t bytes)
+{
+    forwarded().try_emplace(nspace, kWindow, kResumeAt).first->second.sent(bytes);
+}
 
 bool relay_backlogged(const std::string& nspace)
 {
     auto it = forwarded().find(nspace);
-    return it != forwarded().end() && it->second.sent - it->second.acked > kWindow;
+    return it != forwarded().end() && it->second.backlogged();
 }
 
 bool wait_for_relay(const std::string& nspace, std::function<void()>& resume)
 {
     if (!relay_backlogged(nspace)) return false;
     verbose()(5, "output of job {}: more than {} byte(s) not yet taken by the master, pausing", nspace, kWindow);
-    forwarded()[nspace].waiters.push_back(std::move(resume));
+    forwarded().find(nspace)->second.wait(std::move(resume));
     return true;
 }
 
@@ -121,9 +116,9 @@ void forget_relay(const std::string& nspace)
 {
     auto it = forwarded().find(nspace);
     if (it != forwarded().end()) {
-        auto wake = std::move(it->second.waiters);
+        AckWindow window = std::move(it->second);
         forwarded().erase(it);
-        for (auto& resume : wake) resume();
+        window.release();
     }
     std::erase_if(received(), [&](const auto& entry) { return entry.first.first == nspace; });
 }
