@@ -75,6 +75,9 @@ pmix_status_t push_stdin(const pmix_proc_t* source, const pmix_proc_t targets[],
                          pmix_op_cbfunc_t cbfunc, void* cbdata);
 void log_request(const pmix_proc_t* client, const pmix_info_t data[], size_t ndata, const pmix_info_t directives[],
          size_t ndirs, pmix_op_cbfunc_t cbfunc, void* cbdata);
+// Allocation requests (allocation.cc): on the master handed to the elastic DVM, on a daemon
+// relayed to the master.
+void enable_allocation_relay();
 pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directive, const pmix_info_t data[],
                        size_t ndata, pmix_info_cbfunc_t cbfunc, void* cbdata);
 

@@ -9,10 +9,13 @@
 //   PMIX_QUERY_LOCAL_PROC_TABLE  (PMIX_NSPACE) the same, for this node's processes
 //   PMIX_QUERY_NUM_PSETS 0, PMIX_QUERY_PSET_NAMES "": no process sets are defined
 //   PMIX_QUERY_SPAWN_SUPPORT     the spawn directives we honour
+//                                (with it, prte.job.state: the state's name, which shows a job
+//                                parked while the DVM changes size: PRTE_JOB_STATE_WAITING_FOR_DAEMONS)
 //   PMIX_QUERY_ALLOC_STATUS      (PMIX_ALLOC_ID qualifier: that allocation only) a line per
-//                                allocation the DVM's nodes came from: its id ("initial" for the
-//                                nodes the DVM started with), the RAS component, its live nodes and
-//                                their slots in use, e.g. "initial (ras hosts): 2 node(s) up: a, b;
+//                                allocation: its id ("initial" for the nodes the DVM started with),
+//                                one of pending, ready, failed (": <cause>") or released for its
+//                                latest size change, the RAS component, its live nodes and their
+//                                slots in use, e.g. "alloc-1: ready; ras hosts; 2 node(s) up: a, b;
 //                                8 slot(s), 3 in use"; an unknown id is not answered (NOT_FOUND)
 // Anything else is not answered; the status is PMIX_QUERY_PARTIAL_SUCCESS when some keys were.
 #include <pmix.h>
@@ -156,7 +159,8 @@ std::optional<std::string> alloc_id_qualifier(const pmix_query_t& q)
     return std::nullopt;
 }
 
-// The allocations the pool's nodes came from, in pool order, one line each (see the top).
+// The allocations the pool's nodes came from, in pool order, then those an elastic size change
+// left without nodes (a failed grow, a release of all), one line each (see the top).
 std::optional<std::string> allocation_status(const std::optional<std::string>& only)
 {
     struct Allocation {
@@ -167,12 +171,17 @@ std::optional<std::string> allocation_status(const std::optional<std::string>& o
         int departed = 0;
     };
     std::vector<std::pair<std::string, Allocation>> allocations;
-    for (const runtime::Node* node : rt().pool().nodes()) {
-        std::string id = node->alloc_id.empty() ? "initial" : node->alloc_id;
-        if (only && *only != id) continue;
+    auto entry = [&](const std::string& id) -> Allocation& {
         auto it = std::find_if(allocations.begin(), allocations.end(), [&](const auto& a) { return a.first == id; });
         if (it == allocations.end()) it = allocations.insert(allocations.end(), {id, Allocation{}});
-        Allocation& a = it->second;
+        return it->second;
+    };
+    for (const runtime::Node* node : rt().pool().nodes()) {
+        // A node detached by a shrink or a failed grow belongs to no allocation until grown again.
+        if (!node->daemon_launched && node->state == runtime::NodeState::down) continue;
+        std::string id = node->alloc_id.empty() ? "initial" : node->alloc_id;
+        if (only && *only != id) continue;
+        Allocation& a = entry(id);
         if (a.ras.empty()) a.ras = node->ras_component;
         if (node->state == runtime::NodeState::down || node->state == runtime::NodeState::not_included) {
             a.departed++;
@@ -182,11 +191,22 @@ std::optional<std::string> allocation_status(const std::optional<std::string>& o
         a.slots += node->slots;
         a.in_use += node->slots_inuse;
     }
+    const auto& records = rt().elastic().allocations();
+    for (const auto& [id, record] : records) {
+        if (!only || *only == id) entry(id);
+    }
     if (allocations.empty()) return std::nullopt;
     std::string text;
     for (const auto& [id, a] : allocations) {
+        // Exactly one phase word per line: what the allocation's latest size change came to.
+        auto record = records.find(id);
+        std::string phase = "ready";
+        if (record != records.end()) {
+            phase = runtime::to_string(record->second.phase);
+            if (record->second.phase == runtime::AllocationPhase::failed) phase += ": " + record->second.cause;
+        }
         if (!text.empty()) text += "\n";
-        text += fmt::format("{} (ras {}): {} node(s) up: {}; {} slot(s), {} in use", id,
+        text += fmt::format("{}: {}; ras {}; {} node(s) up: {}; {} slot(s), {} in use", id, phase,
                             a.ras.empty() ? "none" : a.ras, a.up.size(), util::join(a.up, ", "), a.slots, a.in_use);
         if (a.departed > 0) text += fmt::format("; {} node(s) gone", a.departed);
     }
@@ -241,6 +261,7 @@ bool answer_key(const std::string& key, const Question& q, const pmix_proc_t& re
         if (!job) return false;
         if (key == PMIX_QUERY_JOB_STATUS) {
             results.add_status(PMIX_QUERY_JOB_STATUS, job_status(*job));
+            results.add_string(kJobStateName, runtime::to_string(job->state));
         } else {
             results.add_data_array(key.c_str(), proc_table(*job, local));
         }

@@ -185,6 +185,7 @@ void enable_remote_services()
     messenger().register_handler(rml::tag::stdin_data, on_stdin);
     messenger().register_handler(rml::tag::stdin_ack, on_stdin_ack);
     detail::enable_spawn_relay();
+    detail::enable_allocation_relay();
     detail::enable_output_relay();
 }
 

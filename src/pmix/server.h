@@ -86,6 +86,22 @@ void deliver_output_complete(const runtime::Job& job);
 // so that the end of a job is never announced before its output. Progress thread.
 void when_output_released(const runtime::JobPtr& job, std::function<void()> then);
 
+// The outcome of a size change, for its requester (spec: elastic-dvm-spec.txt, "Asynchronous
+// size-change completion"): PMIX_DVM_IS_READY or PMIX_ERR_DVM_MOD, directed to the requester on
+// whatever node it runs (relayed to that node's daemon), where <pmix.h> defines the codes; with
+// a PMIx that does not, no event (the allocation status query says the same). Master, progress
+// thread.
+struct AllocationOutcome {
+    pmix_proc_t requester{};
+    runtime::Rank requester_daemon = 0;
+    std::string alloc_id;
+    std::string req_id;
+    bool success = true;
+    pmix_status_t cause = PMIX_SUCCESS;  // with a failure
+    std::string message;                 // with a failure
+};
+void notify_allocation_outcome(const AllocationOutcome& outcome);
+
 // Tells the job's originator (and anyone registered) that the job has ended
 // (PMIX_EVENT_JOB_END with PMIX_JOB_TERM_STATUS and, on failure, the message). Progress thread.
 void notify_job_end(const runtime::JobPtr& job);

@@ -210,14 +210,4 @@ void log_request(const pmix_proc_t* client, const pmix_info_t data[], size_t nda
     if (cbfunc) cbfunc(printed > 0 || ndata == 0 ? PMIX_SUCCESS : PMIX_ERR_NOT_SUPPORTED, cbdata);
 }
 
-// Allocation requests (grow/shrink the DVM) are the elastic DVM's work, which implements them;
-// until then they are refused.
-pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directive, const pmix_info_t[], size_t,
-                       pmix_info_cbfunc_t, void*)
-{
-    verbose()(1, "allocation request ({}) from {} refused: not supported yet", PMIx_Alloc_directive_string(directive),
-              client ? describe(*client) : std::string("?"));
-    return PMIX_ERR_NOT_SUPPORTED;
-}
-
 }  // namespace prte::pmix::detail

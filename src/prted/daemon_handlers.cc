@@ -1,7 +1,12 @@
 #include "prted/daemon_handlers.h"
 
+#include <event2/event.h>
+
+#include <set>
+
 #include <fmt/format.h>
 
+#include "mca/base/param.h"
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/odls/base/odls_base.h"
 #include "mca/plm/base/plm_messages.h"
@@ -20,6 +25,14 @@ runtime::Runtime& rt() { return runtime::Runtime::instance(); }
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
 const output::VerboseStream& verbose() { return messenger().verbose(); }
 Rank self() { return rt().identity().rank; }
+
+runtime::Node* node_of(Rank daemon)
+{
+    for (runtime::Node* n : rt().pool().nodes()) {
+        if (n->daemon == daemon) return n;
+    }
+    return nullptr;
+}
 
 std::vector<Rank> local_ranks(const runtime::Job& job)
 {
@@ -50,17 +63,18 @@ void on_wireup(Rank, rml::Payload&& payload)
         node.daemon_launched = true;
         node.state = n.state;
     }
-    // Ranks missing from the list left before the wireup.
-    std::vector<Rank> missing;
+    // The rank span: listed ranks are wired, departed ones are gone for ever, and the rest belong
+    // to a grow still starting its daemons (routed around until their own wireup lists them).
+    std::set<Rank> absent;
     std::vector<bool> present(w.size, false);
-    for (const auto& d : w.daemons) {
-        if (d.rank < w.size) present[d.rank] = true;
-    }
+    for (const auto& d : w.daemons) present[d.rank] = true;
+    for (Rank r : w.departed) present[r] = true;
     for (Rank r = 0; r < w.size; ++r) {
-        if (!present[r]) missing.push_back(r);
+        if (!present[r]) absent.insert(r);
     }
     messenger().set_size(w.size);
-    if (!missing.empty()) messenger().mark_departed(missing);
+    messenger().mark_departed(w.departed);
+    messenger().set_absent(absent);
     messenger().connect_lifeline();
     verbose()(5, "daemon {}: wired up, {} daemons, parent {}", self(), w.size, messenger().tree().parent());
 }
@@ -92,6 +106,52 @@ void on_launch(Rank, rml::Payload&& payload)
     });
 }
 
+// Bounded fallback for a target whose connections nobody closes (spec:
+// collective-shrink-completion.txt, open question 1): it leaves anyway after this long.
+void arm_leave_fallback()
+{
+    const mca::Param* p = mca::ParamRegistry::instance().find("prte_elastic_leave_timeout");
+    int64_t ms = p ? p->as_int() : 2000;
+    event* timer = evtimer_new(
+        rt().loop().base(),
+        [](evutil_socket_t, short, void*) {
+            verbose()(1, "daemon {}: leaving the DVM: no connection closed within prte_elastic_leave_timeout",
+                      self());
+            rt().request_shutdown(0, "left the DVM (shrink)");
+        },
+        nullptr);
+    timeval tv{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
+    evtimer_add(timer, &tv);  // lives until the daemon exits
+}
+
+// The shrink order (forwarded to this daemon's children before it runs here, so they have it
+// before any connection to a departing daemon closes). Every daemon repairs its tree from the
+// target list, once; a target enters leaving mode, in which the next lost connection means exit
+// (errmgr/prted), and survivors' closing of their connections to it is what makes it go.
+void on_shrink(const std::vector<Rank>& targets)
+{
+    std::vector<Rank> others;
+    bool mine = false;
+    for (Rank r : targets) {
+        if (r == self()) {
+            mine = true;
+        } else {
+            others.push_back(r);
+        }
+    }
+    if (mine) {
+        verbose()(5, "daemon {}: named by a shrink: leaving the DVM", self());
+        rt().elastic().set_leaving();
+        odls::base::module()->kill(nullptr);
+        arm_leave_fallback();
+    }
+    for (Rank r : others) {
+        if (runtime::Node* node = messenger().tree().departed(r) ? nullptr : node_of(r)) node->state = runtime::NodeState::down;
+    }
+    messenger().mark_departed(others);
+    if (!mine) messenger().connect_lifeline();
+}
+
 void on_command(Rank, rml::Payload&& payload)
 {
     plm::msg::DaemonCommand c;
@@ -108,6 +168,7 @@ void on_command(Rank, rml::Payload&& payload)
     case plm::msg::Command::signal_job:
         if (job) odls::base::module()->signal(job, c.signal);
         break;
+    case plm::msg::Command::shrink: on_shrink(c.targets); break;
     case plm::msg::Command::cleanup_job:
         if (job) {
             // Before PMIx forgets the namespace: a collective still waiting on it is answered first.

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 
 #include <cerrno>
+#include <utility>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -345,6 +346,27 @@ void Connection::close()
         bufferevent_free(bev_);
         bev_ = nullptr;
     }
+}
+
+void Connection::close_after_flush()
+{
+    phase_ = Phase::closed;
+    if (!bev_) return;
+    bufferevent* bev = std::exchange(bev_, nullptr);
+    bufferevent_disable(bev, EV_READ);
+    if (evbuffer_get_length(bufferevent_get_output(bev)) == 0) {
+        bufferevent_free(bev);
+        return;
+    }
+    // The bufferevent frees itself once drained, on an error, or after the timeout.
+    auto done = [](bufferevent* b, void*) {
+        if (evbuffer_get_length(bufferevent_get_output(b)) == 0) bufferevent_free(b);
+    };
+    auto gone = [](bufferevent* b, short, void*) { bufferevent_free(b); };
+    bufferevent_setcb(bev, nullptr, done, gone, nullptr);
+    timeval tv{5, 0};
+    bufferevent_set_timeouts(bev, nullptr, &tv);
+    bufferevent_enable(bev, EV_WRITE);
 }
 
 void Connection::fail(const std::string& why)

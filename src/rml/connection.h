@@ -61,6 +61,11 @@ class Connection {
     void flush();
     // Closes without telling the owner (it asked).
     void close();
+    // Closes once what is queued has been written (or after a few seconds), without telling the
+    // owner: the frame just forwarded to a departing daemon (its shrink order) must reach it
+    // before the connection's end does (spec: collective-shrink-completion.txt, "race-free by
+    // construction"). The socket outlives this object if need be.
+    void close_after_flush();
 
     runtime::Rank peer() const { return peer_; }
     bool ready() const { return phase_ == Phase::ready; }

@@ -34,6 +34,13 @@ size_t RadixTree::mark_departed(const std::vector<Rank>& ranks)
     return added;
 }
 
+void RadixTree::set_absent(const std::set<Rank>& ranks)
+{
+    if (ranks == absent_) return;
+    absent_ = ranks;
+    rebuild();
+}
+
 void RadixTree::rebuild()
 {
     parent_.assign(size_, kInvalidRank);
@@ -49,7 +56,7 @@ void RadixTree::rebuild()
     for (Rank r = 0; r < size_; ++r) {
         Rank above = shape_parent(r, radix_);
         Rank adopter = above == kInvalidRank ? kInvalidRank : nearest_live[above];
-        if (departed(r)) {
+        if (departed(r) || absent(r)) {
             nearest_live[r] = adopter;
             continue;
         }
@@ -106,7 +113,7 @@ std::string RadixTree::describe() const
 {
     std::string out;
     for (Rank r = 0; r < size_; ++r) {
-        if (departed(r)) continue;
+        if (departed(r) || absent(r)) continue;
         out += std::to_string(r) + " -> ";
         out += parent_[r] == kInvalidRank ? "-" : std::to_string(parent_[r]);
         out += ":";

@@ -47,6 +47,13 @@ class RadixTree {
     bool departed(Rank r) const { return departed_.count(r) != 0; }
     const std::set<Rank>& departed_ranks() const { return departed_; }
 
+    // Ranks given to daemons a grow is still starting: routed around like departed ones until
+    // they are wired, but not for ever (a rank in the set given last time and not now comes back).
+    // Two grows in flight at once wire up in any order, and the later ranks of one may sit below
+    // the not-yet-running ranks of the other in the positional tree.
+    void set_absent(const std::set<Rank>& ranks);
+    bool absent(Rank r) const { return absent_.count(r) != 0; }
+
     // Effective parent of r: its nearest live ancestor. kInvalidRank for the root, for r departed or
     // out of range, and for every rank once the master (0) has departed - it has no live ancestor
     // left, and callers treat that as fatal.
@@ -78,7 +85,7 @@ class RadixTree {
 
   private:
     bool in_range(Rank r) const { return r < size_; }
-    bool live(Rank r) const { return in_range(r) && !departed(r); }
+    bool live(Rank r) const { return in_range(r) && !departed(r) && !absent(r); }
     // Recomputes the cached effective tree; O(size), run after every change of size or departures
     // so that queries (next_hop above all) only read.
     void rebuild();
@@ -87,6 +94,7 @@ class RadixTree {
     uint32_t size_;
     uint32_t radix_;
     std::set<Rank> departed_;
+    std::set<Rank> absent_;
 
     // Cached effective tree, indexed by rank.
     std::vector<Rank> parent_;

@@ -341,21 +341,48 @@ void Messenger::on_closed(Connection& c, const std::string& why)
     bury(c);
     if (connection_to(peer, false) != nullptr) return;  // another connection still reaches it
     if (tree_->departed(peer)) return;                  // already known gone
-    if (lost_peer_) lost_peer_(peer);
+    if (!lost_peer_) return;
+    // Posted, not inline: the handler repairs the tree and may close connections, and this runs
+    // inside the closed connection's own callback.
+    auto* rank = new Rank(peer);
+    event_base_once(
+        base_, -1, EV_TIMEOUT,
+        [](evutil_socket_t, short, void* arg) {
+            std::unique_ptr<Rank> lost(static_cast<Rank*>(arg));
+            Messenger& m = Messenger::instance();
+            if (m.base_ == nullptr || m.tree_->departed(*lost) || m.connection_to(*lost, false) != nullptr) return;
+            if (m.lost_peer_) m.lost_peer_(*lost);
+        },
+        rank, nullptr);
 }
 
-void Messenger::mark_departed(const std::vector<Rank>& ranks)
+size_t Messenger::mark_departed(const std::vector<Rank>& ranks)
 {
-    tree_->mark_departed(ranks);
-    verbose_stream()(5, "rml: daemon(s) {} departed; routing tree now:\n{}", fmt::join(ranks, ","), tree_->describe());
-    for (Rank r : ranks) {
-        for (auto& c : connections_) {
-            if (c->peer() == r) c->close();
-        }
-        connections_.erase(std::remove_if(connections_.begin(), connections_.end(),
-                                          [r](const std::unique_ptr<Connection>& c) { return c->peer() == r; }),
-                           connections_.end());
+    size_t added = tree_->mark_departed(ranks);
+    if (added == 0) return 0;
+    ++repairs_;
+    verbose_stream()(5, "rml: repair {}: daemon(s) {} departed; routing tree now:\n{}", repairs_, fmt::join(ranks, ","),
+                     tree_->describe());
+    std::vector<Connection*> closing;
+    for (auto& c : connections_) {
+        if (std::find(ranks.begin(), ranks.end(), c->peer()) != ranks.end()) closing.push_back(c.get());
     }
+    for (Connection* c : closing) {
+        c->close_after_flush();
+        bury(*c);
+    }
+    for (auto& l : tree_listeners_) l();
+    return added;
+}
+
+void Messenger::set_absent(const std::set<Rank>& ranks)
+{
+    bool changed = false;
+    for (Rank r = 0; r < tree_->size() && !changed; ++r) changed = tree_->absent(r) != (ranks.count(r) != 0);
+    tree_->set_absent(ranks);
+    if (!changed) return;
+    verbose_stream()(5, "rml: daemon(s) {} still starting; routing tree now:\n{}", fmt::join(ranks, ","),
+                     tree_->describe());
     for (auto& l : tree_listeners_) l();
 }
 

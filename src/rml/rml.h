@@ -83,9 +83,15 @@ class Messenger {
     // Writes out everything queued, blocking, before the process exits (an ack must not be lost).
     void flush();
 
-    // Drops `ranks` from the tree (one repair for the batch) and closes their connections, without
-    // running the lost-peer handler for them (their loss is already known).
-    void mark_departed(const std::vector<runtime::Rank>& ranks);
+    // Drops `ranks` from the tree (one repair for the batch) and closes their connections once
+    // what is queued for them is written, without running the lost-peer handler for them (their
+    // loss is already known). Safe inside a connection's own callback: connections are buried,
+    // never destroyed there. Returns how many ranks were newly departed (0: no repair).
+    size_t mark_departed(const std::vector<runtime::Rank>& ranks);
+    // Ranks of daemons still starting (see RadixTree::set_absent).
+    void set_absent(const std::set<runtime::Rank>& ranks);
+    // How many repairs (mark_departed calls that changed the tree) this process has made.
+    size_t repairs() const { return repairs_; }
     // Opens the connection to this daemon's parent now, so its loss is noticed even when nothing
     // is being sent (the lifeline).
     void connect_lifeline();
@@ -124,6 +130,7 @@ class Messenger {
     std::vector<std::function<void()>> tree_listeners_;
     uint32_t next_seq_ = 0;
     size_t rejected_ = 0;
+    size_t repairs_ = 0;
 };
 
 }  // namespace prte::rml

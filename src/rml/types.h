@@ -29,6 +29,9 @@ inline constexpr Tag spawn_request = 16;      // a process's PMIx_Spawn, relayed
 inline constexpr Tag spawn_reply = 17;        // the master's answer to it
 inline constexpr Tag job_end_event = 18;      // a relayed spawn's job ended: tell its originator
 inline constexpr Tag iof_ack = 19;            // the master took a daemon's output (flow control)
+inline constexpr Tag alloc_request = 20;      // a process's PMIx_Allocation_request, relayed to the master
+inline constexpr Tag alloc_reply = 21;        // the master's phase-one answer to it
+inline constexpr Tag alloc_event = 22;        // its completion event, for the requester's own daemon
 inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
 }  // namespace tag
 

@@ -2,7 +2,59 @@
 
 #include <pmix.h>
 
+#include <algorithm>
+
+#include "mca/base/param.h"
+
 namespace prte::runtime {
+
+void register_elastic_params(mca::ParamRegistry& registry)
+{
+    registry.register_bool({"prte", "", "elastic_mode"}, false,
+                           "Let the DVM grow and shrink while it runs (PMIx_Allocation_request, palloc, prun "
+                           "--add-host); off, it keeps the nodes it started with");
+    registry.register_int({"prte", "", "elastic_leave_timeout"}, 2000,
+                          "Milliseconds a daemon named by a shrink waits for its connections to close before it "
+                          "leaves anyway (a bounded fallback: survivors close them as soon as the order passes)");
+    registry.register_bool({"prte", "", "test_hold_launch"}, false,
+                           "Testing only: hold every job at LAUNCH_APPS until the next size change starts, so that "
+                           "tests can put a job in flight across a shrink without sleeping");
+}
+
+const char* to_string(AllocationPhase phase)
+{
+    switch (phase) {
+    case AllocationPhase::pending: return "pending";
+    case AllocationPhase::ready: return "ready";
+    case AllocationPhase::failed: return "failed";
+    case AllocationPhase::released: return "released";
+    }
+    return "?";
+}
+
+GrowCampaign* ElasticState::grow_of(Rank target)
+{
+    for (auto& [id, c] : grows_) {
+        if (std::find(c.targets.begin(), c.targets.end(), target) != c.targets.end()) return &c;
+    }
+    return nullptr;
+}
+
+ShrinkCampaign* ElasticState::shrink_of(Rank target)
+{
+    for (auto& [id, c] : shrinks_) {
+        if (std::find(c.targets.begin(), c.targets.end(), target) != c.targets.end()) return &c;
+    }
+    return nullptr;
+}
+
+std::set<uint64_t> ElasticState::campaign_ids() const
+{
+    std::set<uint64_t> ids;
+    for (const auto& [id, c] : grows_) ids.insert(id);
+    for (const auto& [id, c] : shrinks_) ids.insert(id);
+    return ids;
+}
 
 const char* to_string(AllocDirective directive)
 {
@@ -24,7 +76,9 @@ AllocationRequest::AllocationRequest(const AllocationRequest& other)
       req_id(other.req_id),
       node_list(other.node_list),
       hostfile(other.hostfile),
-      num_nodes(other.num_nodes)
+      num_nodes(other.num_nodes),
+      requester_daemon(other.requester_daemon),
+      serial(other.serial)
 {
     info.resize(other.info.size());
     for (size_t i = 0; i < info.size(); ++i) {
@@ -45,6 +99,8 @@ AllocationRequest& AllocationRequest::operator=(const AllocationRequest& other)
         std::swap(hostfile, copy.hostfile);
         std::swap(num_nodes, copy.num_nodes);
         std::swap(info, copy.info);
+        std::swap(requester_daemon, copy.requester_daemon);
+        std::swap(serial, copy.serial);
     }
     return *this;
 }

@@ -114,6 +114,9 @@ struct Job {
     // Set when the job is being torn down (a process failed, a timeout, a kill request): the
     // remaining processes are being killed and their own exits no longer change the outcome.
     bool aborting = false;
+    // Parked by the elastic launch fence: activations posted before it parked are dropped, and
+    // only the fence's release moves it on (spec: elastic-dvm-spec.txt, "Parked job").
+    bool parked = false;
     JobState abort_state = JobState::aborted;  // the error state the job ends in when aborting
 
     size_t num_procs() const { return procs.size(); }

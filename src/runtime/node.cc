@@ -10,6 +10,8 @@ const char* to_string(NodeState state)
     case NodeState::down: return "down";
     case NodeState::not_included: return "not included";
     case NodeState::added: return "added";
+    case NodeState::joining: return "joining";
+    case NodeState::departing: return "departing";
     }
     return "?";
 }

@@ -14,7 +14,9 @@ namespace prte::runtime {
 using Rank = uint32_t;
 inline constexpr Rank kInvalidRank = std::numeric_limits<Rank>::max();
 
-enum class NodeState { unknown, up, down, not_included, added };
+// joining: a grow is starting its daemon, not yet wired; departing: its daemon is the target of a
+// shrink in progress. Nothing is mapped onto either (spec: elastic-dvm-spec.txt, hazard 1).
+enum class NodeState { unknown, up, down, not_included, added, joining, departing };
 const char* to_string(NodeState state);
 
 // Counts reported by the node's daemon from hwloc; zero until it reports.

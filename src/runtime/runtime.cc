@@ -80,6 +80,7 @@ Status Runtime::init(mca::ProcessRole role, char** envp, const MCASettings& comm
                                                "Node name this process reports (default: the hostname); the "
                                                "local-node test-bed sets it for each daemon");
     identity_.role = role;
+    elastic_.set_enabled(registry.find("prte_elastic_mode")->as_bool());
     identity_.node_name = node_name.as_string().empty() ? local_hostname() : node_name.as_string();
     output::set_identity(identity_.node_name);
     if (role == mca::ProcessRole::master) {

@@ -10,6 +10,7 @@
 
 #include "mca/base/component.h"
 #include "mca/state/base/state_machine.h"
+#include "runtime/elastic.h"
 #include "runtime/event_loop.h"
 #include "runtime/job_table.h"
 #include "runtime/mca_setup.h"
@@ -42,6 +43,7 @@ class Runtime {
     NodePool& pool() { return pool_; }
     JobTable& jobs() { return jobs_; }
     state::StateMachine& state() { return *state_machine_; }
+    ElasticState& elastic() { return elastic_; }
     const output::VerboseStream& state_verbose() const;
 
     // True once the DVM's daemons are all wired up (VM_READY of the daemon job); jobs that arrive
@@ -74,6 +76,7 @@ class Runtime {
     std::unique_ptr<EventLoop> loop_;
     NodePool pool_;
     JobTable jobs_;
+    ElasticState elastic_;
     std::unique_ptr<state::StateMachine> state_machine_;
     bool dvm_ready_ = false;
     std::function<void()> ready_handler_;

@@ -32,7 +32,7 @@ expect_status proctable 0
 # The allocation the DVM runs on (PMIX_QUERY_ALLOC_STATUS): this node, with the job's 2 slots in use.
 run alloc "$PRTE_BUILDDIR/test/clients/proctable" "$uri" --alloc
 expect_status alloc 0
-grep -q "^alloc initial (ras hosts): 1 node(s) up: [^;]*; [0-9]* slot(s), 2 in use$" "$TEST_TMP/alloc.out" &&
+grep -q "^alloc initial: ready; ras hosts; 1 node(s) up: [^;]*; [0-9]* slot(s), 2 in use$" "$TEST_TMP/alloc.out" &&
     pass "the allocation status names this node and the job's 2 slots" || fail "allocation status: $(cat "$TEST_TMP/alloc.out")"
 run alloc_unknown "$PRTE_BUILDDIR/test/clients/proctable" "$uri" --alloc no-such-allocation
 expect_line alloc_unknown out "alloc status NOT-FOUND"

@@ -335,13 +335,25 @@ TEST(HostsModify, ReleaseNamesExpandedHosts)
 {
     HostsModule module;
     RecordedCompletion recorded;
-    auto request = request_for(AllocDirective::release, {"n[1-3]", "n2,m"}, {}, "alloc-2");
+    auto request = request_for(AllocDirective::release, {"n[1-3]", "n4,m"}, {}, "alloc-2");
     ASSERT_TRUE(module.modify(request, recorded.make()).ok());
     ASSERT_EQ(recorded.calls, 1);
     ASSERT_TRUE(recorded.result->status.ok());
-    EXPECT_EQ(recorded.result->nodes_to_release, (std::vector<std::string>{"n1", "n2", "n3", "m"}));
+    EXPECT_EQ(recorded.result->nodes_to_release, (std::vector<std::string>{"n1", "n2", "n3", "n4", "m"}));
     EXPECT_TRUE(recorded.result->nodes_added.empty());
     EXPECT_EQ(recorded.result->alloc_id, "alloc-2");
+}
+
+// A node named twice is refused whole (most likely a typo for another node), nothing released.
+TEST(HostsModify, ReleaseRefusesANodeNamedTwice)
+{
+    HostsModule module;
+    RecordedCompletion recorded;
+    ASSERT_TRUE(module.modify(request_for(AllocDirective::release, {"n[1-3]", "n2,m"}), recorded.make()).ok());
+    ASSERT_EQ(recorded.calls, 1);
+    EXPECT_EQ(recorded.result->status.code(), Errc::bad_param);
+    EXPECT_EQ(recorded.result->status.message(), "cannot release node n2: it is named twice in the node list");
+    EXPECT_TRUE(recorded.result->nodes_to_release.empty());
 }
 
 TEST(HostsModify, ReleaseErrors)

@@ -29,7 +29,8 @@
 namespace prte::ras {
 
 // Bumped whenever this header changes in a way that breaks a built component.
-inline constexpr uint32_t kInterfaceVersion = 1;
+// 2: grow_failed(), and AllocationRequest gained requester_daemon and serial.
+inline constexpr uint32_t kInterfaceVersion = 2;
 
 // What the DVM was started with, for allocate().
 struct AllocateContext {
@@ -103,6 +104,11 @@ class Module : public mca::Module {
     // "Resource release at shrink completion"). `pool` still holds the departed nodes, marked
     // down, with the component and allocation that brought each in.
     virtual void shrink_complete(const runtime::ShrinkCampaign& /*campaign*/, const runtime::NodePool& /*pool*/) noexcept {}
+
+    // Optional: a grow failed and was rolled back; `nodes` (names) left the DVM without ever
+    // running a job. A component that lent them takes its own back (spec: elastic-dvm-spec.txt,
+    // "a failed grow is rolled back").
+    virtual void grow_failed(const std::vector<std::string>& /*nodes*/, const runtime::NodePool& /*pool*/) noexcept {}
 
     // Optional: an allocation this component granted is over (its session ended).
     virtual void release_allocation(const std::string& /*alloc_id*/) noexcept {}

@@ -7,6 +7,7 @@
 #include "mca/errmgr/base/errmgr_base.h"
 #include "mca/odls/base/odls_base.h"
 #include "mca/plm/base/plm_daemons.h"
+#include "mca/plm/base/plm_elastic.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/plm/base/plm_messages.h"
 #include "runtime/runtime.h"
@@ -71,6 +72,11 @@ void DvmErrmgrModule::daemon_lost(runtime::Rank daemon, ProcState reason)
     auto& rt = runtime::Runtime::instance();
     std::string why = plm::base::loss_reason(daemon);
     runtime::Node* node = plm::base::node_of_daemon(daemon);
+    // Elastic mode first: a grow target's loss fails its campaign, a shrink target's or an already
+    // departed daemon's is ignored (the campaign completes collectively, not per death), and any
+    // other daemon leaves while the DVM carries on. It does not fall through to what follows.
+    // While the DVM stops, daemons leaving are expected (pending grows were drained already).
+    if (!rt.shutting_down() && plm::base::elastic::daemon_lost(daemon, reason, why)) return;
     if (!plm::base::daemon_gone(daemon)) return;  // already known
     base::framework().verbose()(1, "daemon {} lost ({}): {}", daemon, runtime::to_string(reason), why);
     if (rt.shutting_down()) return;  // daemons leaving while the DVM stops
@@ -82,22 +88,7 @@ void DvmErrmgrModule::daemon_lost(runtime::Rank daemon, ProcState reason)
     }
     output::error("{}; aborting its jobs, and the DVM shuts down (as PRRTE's does when it loses a daemon)", why);
     plm::base::broadcast(rml::tag::daemon_died, plm::msg::encode_ranks({daemon}));
-    for (const auto& job : rt.jobs().all()) {
-        if (job->is_daemon_job || !runtime::is_alive(job->state)) continue;
-        std::vector<runtime::Rank> lost;
-        for (const auto& p : job->procs) {
-            if (p->node == node && !p->counted_terminated) lost.push_back(p->rank);
-        }
-        if (lost.empty()) continue;
-        plm::base::terminate_job(job, fmt::format("{}: job {} had {} process(es) there", why, job->nspace, lost.size()),
-                                 JobState::comm_failed, 1);
-        for (runtime::Rank r : lost) {
-            runtime::Proc* p = job->proc(r);
-            p->iof_complete = p->waitpid_fired = true;
-            p->exit_code = 1;
-            rt.state().activate_proc_state(job, r, ProcState::comm_failed);
-        }
-    }
+    plm::base::end_jobs_on_node(node, why);
     rt.request_shutdown(1, why);
 }
 

@@ -3,8 +3,10 @@
 // connection: losing the master means the DVM is gone - kill every local process and exit, leaving
 // nothing orphaned; losing its parent is a fault to recover from - the parent is dropped from the
 // tree and this daemon connects to its new parent (the nearest live ancestor); losing a child
-// drops it from the tree. (In leaving mode - a shrink naming this daemon - losing the parent will
-// mean exit instead; that mode arrives with the elastic DVM.)
+// drops it from the tree. In leaving mode (a shrink named this daemon) any lost connection means
+// exit: the survivors closing theirs to it is how it learns the shrink has passed it by, and a
+// disconnect must never be mistaken for a fault to recover from (spec:
+// collective-shrink-completion.txt, "Step 3" and open question 1).
 #include <fmt/format.h>
 
 #include "mca/base/component.h"
@@ -30,6 +32,11 @@ class PrtedErrmgrModule final : public prte::errmgr::Module {
         auto& messenger = prte::rml::Messenger::instance();
         if (rt.shutting_down()) return;
         const auto& verbose = prte::errmgr::base::framework().verbose();
+        if (rt.elastic().leaving()) {
+            verbose(1, "daemon {} closed its connection: this daemon is leaving the DVM", daemon);
+            rt.request_shutdown(0, "left the DVM (shrink)");
+            return;
+        }
         if (daemon == 0) {
             prte::output::error("lost the connection to the DVM master: killing this node's processes and exiting");
             rt.request_shutdown(1, "lost the master");

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,8 @@
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/odls/base/odls_base.h"
 #include "mca/plm/base/plm_base.h"
+#include "mca/plm/base/plm_elastic.h"
+#include "mca/plm/base/plm_launch.h"
 #include "mca/plm/base/plm_messages.h"
 #include "pmix/server.h"
 #include "rml/auth.h"
@@ -35,6 +38,7 @@ struct Daemon {
     runtime::Node* node = nullptr;
     bool reported = false;
     bool gone = false;
+    bool held = false;  // a grow in progress has not wired it yet
     std::string loss;
 };
 
@@ -122,6 +126,7 @@ void on_report(Rank origin, rml::Payload&& payload)
               node->name, report.topology.cores, report.topology.hwthreads, report.topology.numa_domains,
               master().reported, master().daemons.size() - 1);
     module()->daemon_reported(report.rank);
+    if (elastic::daemon_reported(report.rank)) return;
     JobPtr djob = rt().jobs().daemon_job();
     if (master().reported + 1 == master().daemons.size() && djob->state == runtime::JobState::daemons_launched) {
         rt().state().activate_job_state(djob, runtime::JobState::daemons_reported);
@@ -201,7 +206,7 @@ std::vector<Rank> assign_daemons(const std::vector<runtime::Node*>& nodes)
     std::vector<Rank> ranks;
     for (runtime::Node* node : nodes) {
         Rank r = static_cast<Rank>(m.daemons.size());
-        m.daemons.push_back(Daemon{node, false, false, {}});
+        m.daemons.push_back(Daemon{node, false, false, false, {}});
         node->daemon = r;
         node->daemon_launched = true;
         ranks.push_back(r);
@@ -251,6 +256,70 @@ bool daemon_gone(Rank rank)
     messenger().mark_departed({rank});
     if (live_remote_daemons() == 0 && master().teardown_done) finish_teardown();
     return true;
+}
+
+bool record_departure(Rank rank)
+{
+    Daemon* d = daemon(rank);
+    if (!d || rank == 0 || d->gone) return false;
+    d->gone = true;
+    d->held = false;
+    if (d->node) d->node->state = runtime::NodeState::down;
+    if (live_remote_daemons() == 0 && master().teardown_done) finish_teardown();
+    return true;
+}
+
+std::vector<Rank> departed_daemons()
+{
+    std::vector<Rank> out;
+    for (size_t r = 1; r < master().daemons.size(); ++r) {
+        if (master().daemons[r].gone) out.push_back(static_cast<Rank>(r));
+    }
+    return out;
+}
+
+void hold_from_wireup(const std::vector<Rank>& ranks)
+{
+    for (Rank r : ranks) {
+        if (Daemon* d = daemon(r)) d->held = true;
+    }
+}
+
+void release_to_wireup(const std::vector<Rank>& ranks)
+{
+    for (Rank r : ranks) {
+        if (Daemon* d = daemon(r)) d->held = false;
+    }
+}
+
+void reset_node(runtime::Node& node)
+{
+    node.daemon = kInvalidRank;
+    node.daemon_launched = false;
+    node.state = runtime::NodeState::down;
+    node.topology = {};
+    node.ras_component.clear();
+    node.alloc_id.clear();
+}
+
+void end_jobs_on_node(const runtime::Node* node, const std::string& why)
+{
+    for (const auto& job : rt().jobs().all()) {
+        if (job->is_daemon_job || !runtime::is_alive(job->state)) continue;
+        std::vector<Rank> lost;
+        for (const auto& p : job->procs) {
+            if (p->node == node && !p->counted_terminated) lost.push_back(p->rank);
+        }
+        if (lost.empty()) continue;
+        terminate_job(job, fmt::format("{}: job {} had {} process(es) there", why, job->nspace, lost.size()),
+                      runtime::JobState::comm_failed, 1);
+        for (Rank r : lost) {
+            runtime::Proc* p = job->proc(r);
+            p->iof_complete = p->waitpid_fired = true;
+            p->exit_code = 1;
+            rt().state().activate_proc_state(job, r, runtime::ProcState::comm_failed);
+        }
+    }
 }
 
 std::string loss_reason(Rank rank)
@@ -316,6 +385,33 @@ void teardown_daemons(std::function<void()> then)
     evtimer_add(m.teardown_timer, &tv);
 }
 
+Status broadcast_wireup(grpcomm::XcastCompletion done)
+{
+    Master& m = master();
+    msg::Wireup w;
+    w.size = static_cast<uint32_t>(m.daemons.size());
+    std::set<Rank> absent;
+    for (size_t r = 0; r < m.daemons.size(); ++r) {
+        const Daemon& d = m.daemons[r];
+        Rank rank = static_cast<Rank>(r);
+        if (d.gone) {
+            w.departed.push_back(rank);
+            continue;
+        }
+        if (!d.node || (r != 0 && (d.held || !d.reported))) {
+            absent.insert(rank);
+            continue;
+        }
+        w.daemons.push_back({rank, d.node->name, messenger().contact(rank), d.node->slots,
+                             d.node->state != runtime::NodeState::not_included});
+    }
+    messenger().set_size(w.size);
+    messenger().mark_departed(w.departed);
+    messenger().set_absent(absent);
+    verbose()(5, "wireup: {} daemons; routing tree:\n{}", w.size, messenger().tree().describe());
+    return broadcast(rml::tag::wireup, msg::encode(w), std::move(done));
+}
+
 void wire_up(const JobPtr& daemon_job)
 {
     Master& m = master();
@@ -323,25 +419,15 @@ void wire_up(const JobPtr& daemon_job)
         rt().state().activate_job_state(daemon_job, runtime::JobState::vm_ready);
         return;
     }
-    msg::Wireup w;
-    w.size = static_cast<uint32_t>(m.daemons.size());
-    for (size_t r = 0; r < m.daemons.size(); ++r) {
-        const Daemon& d = m.daemons[r];
-        if (d.gone || !d.node) continue;
-        w.daemons.push_back({static_cast<Rank>(r), d.node->name, messenger().contact(static_cast<Rank>(r)), d.node->slots,
-                             d.node->state != runtime::NodeState::not_included});
-    }
-    messenger().set_size(w.size);
-    verbose()(5, "wireup: {} daemons; routing tree:\n{}", w.size, messenger().tree().describe());
     // The wireup's own time (every daemon has it and has acknowledged up the tree) is what the
     // tree's depth decides; the start-up before it is each daemon's own start. bench/multinode
     // reads this line to show the two apart.
     auto started = std::chrono::steady_clock::now();
-    uint32_t depth = messenger().tree().depth();
-    Status st = broadcast(rml::tag::wireup, msg::encode(w), [daemon_job, started, depth, size = w.size](const Status& s) {
+    Status st = broadcast_wireup([daemon_job, started](const Status& s) {
         if (!s) return;
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-        verbose()(2, "wireup of {} daemons (tree depth {}) took {:.2f} ms", size, depth, ms);
+        verbose()(2, "wireup of {} daemons (tree depth {}) took {:.2f} ms", messenger().tree().size(),
+                  messenger().tree().depth(), ms);
         rt().state().activate_job_state(daemon_job, runtime::JobState::vm_ready);
     });
     if (!st) {

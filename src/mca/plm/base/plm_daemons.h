@@ -37,6 +37,21 @@ runtime::Node* node_of_daemon(runtime::Rank rank);
 size_t live_remote_daemons();
 // Records that a daemon left (once: false if it was already known gone) and drops it from routing.
 bool daemon_gone(runtime::Rank rank);
+// Records that a daemon left without repairing the tree (a shrink campaign repairs once for all
+// its targets); false if it was already known gone.
+bool record_departure(runtime::Rank rank);
+// Ranks of daemons that have left (or never came up), for the wireup's rank span.
+std::vector<runtime::Rank> departed_daemons();
+// Daemons a grow is starting are kept out of every wireup (and routed around) until their own
+// campaign wires them: another grow may finish first (rml/radix_tree.h, set_absent).
+void hold_from_wireup(const std::vector<runtime::Rank>& ranks);
+void release_to_wireup(const std::vector<runtime::Rank>& ranks);
+// Detaches a node from its departed daemon so that a later grow can start a new one there
+// (spec: collective-shrink-completion.txt, Step 2.3).
+void reset_node(runtime::Node& node);
+// Ends the jobs that had processes on `node`, which is gone: `why` names it. The processes there
+// count as failed without waiting for a report that will never come.
+void end_jobs_on_node(const runtime::Node* node, const std::string& why);
 // What is known of why daemon `rank` is gone ("failed to start: ..."), for the error message.
 std::string loss_reason(runtime::Rank rank);
 
@@ -52,5 +67,8 @@ void teardown_daemons(std::function<void()> then);
 
 // The daemon job reached DAEMONS_REPORTED: broadcast the wireup, then VM_READY.
 void wire_up(const runtime::JobPtr& daemon_job);
+// Broadcasts the wireup (every wired daemon's contact and node, the rank span, the departed ranks)
+// and runs `done` once the whole DVM has it.
+Status broadcast_wireup(grpcomm::XcastCompletion done);
 
 }  // namespace prte::plm::base

@@ -11,6 +11,7 @@
 #include "mca/odls/base/odls_base.h"
 #include "mca/plm/base/plm_base.h"
 #include "mca/plm/base/plm_daemons.h"
+#include "mca/plm/base/plm_elastic.h"
 #include "mca/plm/base/plm_messages.h"
 #include "mca/ras/base/ras_base.h"
 #include "mca/rmaps/base/rmaps_base.h"
@@ -93,8 +94,44 @@ void setup_job(const JobPtr& job)
     activate(job, JobState::init_complete);
 }
 
+// --add-host / --add-hostfile: the DVM grows first (spec: job-launch-state-machine.txt, 7.4.8.1,
+// the app-triggered path). The job goes on once the request is accepted, and then waits at the
+// map boundary for the grow to complete, like any job arriving during one; if the grow fails,
+// the job is aborted with the campaign's cause, which names the node.
+bool grow_for_job(const JobPtr& job)
+{
+    runtime::AllocationRequest request;
+    request.directive = runtime::AllocDirective::extend;
+    std::vector<std::string> hosts;
+    for (const auto& app : job->apps) {
+        request.node_list.insert(request.node_list.end(), app.add_hosts.begin(), app.add_hosts.end());
+        if (!app.add_hostfile.empty()) request.hostfile = app.add_hostfile;
+        hosts.insert(hosts.end(), app.add_hosts.begin(), app.add_hosts.end());
+    }
+    if (request.node_list.empty() && request.hostfile.empty()) return false;
+    if (!rt().elastic().enabled()) {
+        fail_job(job, JobState::alloc_failed,
+                 {Errc::not_supported, fmt::format("--add-host/--add-hostfile need an elastic DVM: start prte with "
+                                                   "--prtemca prte_elastic_mode 1 (job {} asked to add {})",
+                                                   job->nspace, hosts.empty() ? request.hostfile : util::join(hosts, ","))});
+        return true;
+    }
+    elastic::submit(std::move(request), [job, hosts](const Status& st, const std::string& alloc_id) {
+        if (!st) {
+            fail_job(job, JobState::alloc_failed,
+                     {st.code(), fmt::format("job {} cannot add host(s) {} to the DVM: {}", job->nspace,
+                                             util::join(hosts, ","), st.message())});
+            return;
+        }
+        verbose()(5, "job {}: the DVM grows for it (allocation {})", job->nspace, alloc_id);
+        activate(job, JobState::allocation_complete);
+    });
+    return true;
+}
+
 void allocate(const JobPtr& job)
 {
+    if (!job->is_daemon_job && grow_for_job(job)) return;
     if (job->is_daemon_job) {
         // The DVM's nodes: ras modules in priority order (spec step 3).
         runtime::NodePool& pool = rt().pool();
@@ -116,6 +153,11 @@ void allocation_complete(const JobPtr& job) { activate(job, JobState::launch_dae
 // start, and the state still passes through so the multi-node path is the same one.
 void launch_daemons(const JobPtr& job)
 {
+    // An application job starts no daemon: the DVM grows only through campaigns (plm_elastic.h).
+    if (!job->is_daemon_job) {
+        activate(job, JobState::daemons_reported);
+        return;
+    }
     std::vector<runtime::Node*> need;
     for (runtime::Node* node : rt().pool().nodes()) {
         if (!node->daemon_launched && node->state != runtime::NodeState::down) need.push_back(node);
@@ -137,7 +179,15 @@ void daemons_launched(const JobPtr&)
 }
 
 // Every daemon has called home: the wireup broadcast tells them all of each other, then VM_READY.
-void daemons_reported(const JobPtr& job) { wire_up(job); }
+// An application job passes through: the DVM is wired already (and each grow wires its own).
+void daemons_reported(const JobPtr& job)
+{
+    if (!job->is_daemon_job) {
+        activate(job, JobState::vm_ready);
+        return;
+    }
+    wire_up(job);
+}
 
 void map(const JobPtr& job)
 {
@@ -165,8 +215,13 @@ void complete_setup(const JobPtr& job)
 // completion.
 void launch_apps(const JobPtr& job)
 {
+    // The launch boundary: no launch data for a departing daemon (spec: elastic-dvm-spec.txt,
+    // hazard 2).
+    if (elastic::hold_at_launch(job)) return;
     pmix::register_job(job, [job](const Status& st) {
         rt().loop().post([job, st] {
+            // The job may have ended (a kill, a timeout) while PMIx registered it.
+            if (job->state != JobState::launch_apps || job->aborting) return;
             if (!st) {
                 fail_job(job, JobState::failed_to_start, st);
                 return;

@@ -41,6 +41,8 @@ rml::Payload encode(const Wireup& wu)
     rml::Writer w;
     w.u32(wu.size).u32(static_cast<uint32_t>(wu.daemons.size()));
     for (const auto& d : wu.daemons) w.u32(d.rank).str(d.node_name).str(d.uri).i32(d.slots).u8(d.allocated ? 1 : 0);
+    w.u32(static_cast<uint32_t>(wu.departed.size()));
+    for (auto r : wu.departed) w.u32(r);
     return w.take();
 }
 
@@ -57,7 +59,15 @@ Status decode(const rml::Payload& in, Wireup& wu)
         e.uri = r.str();
         e.slots = r.i32();
         e.allocated = r.u8() != 0;
+        if (r.ok() && e.rank >= wu.size) return {Errc::bad_file, fmt::format("wireup: daemon {} beyond the DVM's {} ranks", e.rank, wu.size)};
         wu.daemons.push_back(std::move(e));
+    }
+    uint32_t gone = r.u32();
+    if (r.ok() && gone > wu.size) return {Errc::bad_file, fmt::format("wireup: {} departed daemons in a DVM of {}", gone, wu.size)};
+    for (uint32_t i = 0; i < gone && r.ok(); ++i) {
+        runtime::Rank rank = r.u32();
+        if (r.ok() && rank >= wu.size) return {Errc::bad_file, fmt::format("wireup: departed daemon {} beyond the DVM's {} ranks", rank, wu.size)};
+        wu.departed.push_back(rank);
     }
     return finish(r);
 }
@@ -66,6 +76,10 @@ rml::Payload encode(const DaemonCommand& c)
 {
     rml::Writer w;
     w.u8(static_cast<uint8_t>(c.command)).str(c.nspace).i32(c.signal);
+    if (c.command == Command::shrink) {
+        w.u32(static_cast<uint32_t>(c.targets.size()));
+        for (auto r : c.targets) w.u32(r);
+    }
     return w.take();
 }
 
@@ -75,8 +89,13 @@ Status decode(const rml::Payload& in, DaemonCommand& c)
     uint8_t cmd = r.u8();
     c.nspace = r.str();
     c.signal = r.i32();
-    if (r.ok() && (cmd < 1 || cmd > 4)) return {Errc::bad_file, fmt::format("daemon command: unknown command {}", cmd)};
+    if (r.ok() && (cmd < 1 || cmd > 5)) return {Errc::bad_file, fmt::format("daemon command: unknown command {}", cmd)};
     c.command = static_cast<Command>(cmd);
+    if (r.ok() && c.command == Command::shrink) {
+        uint32_t n = r.u32();
+        if (r.ok() && n > in.size()) return {Errc::bad_file, "daemon command: absurd shrink target count"};
+        for (uint32_t i = 0; i < n && r.ok(); ++i) c.targets.push_back(r.u32());
+    }
     return finish(r);
 }
 

@@ -33,19 +33,25 @@ struct WireupEntry {
     int32_t slots = 0;
     bool allocated = true;  // false: the node hosts a daemon but no application process
 };
+// The rank span and who is in it (spec: collective-shrink-completion.txt, "the nidmap carries the
+// rank span"): every rank below `size` is a listed daemon, a departed one (never to come back,
+// routed around for ever), or else one a grow is still starting (routed around until wired).
 struct Wireup {
     uint32_t size = 0;
     std::vector<WireupEntry> daemons;
+    std::vector<runtime::Rank> departed;
 };
 rml::Payload encode(const Wireup& w);
 Status decode(const rml::Payload& in, Wireup& out);
 
-// Commands to daemons (tag daemon).
-enum class Command : uint8_t { exit = 1, kill_job = 2, cleanup_job = 3, signal_job = 4 };
+// Commands to daemons (tag daemon). shrink carries the campaign's targets: every daemon repairs
+// its tree from them, and a target enters leaving mode (spec: collective-shrink-completion.txt).
+enum class Command : uint8_t { exit = 1, kill_job = 2, cleanup_job = 3, signal_job = 4, shrink = 5 };
 struct DaemonCommand {
     Command command = Command::exit;
     std::string nspace;
     int32_t signal = 0;
+    std::vector<runtime::Rank> targets;  // shrink only
 };
 rml::Payload encode(const DaemonCommand& c);
 Status decode(const rml::Payload& in, DaemonCommand& out);

@@ -163,5 +163,20 @@ void shrink_complete(const runtime::ShrinkCampaign& campaign, const runtime::Nod
     for (Module* module : modules()) module->shrink_complete(campaign, pool);
 }
 
+void grow_failed(const std::vector<std::string>& nodes, const runtime::NodePool& pool)
+{
+    for (Module* module : modules()) module->grow_failed(nodes, pool);
+}
+
+void push(const std::string& component, ModifyResult result, runtime::NodePool& pool)
+{
+    runtime::AllocationRequest request;
+    request.directive = result.nodes_to_release.empty() ? runtime::AllocDirective::extend
+                                                        : runtime::AllocDirective::release;
+    request.alloc_id = result.alloc_id;
+    framework().verbose()(5, "push: {} pushes a '{}' with no requester", component, to_string(request.directive));
+    complete_request(component, request, std::move(result), pool);
+}
+
 }  // namespace base
 }  // namespace prte::ras

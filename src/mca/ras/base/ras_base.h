@@ -40,5 +40,13 @@ void complete_request(const std::string& component, const runtime::AllocationReq
 
 // Offers a completed shrink campaign to every active module, in priority order.
 void shrink_complete(const runtime::ShrinkCampaign& campaign, const runtime::NodePool& pool);
+// Offers the nodes of a rolled-back grow to every active module (while the pool still says which
+// component brought each in).
+void grow_failed(const std::vector<std::string>& nodes, const runtime::NodePool& pool);
+
+// A component that learns of nodes by itself (a scheduler granting more) pushes them here: the
+// change goes through complete_request() like any request, with no requester, so it gets no
+// completion event (spec: elastic-dvm-spec.txt, "No requester, no directed event"). Progress thread.
+void push(const std::string& component, ModifyResult result, runtime::NodePool& pool);
 
 }  // namespace prte::ras::base

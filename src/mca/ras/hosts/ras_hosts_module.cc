@@ -177,10 +177,17 @@ Status HostsModule::release(const runtime::AllocationRequest& request, RequestCo
             return {};
         }
     }
-    // One node named twice ("n[1-2],n2") is still one node leaving.
+    // A node named twice ("n[1-2],n2") is most likely a typo for another node: refuse it rather
+    // than guess.
     std::vector<std::string> unique;
     for (auto& name : names) {
-        if (std::find(unique.begin(), unique.end(), name) == unique.end()) unique.push_back(std::move(name));
+        if (std::find(unique.begin(), unique.end(), name) != unique.end()) {
+            completion.complete({Status(Errc::bad_param, fmt::format("cannot release node {}: it is named twice in "
+                                                                     "the node list", name)),
+                                 request.alloc_id, {}, {}});
+            return {};
+        }
+        unique.push_back(std::move(name));
     }
     verbose()(5, "hosts: release request for {} node(s): {}", unique.size(), util::compress_hostlist(unique));
     completion.complete({{}, request.alloc_id, {}, std::move(unique)});

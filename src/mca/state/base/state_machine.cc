@@ -72,6 +72,13 @@ void StateMachine::run_job_state(const JobPtr& job, runtime::JobState state)
 #ifdef PRTE_DEBUG_CHECKS
     assert(dispatcher_.on_owner_thread());
 #endif
+    // Late activations (posted before the job parked or ended) must not move it on: a parked job
+    // moves only when the fence releases it, an ended job never comes back to life.
+    if (runtime::is_alive(state) && (job->parked || !runtime::is_alive(job->state))) {
+        verbose_(5, "job {}: {} dropped: the job is {}", job->nspace, runtime::to_string(state),
+                 job->parked ? "parked" : runtime::to_string(job->state));
+        return;
+    }
     auto it = job_table_.find(state);
     if (it == job_table_.end() && runtime::is_error(state)) it = job_table_.find(runtime::JobState::error);
     job->state = state;

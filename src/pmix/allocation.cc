@@ -1,0 +1,284 @@
+// PMIx_Allocation_request: from a tool or a process on the master's node it goes to the elastic
+// DVM at once; from a process on a daemon's node the daemon relays it to the master, as spawns are
+// (spawn_relay.cc). Phase one answers the call (status, PMIX_ALLOC_ID, PMIX_ALLOC_REQ_ID); phase
+// two is one event, raised by the requester's own node's server (spec: elastic-dvm-spec.txt,
+// "Two-phase model").
+#include <pmix.h>
+
+#include <cstring>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "mca/plm/base/plm_elastic.h"
+#include "pmix/attributes.h"
+#include "pmix/info_array.h"
+#include "pmix/internal.h"
+#include "pmix/server.h"
+#include "prte_config.h"
+#include "rml/buffer.h"
+#include "rml/rml.h"
+#include "runtime/runtime.h"
+#include "util/hostlist.h"
+
+namespace prte::pmix::detail {
+namespace {
+
+using runtime::AllocDirective;
+using runtime::Rank;
+
+rml::Messenger& messenger() { return rml::Messenger::instance(); }
+bool is_master() { return runtime::Runtime::instance().identity().role == mca::ProcessRole::master; }
+
+struct Pending {
+    pmix_info_cbfunc_t cbfunc = nullptr;
+    void* cbdata = nullptr;
+    std::string req_id;
+};
+
+// Daemon, progress thread: requests relayed and not answered yet.
+std::map<uint64_t, Pending>& pending()
+{
+    static std::map<uint64_t, Pending> requests;
+    return requests;
+}
+
+std::optional<AllocDirective> directive_of(pmix_alloc_directive_t d)
+{
+    switch (d) {
+    case PMIX_ALLOC_NEW: return AllocDirective::new_allocation;
+    case PMIX_ALLOC_EXTEND: return AllocDirective::extend;
+    case PMIX_ALLOC_RELEASE: return AllocDirective::release;
+    case PMIX_ALLOC_REAQUIRE: return AllocDirective::reacquire;
+    default: return std::nullopt;
+    }
+}
+
+// What the DVM reads of a request (anything else stays in `info` for components).
+Status translate(pmix_alloc_directive_t directive, const pmix_info_t data[], size_t ndata,
+                 runtime::AllocationRequest& out)
+{
+    auto d = directive_of(directive);
+    if (!d) return {Errc::bad_param, fmt::format("unknown allocation directive {}", static_cast<int>(directive))};
+    out.directive = *d;
+    for (size_t i = 0; data && i < ndata; ++i) {
+        const pmix_info_t& info = data[i];
+        if (PMIX_CHECK_KEY(&info, PMIX_ALLOC_NODE_LIST)) {
+            auto text = value_string(info.value);
+            if (!text) return {Errc::bad_param, "PMIX_ALLOC_NODE_LIST must be a string"};
+            for (auto& entry : util::split_hostlist(*text)) {
+                if (!entry.empty()) out.node_list.push_back(entry);
+            }
+            if (out.node_list.empty()) return {Errc::bad_param, fmt::format("PMIX_ALLOC_NODE_LIST '{}' names no node", *text)};
+        } else if (PMIX_CHECK_KEY(&info, PMIX_ALLOC_NUM_NODES)) {
+            int64_t n = -1;
+            switch (info.value.type) {
+            case PMIX_UINT64: n = static_cast<int64_t>(info.value.data.uint64); break;
+            case PMIX_UINT32: n = info.value.data.uint32; break;
+            case PMIX_INT: n = info.value.data.integer; break;
+            case PMIX_SIZE: n = static_cast<int64_t>(info.value.data.size); break;
+            default: return {Errc::bad_param, "PMIX_ALLOC_NUM_NODES must be an integer"};
+            }
+            if (n < 0) return {Errc::bad_param, fmt::format("PMIX_ALLOC_NUM_NODES {} is negative", n)};
+            out.num_nodes = static_cast<uint64_t>(n);
+        } else if (PMIX_CHECK_KEY(&info, PMIX_ALLOC_ID)) {
+            if (auto text = value_string(info.value)) out.alloc_id = *text;
+        } else if (PMIX_CHECK_KEY(&info, PMIX_ALLOC_REQ_ID)) {
+            if (auto text = value_string(info.value)) out.req_id = *text;
+        }
+    }
+    return {};
+}
+
+// Phase one, on PMIx's terms: the status, and the ids to match the later event by.
+void answer_call(pmix_info_cbfunc_t cbfunc, void* cbdata, pmix_status_t status, const std::string& alloc_id,
+                 const std::string& req_id, const std::string& message)
+{
+    if (!cbfunc) return;
+    auto* info = new InfoArray;
+    if (!alloc_id.empty()) info->add_string(PMIX_ALLOC_ID, alloc_id);
+    if (!req_id.empty()) info->add_string(PMIX_ALLOC_REQ_ID, req_id);
+    if (!message.empty()) info->add_string(PMIX_EVENT_TEXT_MESSAGE, message);
+    cbfunc(status, info->data(), info->size(), cbdata, [](void* arg) { delete static_cast<InfoArray*>(arg); }, info);
+}
+
+void notify_locally(const AllocationOutcome& o)
+{
+#ifdef PRTE_HAVE_PMIX_DVM_EVENTS
+    auto* info = new InfoArray;
+    info->add_string(PMIX_ALLOC_ID, o.alloc_id);
+    if (!o.req_id.empty()) info->add_string(PMIX_ALLOC_REQ_ID, o.req_id);
+    if (!o.success) {
+        info->add_status(kAllocationCause, o.cause);
+        if (!o.message.empty()) info->add_string(PMIX_EVENT_TEXT_MESSAGE, o.message);
+    }
+    info->add_proc_array(PMIX_EVENT_CUSTOM_RANGE, &o.requester, 1);
+    info->add_bool(PMIX_EVENT_NON_DEFAULT, true);
+    pmix_status_t code = o.success ? PMIX_DVM_IS_READY : PMIX_ERR_DVM_MOD;
+    verbose()(2, "allocation {}: {} to {}", o.alloc_id, o.success ? "PMIX_DVM_IS_READY" : "PMIX_ERR_DVM_MOD",
+              describe(o.requester));
+    pmix_status_t rc = PMIx_Notify_event(code, &server_proc(), PMIX_RANGE_CUSTOM, info->data(), info->size(),
+                                         [](pmix_status_t, void* arg) { delete static_cast<InfoArray*>(arg); }, info);
+    if (rc != PMIX_SUCCESS) {
+        if (rc != PMIX_OPERATION_SUCCEEDED) {
+            verbose()(1, "cannot notify {} of allocation {}: {}", describe(o.requester), o.alloc_id, PMIx_Error_string(rc));
+        }
+        delete info;
+    }
+#else
+    verbose()(2, "allocation {} {}: no completion event (this PMIx defines neither PMIX_DVM_IS_READY nor "
+                 "PMIX_ERR_DVM_MOD; PMIX_QUERY_ALLOC_STATUS says it)",
+              o.alloc_id, o.success ? "complete" : "failed");
+#endif
+}
+
+// Master: a daemon relays a process's request.
+void on_request(Rank origin, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "allocation request");
+    uint64_t id = r.u64();
+    std::string nspace = r.str();
+    uint32_t rank = r.u32();
+    uint8_t directive = r.u8();
+    std::vector<std::string> nodes = r.strings();
+    uint64_t num_nodes = r.u64();
+    std::string alloc_id = r.str();
+    std::string req_id = r.str();
+    if (!r.ok() || directive > static_cast<uint8_t>(AllocDirective::cancel)) {
+        output::warning("dropped an allocation request from daemon {}: {}", origin,
+                        r.ok() ? "unknown directive" : r.error());
+        return;
+    }
+    runtime::AllocationRequest request;
+    pmix_proc_t requester;
+    PMIX_LOAD_PROCID(&requester, nspace.c_str(), rank);
+    request.requester = requester;
+    request.requester_daemon = origin;
+    request.directive = static_cast<AllocDirective>(directive);
+    request.node_list = std::move(nodes);
+    request.num_nodes = num_nodes;
+    request.alloc_id = alloc_id;
+    request.req_id = req_id;
+    verbose()(2, "daemon {} relays an allocation request from {}", origin, describe(requester));
+    plm::base::elastic::submit(std::move(request), [origin, id](const Status& st, const std::string& granted) {
+        rml::Writer w;
+        w.u64(id).i32(to_pmix_status(st)).str(granted).str(st ? std::string() : st.message());
+        if (Status s = messenger().send(origin, rml::tag::alloc_reply, w.take()); !s) {
+            output::warning("cannot answer daemon {}'s allocation request: {}", origin, s.message());
+        }
+    });
+}
+
+// Daemon: the master's phase-one answer.
+void on_reply(Rank, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "allocation reply");
+    uint64_t id = r.u64();
+    pmix_status_t status = r.i32();
+    std::string alloc_id = r.str();
+    std::string message = r.str();
+    if (!r.ok()) {
+        output::warning("dropped an allocation reply from the master: {}", r.error());
+        return;
+    }
+    auto it = pending().find(id);
+    if (it == pending().end()) return;
+    Pending p = it->second;
+    pending().erase(it);
+    answer_call(p.cbfunc, p.cbdata, status, alloc_id, p.req_id, message);
+}
+
+// Daemon: the completion event for a process of this node.
+void on_event(Rank, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "allocation event");
+    AllocationOutcome o;
+    std::string nspace = r.str();
+    o.requester.rank = r.u32();
+    o.alloc_id = r.str();
+    o.req_id = r.str();
+    o.success = r.u8() != 0;
+    o.cause = r.i32();
+    o.message = r.str();
+    if (!r.ok()) {
+        output::warning("dropped an allocation event from the master: {}", r.error());
+        return;
+    }
+    PMIX_LOAD_NSPACE(o.requester.nspace, nspace.c_str());
+    notify_locally(o);
+}
+
+}  // namespace
+
+pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directive, const pmix_info_t data[],
+                       size_t ndata, pmix_info_cbfunc_t cbfunc, void* cbdata)
+{
+    runtime::AllocationRequest request;
+    Status st = translate(directive, data, ndata, request);
+    if (client) request.requester = *client;
+    std::string from = client ? describe(*client) : std::string("?");
+    if (!st) {
+        verbose()(1, "allocation request from {} refused: {}", from, st.message());
+        return to_pmix_status(st);
+    }
+    std::string req_id = request.req_id;
+    if (is_master()) {
+        post([request = std::move(request), req_id, cbfunc, cbdata, from]() mutable {
+            plm::base::elastic::submit(std::move(request), [req_id, cbfunc, cbdata, from](const Status& s,
+                                                                                         const std::string& alloc_id) {
+                if (!s) verbose()(1, "allocation request from {} refused: {}", from, s.message());
+                answer_call(cbfunc, cbdata, to_pmix_status(s), alloc_id, req_id, s ? std::string() : s.message());
+            });
+        });
+        return PMIX_SUCCESS;
+    }
+    post([request = std::move(request), req_id, cbfunc, cbdata, from] {
+        static uint64_t next_id = 1;
+        uint64_t id = next_id++;
+        rml::Writer w;
+        w.u64(id).str(request.requester ? request.requester->nspace : "").u32(request.requester ? request.requester->rank : 0);
+        w.u8(static_cast<uint8_t>(request.directive)).strings(request.node_list).u64(request.num_nodes);
+        w.str(request.alloc_id).str(request.req_id);
+        Status sent = w.ok() ? messenger().send(0, rml::tag::alloc_request, w.take())
+                             : Status(Errc::internal, "cannot pack the relayed request");
+        if (!sent) {
+            output::error("allocation request from {} refused: cannot reach the master: {}", from, sent.message());
+            answer_call(cbfunc, cbdata, PMIX_ERR_UNREACH, {}, req_id, sent.message());
+            return;
+        }
+        pending()[id] = {cbfunc, cbdata, req_id};
+        verbose()(2, "allocation request from {} relayed to the master", from);
+    });
+    return PMIX_SUCCESS;
+}
+
+void enable_allocation_relay()
+{
+    if (is_master()) {
+        messenger().register_handler(rml::tag::alloc_request, on_request);
+    } else {
+        messenger().register_handler(rml::tag::alloc_reply, on_reply);
+        messenger().register_handler(rml::tag::alloc_event, on_event);
+    }
+}
+
+}  // namespace prte::pmix::detail
+
+namespace prte::pmix {
+
+void notify_allocation_outcome(const AllocationOutcome& o)
+{
+    if (o.requester_daemon == 0 || o.requester_daemon == runtime::Runtime::instance().identity().rank) {
+        if (detail::server_running()) detail::notify_locally(o);
+        return;
+    }
+    rml::Writer w;
+    w.str(o.requester.nspace).u32(o.requester.rank).str(o.alloc_id).str(o.req_id).u8(o.success ? 1 : 0).i32(o.cause);
+    w.str(o.message);
+    if (Status st = detail::messenger().send(o.requester_daemon, rml::tag::alloc_event, w.take()); !st) {
+        output::warning("cannot tell {} how allocation {} ended: {}", describe(o.requester), o.alloc_id,
+                        st.message());
+    }
+}
+
+}  // namespace prte::pmix
