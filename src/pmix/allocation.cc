@@ -90,6 +90,15 @@ Status translate(pmix_alloc_directive_t directive, const pmix_info_t data[], siz
     return {};
 }
 
+// Master, progress thread: the reason of each requester's last refusal, until it asks.
+std::map<std::string, std::string>& refusals()
+{
+    static std::map<std::string, std::string> reasons;
+    return reasons;
+}
+
+std::string key_of(const pmix_proc_t& p) { return fmt::format("{}:{}", p.nspace, p.rank); }
+
 // Phase one, on PMIx's terms: the status, and the ids to match the later event by.
 void answer_call(pmix_info_cbfunc_t cbfunc, void* cbdata, pmix_status_t status, const std::string& alloc_id,
                  const std::string& req_id, const std::string& message)
@@ -224,9 +233,14 @@ pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directi
     std::string req_id = request.req_id;
     if (is_master()) {
         post([request = std::move(request), req_id, cbfunc, cbdata, from]() mutable {
-            plm::base::elastic::submit(std::move(request), [req_id, cbfunc, cbdata, from](const Status& s,
+            std::optional<pmix_proc_t> requester = request.requester;
+            plm::base::elastic::submit(std::move(request), [req_id, cbfunc, cbdata, from, requester](const Status& s,
                                                                                          const std::string& alloc_id) {
-                if (!s) verbose()(1, "allocation request from {} refused: {}", from, s.message());
+                if (!s) {
+                    verbose()(1, "allocation request from {} refused: {}", from, s.message());
+                    if (refusals().size() > 1024) refusals().clear();  // bounded: a tool that never asks
+                    if (requester) refusals()[key_of(*requester)] = s.message();
+                }
                 answer_call(cbfunc, cbdata, to_pmix_status(s), alloc_id, req_id, s ? std::string() : s.message());
             });
         });
@@ -250,6 +264,15 @@ pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directi
         verbose()(2, "allocation request from {} relayed to the master", from);
     });
     return PMIX_SUCCESS;
+}
+
+std::optional<std::string> take_refusal(const pmix_proc_t& requester)
+{
+    auto it = refusals().find(key_of(requester));
+    if (it == refusals().end()) return std::nullopt;
+    std::string why = std::move(it->second);
+    refusals().erase(it);
+    return why;
 }
 
 void enable_allocation_relay()

@@ -25,6 +25,9 @@ inline constexpr const char kOutputAckedBytes[] = "prte.iof.acked";
 // In the info of a PMIX_ERR_DVM_MOD event: the pmix_status_t that prevented the DVM change (spec:
 // elastic-dvm-spec.txt, "Failure event"), beside PMIX_EVENT_TEXT_MESSAGE with the reason in words.
 inline constexpr const char kAllocationCause[] = "prte.alloc.cause";
+// A query key: why the DVM refused this tool's last allocation request. PMIx 4.2 hands a refused
+// PMIx_Allocation_request only its status, not the info that says why, so palloc asks for it.
+inline constexpr const char kAllocationRefusal[] = "prte.alloc.refusal";
 // In the answer to PMIX_QUERY_JOB_STATUS: the job's state by name ("PRTE_JOB_STATE_WAITING_FOR_DAEMONS"
 // for a job parked while the DVM changes size), which a pmix_status_t cannot say.
 inline constexpr const char kJobStateName[] = "prte.job.state";

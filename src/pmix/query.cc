@@ -127,6 +127,8 @@ struct Question {
     std::vector<std::string> keys;
     std::optional<std::string> nspace;  // PMIX_NSPACE or PMIX_PROCID qualifier
     std::optional<std::string> alloc_id;  // PMIX_ALLOC_ID qualifier
+    std::optional<pmix_proc_t> proc;      // PMIX_PROCID qualifier (PMIx 4.2 names the server, not a
+                                          // tool, as a tool query's requester)
     uint64_t acked_bytes = 0;           // kOutputAckedBytes qualifier (output acknowledgements)
 };
 
@@ -206,8 +208,9 @@ std::optional<std::string> allocation_status(const std::optional<std::string>& o
             if (record->second.phase == runtime::AllocationPhase::failed) phase += ": " + record->second.cause;
         }
         if (!text.empty()) text += "\n";
-        text += fmt::format("{}: {}; ras {}; {} node(s) up: {}; {} slot(s), {} in use", id, phase,
-                            a.ras.empty() ? "none" : a.ras, a.up.size(), util::join(a.up, ", "), a.slots, a.in_use);
+        text += fmt::format("{}: {}; ras {}; {} node(s) up{}{}; {} slot(s), {} in use", id, phase,
+                            a.ras.empty() ? "none" : a.ras, a.up.size(), a.up.empty() ? "" : ": ",
+                            util::join(a.up, ", "), a.slots, a.in_use);
         if (a.departed > 0) text += fmt::format("; {} node(s) gone", a.departed);
     }
     return text;
@@ -267,6 +270,12 @@ bool answer_key(const std::string& key, const Question& q, const pmix_proc_t& re
         }
         return true;
     }
+    if (key == kAllocationRefusal) {
+        std::optional<std::string> why = take_refusal(q.proc.value_or(requester));
+        if (!why) return false;
+        results.add_string(kAllocationRefusal, *why);
+        return true;
+    }
     if (key == PMIX_QUERY_ALLOC_STATUS) {
         std::optional<std::string> status = allocation_status(q.alloc_id);
         if (!status) return false;
@@ -288,6 +297,12 @@ pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, p
         for (char** k = queries[n].keys; k && *k; ++k) questions[n].keys.emplace_back(*k);
         questions[n].nspace = nspace_qualifier(queries[n]);
         questions[n].alloc_id = alloc_id_qualifier(queries[n]);
+        for (size_t i = 0; queries[n].qualifiers && i < queries[n].nqual; ++i) {
+            const pmix_info_t& info = queries[n].qualifiers[i];
+            if (PMIX_CHECK_KEY(&info, PMIX_PROCID) && info.value.type == PMIX_PROC && info.value.data.proc) {
+                questions[n].proc = *info.value.data.proc;
+            }
+        }
         questions[n].acked_bytes = acked_qualifier(queries[n]);
     }
     post([requester, questions = std::move(questions), cbfunc, cbdata] {

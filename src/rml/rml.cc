@@ -358,6 +358,11 @@ void Messenger::on_closed(Connection& c, const std::string& why)
 
 size_t Messenger::mark_departed(const std::vector<Rank>& ranks)
 {
+    // Only the connections to this daemon's own departing children are closed: they are those
+    // ranks' lifelines, and the order to leave went down them just before (so it arrives first).
+    // Any other connection to a departing daemon (the master keeps each daemon's call-home one)
+    // is left for it to close as it goes: closing it here could beat the order to it.
+    std::vector<Rank> children = tree_->children();
     size_t added = tree_->mark_departed(ranks);
     if (added == 0) return 0;
     ++repairs_;
@@ -365,7 +370,11 @@ size_t Messenger::mark_departed(const std::vector<Rank>& ranks)
                      tree_->describe());
     std::vector<Connection*> closing;
     for (auto& c : connections_) {
-        if (std::find(ranks.begin(), ranks.end(), c->peer()) != ranks.end()) closing.push_back(c.get());
+        Rank peer = c->peer();
+        if (std::find(ranks.begin(), ranks.end(), peer) != ranks.end() &&
+            std::find(children.begin(), children.end(), peer) != children.end()) {
+            closing.push_back(c.get());
+        }
     }
     for (Connection* c : closing) {
         c->close_after_flush();

@@ -338,13 +338,16 @@ Status fill_apps(const Request& request, Apps& apps)
         app.cwd = strdup(ctx.wdir.empty() ? cwd.c_str() : ctx.wdir.c_str());
         app.maxprocs = ctx.np;
         // --host and --hostfile belong to the app in PMIx (and PRRTE).
-        size_t ninfo = (ctx.hosts.empty() ? 0 : 1) + (ctx.hostfile.empty() ? 0 : 1);
+        size_t ninfo = (ctx.hosts.empty() ? 0 : 1) + (ctx.hostfile.empty() ? 0 : 1) +
+                       (ctx.add_hosts.empty() ? 0 : 1) + (ctx.add_hostfile.empty() ? 0 : 1);
         if (ninfo > 0) {
             PMIX_INFO_CREATE(app.info, ninfo);
             app.ninfo = ninfo;
             size_t k = 0;
             if (!ctx.hosts.empty()) load_info(&app.info[k++], PMIX_HOST, prte::util::join(ctx.hosts, ","));
             if (!ctx.hostfile.empty()) load_info(&app.info[k++], PMIX_HOSTFILE, ctx.hostfile);
+            if (!ctx.add_hosts.empty()) load_info(&app.info[k++], PMIX_ADD_HOST, prte::util::join(ctx.add_hosts, ","));
+            if (!ctx.add_hostfile.empty()) load_info(&app.info[k++], PMIX_ADD_HOSTFILE, ctx.add_hostfile);
         }
     }
     return {};

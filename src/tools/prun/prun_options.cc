@@ -23,7 +23,7 @@ const std::map<std::string, int>& option_arity()
         {"-n", 1},        {"--np", 1},     {"--map-by", 1}, {"--bind-to", 1}, {"--host", 1},
         {"-H", 1},        {"--hostfile", 1}, {"-x", 1},     {"--wdir", 1},    {"--output", 1},
         {"--timeout", 1}, {"--dvm-uri", 1}, {"--dvm", 1},   {"--stdin", 1},   {"--prtemca", 2},
-        {"--mca", 2},
+        {"--mca", 2},     {"--add-host", 1}, {"--add-hostfile", 1},
     };
     return arity;
 }
@@ -33,7 +33,8 @@ const std::set<std::string>& single_dash_long_options()
 {
     static const std::set<std::string> names = {"np",      "host",   "hostfile", "wdir",     "map-by",
                                                 "bind-to", "output", "timeout",  "prtemca",  "mca",
-                                                "dvm-uri", "dvm",    "stdin",    "verbose"};
+                                                "dvm-uri", "dvm",    "stdin",    "verbose", "add-host",
+                                                "add-hostfile"};
     return names;
 }
 
@@ -109,6 +110,11 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
     take_each(cli.add_option("--host,-H", t.app.hosts, "Nodes to run on: h1,h2:2 (name[:slots],...)"))
         ->type_name("LIST");
     cli.add_option("--hostfile", t.app.hostfile, "A hostfile naming the nodes to run on")->type_name("FILE");
+    take_each(cli.add_option("--add-host", t.app.add_hosts,
+                             "Grow the DVM onto these nodes first (an elastic DVM): h1,h2:2 (name[:slots],...)"))
+        ->type_name("LIST");
+    cli.add_option("--add-hostfile", t.app.add_hostfile, "Grow the DVM onto the nodes of this hostfile first")
+        ->type_name("FILE");
     cli.add_option("--wdir", t.app.wdir, "Working directory of the processes (default: prun's)")->type_name("DIR");
 
     cli.add_option("--map-by", r.map_by,
@@ -305,9 +311,11 @@ Status parse(const std::vector<std::string>& raw_args, Request& out)
 void make_hostfiles_absolute(Request& request, const std::string& cwd)
 {
     for (AppContext& app : request.apps) {
-        std::filesystem::path file(app.hostfile);
-        if (app.hostfile.empty() || file.is_absolute()) continue;
-        app.hostfile = (std::filesystem::path(cwd) / file).lexically_normal().string();
+        for (std::string* path : {&app.hostfile, &app.add_hostfile}) {
+            std::filesystem::path file(*path);
+            if (path->empty() || file.is_absolute()) continue;
+            *path = (std::filesystem::path(cwd) / file).lexically_normal().string();
+        }
     }
 }
 

@@ -21,6 +21,8 @@ struct AppContext {
     std::vector<std::string> exports;    // -x: NAME or NAME=value, as given
     std::vector<std::string> hosts;      // --host: h1,h2:2 (each occurrence one list)
     std::string hostfile;                // --hostfile
+    std::vector<std::string> add_hosts;  // --add-host: grow the DVM first (each occurrence one list)
+    std::string add_hostfile;            // --add-hostfile
     std::string wdir;                    // --wdir; empty: prun's working directory
 };
 

@@ -47,6 +47,11 @@ void InfoList::add_uint32(const char* key, uint32_t value)
     PMIx_Info_load(&append(), key, &value, PMIX_UINT32);
 }
 
+void InfoList::add_uint64(const char* key, uint64_t value)
+{
+    PMIx_Info_load(&append(), key, &value, PMIX_UINT64);
+}
+
 void InfoList::add_proc(const char* key, const pmix_proc_t& value)
 {
     PMIx_Info_load(&append(), key, &value, PMIX_PROC);

@@ -31,6 +31,7 @@ class InfoList {
     void add_bool(const char* key, bool value);
     void add_int(const char* key, int value);
     void add_uint32(const char* key, uint32_t value);
+    void add_uint64(const char* key, uint64_t value);
     void add_proc(const char* key, const pmix_proc_t& value);
 
     pmix_info_t* data() { return infos_.empty() ? nullptr : infos_.data(); }
