@@ -3,6 +3,8 @@
 // "job <nspace> rank <r> pid <pid> host <host> exe <executable>" per process of every job.
 // With `--alloc [ID]` it asks PMIX_QUERY_ALLOC_STATUS instead (of allocation ID only, if given)
 // and prints "alloc <line>" per line of the answer, or "alloc status <PMIx status>" on failure.
+// With `--job-state NSPACE` it asks PMIX_QUERY_JOB_STATUS of that job and prints
+// "job state <status> <prte.job.state>".
 #include <pmix_tool.h>
 
 #include <cstdio>
@@ -47,13 +49,28 @@ std::vector<pmix_info_t> query(const char* key, const char* nspace, const char* 
 int main(int argc, char** argv)
 {
     bool alloc = argc >= 3 && std::strcmp(argv[2], "--alloc") == 0;
-    if (argc != 2 && !(alloc && argc <= 4)) prte_test::fail(program, "usage: proctable <DVM URI> [--alloc [ID]]");
+    bool job_state = argc == 4 && std::strcmp(argv[2], "--job-state") == 0;
+    if (argc != 2 && !(alloc && argc <= 4) && !job_state) {
+        prte_test::fail(program, "usage: proctable <DVM URI> [--alloc [ID] | --job-state NSPACE]");
+    }
     pmix_info_t info[1];
     PMIx_Info_load(&info[0], PMIX_SERVER_URI, argv[1], PMIX_STRING);
     pmix_proc_t me;
     pmix_status_t rc = PMIx_tool_init(&me, info, 1);
     if (rc != PMIX_SUCCESS) prte_test::fail(program, "cannot connect to %s: %s", argv[1], PMIx_Error_string(rc));
 
+    if (job_state) {
+        std::vector<pmix_info_t> answer = query(PMIX_QUERY_JOB_STATUS, argv[3]);
+        std::string status = "?", name = "?";
+        for (const pmix_info_t& i : answer) {
+            if (PMIX_CHECK_KEY(&i, PMIX_QUERY_JOB_STATUS)) status = PMIx_Error_string(i.value.data.status);
+            if (PMIX_CHECK_KEY(&i, "prte.job.state") && i.value.type == PMIX_STRING) name = i.value.data.string;
+        }
+        std::printf("job state %s %s\n", status.c_str(), name.c_str());
+        std::fflush(stdout);
+        PMIx_tool_finalize();
+        return 0;
+    }
     if (alloc) {
         pmix_status_t status;
         std::vector<pmix_info_t> answer =
