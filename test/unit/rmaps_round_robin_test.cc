@@ -254,6 +254,7 @@ TEST_F(RoundRobinTest, NoFreeSlotMessageOmitsOversubscribeWhenItIsAllowed)
 {
     add_node("node01", 1, /*slots_given=*/false).slots_inuse = 1;
     add_app(0);
+    job.mapping.oversubscribe = true;
     Status st = map(MapBy::slot);
     EXPECT_EQ(st.code(), Errc::out_of_resource);
     EXPECT_EQ(st.message(),
@@ -300,19 +301,27 @@ TEST_F(RoundRobinTest, OversubscribingIsForbiddenByDefaultWhenSlotsWereGiven)
     EXPECT_EQ(counters(pool), (std::vector<std::pair<int, int>>{{0, 0}, {0, 0}}));
 }
 
-TEST_F(RoundRobinTest, OneNodeWithGivenSlotsMakesTheWholeContextSlotsGiven)
+// Slots that came from the hardware are no licence to oversubscribe (issue 14, item 4: a fork
+// bomb by default).
+TEST_F(RoundRobinTest, OversubscribingIsForbiddenByDefaultWhenSlotsCameFromTheHardware)
 {
-    add_node("node01", 1, /*slots_given=*/false);
-    add_node("node02", 1, /*slots_given=*/true);
-    add_app(3);
-    EXPECT_EQ(map(MapBy::slot).code(), Errc::out_of_resource);
+    add_node("node01", 2, /*slots_given=*/false);
+    add_app(100000);
+    Status st = map(MapBy::slot);
+    EXPECT_EQ(st.code(), Errc::out_of_resource);
+    EXPECT_EQ(st.message(),
+              "not enough slots for app 0 (./a.out): 100000 requested, 2 available on node01 (2); add "
+              "--map-by :OVERSUBSCRIBE to oversubscribe");
+    EXPECT_TRUE(job.procs.empty());
+    EXPECT_EQ(counters(pool), (std::vector<std::pair<int, int>>{{0, 0}}));
 }
 
-TEST_F(RoundRobinTest, OversubscribingIsAllowedByDefaultWhenSlotsWereNotGiven)
+TEST_F(RoundRobinTest, OversubscribingSpreadsTheExtraEvenly)
 {
     add_node("node01", 1, /*slots_given=*/false);
     add_node("node02", 1, /*slots_given=*/false);
     add_app(5);
+    job.mapping.oversubscribe = true;
     ASSERT_TRUE(map(MapBy::slot));
     // One each fills the slots; the three extra are spread evenly, and each node's processes
     // keep consecutive ranks.
@@ -371,6 +380,7 @@ TEST_F(RoundRobinTest, OversubscribedCountersGoBeyondTheSlots)
 {
     Node& n = add_node("node01", 1, /*slots_given=*/false);
     add_app(3);
+    job.mapping.oversubscribe = true;
     ASSERT_TRUE(map(MapBy::slot));
     EXPECT_EQ(n.slots_inuse, 3);
     EXPECT_EQ(n.available_slots(), 0);
@@ -383,6 +393,7 @@ TEST_F(RoundRobinTest, OversubscribingStopsAtEachNodesHardLimit)
     add_node("node01", 1, /*slots_given=*/false, /*slots_max=*/2);
     add_node("node02", 1, /*slots_given=*/false);
     add_app(5);
+    job.mapping.oversubscribe = true;
     ASSERT_TRUE(map(MapBy::node));
     EXPECT_EQ(placement(job), (Names{"node01", "node02", "node01", "node02", "node02"}));
 }
@@ -392,6 +403,7 @@ TEST_F(RoundRobinTest, BySlotSpreadSkipsNodesAtTheirHardLimit)
     add_node("node01", 1, /*slots_given=*/false, /*slots_max=*/1);
     add_node("node02", 1, /*slots_given=*/false, /*slots_max=*/4);
     add_app(4);
+    job.mapping.oversubscribe = true;
     ASSERT_TRUE(map(MapBy::slot));
     EXPECT_EQ(placement(job), (Names{"node01", "node02", "node02", "node02"}));
 }
@@ -401,6 +413,7 @@ TEST_F(RoundRobinTest, EveryNodeAtItsHardLimitIsAnError)
     add_node("node01", 2, /*slots_given=*/false, /*slots_max=*/3);
     add_node("node02", 2, /*slots_given=*/false, /*slots_max=*/3).slots_inuse = 1;
     add_app(6);
+    job.mapping.oversubscribe = true;
     Status st = map(MapBy::slot);
     EXPECT_EQ(st.code(), Errc::out_of_resource);
     EXPECT_EQ(st.message(),
@@ -415,6 +428,7 @@ TEST_F(RoundRobinTest, ExactlyReachingTheHardLimitsSucceeds)
     add_node("node01", 2, /*slots_given=*/false, /*slots_max=*/3);
     add_node("node02", 2, /*slots_given=*/false, /*slots_max=*/3).slots_inuse = 1;
     add_app(5);
+    job.mapping.oversubscribe = true;
     ASSERT_TRUE(map(MapBy::node));
     EXPECT_EQ(placement(job), (Names{"node01", "node02", "node01", "node02", "node01"}));
 }
@@ -522,6 +536,7 @@ TEST_F(RoundRobinTest, VerboseLevelTenShowsTheCandidatesAndTheDecision)
 {
     add_node("node01", 1, /*slots_given=*/false);
     add_app(2);
+    job.mapping.oversubscribe = true;
     std::string out;
     {
         VerboseLevel level(10);
@@ -692,16 +707,20 @@ TEST_F(MapJobTest, FailedMapLeavesNodeCountersUnchanged)
     EXPECT_EQ(counters(pool), before);
 }
 
-TEST_F(MapJobTest, SlotsGivenComesFromTheNodes)
+// Whether the count was given or came from the hardware, more processes than slots need
+// :OVERSUBSCRIBE (issue 14, item 4).
+TEST_F(MapJobTest, SlotsFromTheHardwareAreNotOversubscribedUnlessAsked)
 {
     pool.add(make_node("node01", 1, /*slots_given=*/false));
-    Job& guessed = add_job("job-1", 3);
-    ASSERT_TRUE(base::map_job(guessed, pool));  // a guessed count may be oversubscribed
+    Job& refused = add_job("job-1", 3);
+    Status st = base::map_job(refused, pool);
+    EXPECT_EQ(st.code(), Errc::out_of_resource);
+    EXPECT_NE(st.message().find("add --map-by :OVERSUBSCRIBE to oversubscribe"), std::string::npos) << st.message();
 
-    NodePool given_pool;
-    given_pool.add(make_node("node01", 1, /*slots_given=*/true));
-    Job& given = add_job("job-2", 3);
-    EXPECT_EQ(base::map_job(given, given_pool).code(), Errc::out_of_resource);
+    Job& asked = add_job("job-2", 3);
+    asked.mapping.oversubscribe = true;
+    ASSERT_TRUE(base::map_job(asked, pool));
+    EXPECT_EQ(asked.procs.size(), 3u);
 }
 
 TEST_F(MapJobTest, MappingAgainReleasesTheFirstMapping)
