@@ -106,6 +106,27 @@ TEST_F(HostsAllocate, FromHostList)
     EXPECT_FALSE(pool.find("b")->slots_given);
 }
 
+// "localhost" is the node prte runs on, under the name the master adopts (issue 14, item 8: it
+// was a node of its own, reached over ssh).
+TEST_F(HostsAllocate, LocalhostIsThisNode)
+{
+    HostsModule module;
+    AllocateContext context;
+    context.hosts = {"localhost:2,b"};
+    ASSERT_TRUE(module.allocate(context, pool).ok());
+    EXPECT_EQ(names_in(pool), (std::vector<std::string>{this_hostname(), "b"}));
+    EXPECT_EQ(pool.find(this_hostname())->slots, 2);
+    EXPECT_TRUE(pool.find(this_hostname())->slots_given);
+
+    NodePool from_file;
+    context = {};
+    context.hostfile = dir.write("hosts", "localhost slots=3\n");
+    ASSERT_TRUE(module.allocate(context, from_file).ok());
+    ASSERT_EQ(from_file.size(), 1u);
+    EXPECT_EQ(from_file.at(0).name, this_hostname());
+    EXPECT_EQ(from_file.at(0).slots, 3);
+}
+
 TEST_F(HostsAllocate, HostfileThenHostListMerged)
 {
     HostsModule module;
@@ -243,6 +264,16 @@ AllocationRequest request_for(AllocDirective directive, std::vector<std::string>
     request.hostfile = std::move(hostfile);
     request.alloc_id = std::move(alloc_id);
     return request;
+}
+
+TEST(HostsModify, ExtendWithLocalhostAddsThisNode)
+{
+    HostsModule module;
+    RecordedCompletion recorded;
+    ASSERT_TRUE(module.modify(request_for(AllocDirective::extend, {"localhost:4"}, {}, "alloc-1"), recorded.make()).ok());
+    ASSERT_EQ(recorded.calls, 1);
+    ASSERT_TRUE(recorded.result->status.ok()) << recorded.result->status.message();
+    EXPECT_EQ(names_of(recorded.result->nodes_added), (std::vector<std::string>{this_hostname()}));
 }
 
 TEST(HostsModify, ExtendWithNodeList)

@@ -17,6 +17,7 @@
 #include "rmaps_test_util.h"
 #include "runtime/job.h"
 #include "runtime/node.h"
+#include "runtime/runtime.h"
 #include "temp_dir.h"
 
 namespace prte::rmaps {
@@ -680,6 +681,22 @@ TEST_F(MapJobTest, HostListRestrictsTheAppToThoseNodes)
     job.apps[0].hosts = {"node03:1", "node02"};
     ASSERT_TRUE(base::map_job(job, pool));
     EXPECT_EQ(placement(job), (Names{"node03", "node03", "node02"}));  // in --host order
+}
+
+// prun --host localhost means the master's node, whatever the DVM calls it (issue 14, item 8).
+TEST_F(MapJobTest, LocalhostIsTheMastersNode)
+{
+    pool.add(make_node("node01", 2));
+    pool.add(make_node("node02", 2));
+    std::string& master_node = runtime::Runtime::instance().identity().node_name;
+    std::string saved = master_node;
+    master_node = "node02";
+    Job& job = add_job("job-1", 2);
+    job.apps[0].hosts = {"localhost"};
+    Status st = base::map_job(job, pool);
+    master_node = saved;
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_EQ(placement(job), (Names{"node02", "node02"}));
 }
 
 TEST_F(MapJobTest, NodesTheFilterRejectsAreNotUsed)
