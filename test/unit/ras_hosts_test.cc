@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include "component_files.h"
 #include "temp_dir.h"
 #include <hwloc.h>
 #include <limits.h>
@@ -498,14 +499,16 @@ TEST_F(HostsCompleteRequest, ErrorAddsNothing)
 // ---- the built component -------------------------------------------------------------------
 
 // The component as the runtime loads it: mca_ras_hosts.so from the build tree, which CTest names
-// in PRTE_MCA_mca_base_component_path.
+// in PRTE_MCA_mca_base_component_path (component_files.h).
 class HostsComponent : public ::testing::Test {
   protected:
     void SetUp() override
     {
-        const char* dir = std::getenv("PRTE_MCA_mca_base_component_path");
-        if (!dir) GTEST_SKIP() << "PRTE_MCA_mca_base_component_path is not set (run under make check)";
-        std::string path = std::string(dir) + "/mca_ras_hosts.so";
+        PRTE_REQUIRE_COMPONENT_FILES("mca_ras_hosts.so");
+        std::string path;
+        for (const auto& dir : prte::test::component_dirs()) {
+            if (path.empty() && std::filesystem::exists(dir + "/mca_ras_hosts.so")) path = dir + "/mca_ras_hosts.so";
+        }
         handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
         ASSERT_NE(handle, nullptr) << dlerror();
         auto fn = reinterpret_cast<prte_mca_component_descriptor_fn>(dlsym(handle, prte::mca::kDescriptorSymbol));

@@ -3,7 +3,7 @@
 // Most tests call the module directly with a MapContext they build. The base's map_job (candidate
 // nodes, rank assignment, unmapping on failure) is tested through the real framework at the end:
 // the component's shared object is loaded from the build tree when CTest says where it is
-// (PRTE_MCA_mca_base_component_path); without it those tests are skipped with the reason.
+// (PRTE_MCA_mca_base_component_path); a missing file fails them (component_files.h).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -627,8 +627,8 @@ class MapJobTest : public ::testing::Test {
   protected:
     void SetUp() override
     {
-        std::string skip_reason;
-        if (!test::open_rmaps(registry_, "round_robin", skip_reason)) GTEST_SKIP() << skip_reason;
+        PRTE_REQUIRE_COMPONENT_FILES("mca_rmaps_round_robin.so");
+        test::open_rmaps(registry_, "round_robin");
         ASSERT_EQ(base::modules().size(), 1u);
         ASSERT_STREQ(base::framework().selected()[0].descriptor->name, "round_robin");
         EXPECT_EQ(base::framework().selected()[0].priority, 10);
