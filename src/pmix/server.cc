@@ -131,7 +131,8 @@ Status start(const ServerOptions& options)
 
     auto& param = mca::ParamRegistry::instance().register_int(
         {"pmix", "server", "verbose"}, 0,
-        "Verbosity of the PMIx server host: 1 refusals and errors, 2 jobs and tools, 5 every upcall, 10 data");
+        "Verbosity of the PMIx server host: 1 refusals and errors, 2 jobs and tools, 5 every upcall, 10 data",
+        {.min = 0});
     detail::set_verbose_level(static_cast<int>(param.as_int()));
 
     const runtime::Identity& id = runtime::Runtime::instance().identity();

@@ -98,13 +98,16 @@ const output::VerboseStream& Messenger::verbose() const { return verbose_stream(
 
 void register_params(mca::ParamRegistry& registry)
 {
+    // The tree's arithmetic is in uint32_t (RadixTree); 0 or a negative width has no meaning.
     registry.register_int({"rml", "", "radix"}, 64,
-                          "Width of the radix routing tree over the daemons (children per daemon)");
+                          "Width of the radix routing tree over the daemons (children per daemon)",
+                          {1, std::numeric_limits<uint32_t>::max()});
     registry.register_string({"oob", "tcp", "if_include"}, "",
                              "Interfaces or IPv4 networks (comma-separated: lo,eth0,198.18.0.0/24) the daemons "
                              "listen on and advertise; empty: every interface that is up");
     registry.register_int({"rml", "base", "verbose"}, 0,
-                          "Verbosity of daemon messaging (5: connections and routes, 10: every connection attempt)");
+                          "Verbosity of daemon messaging (5: connections and routes, 10: every connection attempt)",
+                          {.min = 0});
 }
 
 Options options_from_params(runtime::Rank self, std::string secret)

@@ -269,4 +269,6 @@ Status parse_host_list(const std::vector<std::string>& lists, std::vector<runtim
     return {};
 }
 
+bool names_local_node(std::string_view name) { return name == "localhost"; }
+
 }  // namespace prte::util

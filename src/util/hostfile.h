@@ -47,4 +47,8 @@ Status parse_host_list(const std::vector<std::string>& lists, std::vector<runtim
 Status parse_host_list(const std::vector<std::string>& lists, std::vector<runtime::Node>& out,
                        std::vector<std::string>& mentions);
 
+// Whether a hostfile or --host name means the node prte runs on whatever its hostname
+// ("localhost"), as PRRTE and mpirun treat it; the DVM uses its own node for it, never a launch.
+bool names_local_node(std::string_view name);
+
 }  // namespace prte::util

@@ -2,7 +2,9 @@
 // copies of jobinfo (argv[1], or the jobinfo next to this program) with PMIX_NOTIFY_COMPLETION,
 // prints "spawned <child namespace>", waits for the child job's PMIX_EVENT_JOB_END and prints
 // "spawn ok child <namespace>". Other ranks only initialise and finalise. Any failure (including
-// no end event within 60 seconds) is a one-line message and exit 1.
+// no end event within 60 seconds) is a one-line message and exit 1. A first argument
+// --oversubscribe asks for the child with PMIX_MAPBY ":OVERSUBSCRIBE" (a node with fewer slots
+// than the parent and its children need).
 #include <unistd.h>
 
 #include <chrono>
@@ -66,6 +68,11 @@ int main(int argc, char** argv)
         prte_test::finalize(program);
         return 0;
     }
+    bool oversubscribe = argc > 1 && std::strcmp(argv[1], "--oversubscribe") == 0;
+    if (oversubscribe) {
+        --argc;
+        ++argv;
+    }
     std::string child_program = jobinfo_path(argc, argv);
     if (access(child_program.c_str(), X_OK) != 0) prte_test::fail(program, "%s is not an executable", child_program.c_str());
 
@@ -81,12 +88,14 @@ int main(int argc, char** argv)
     app->maxprocs = 2;
     char cwd[4096];
     if (getcwd(cwd, sizeof(cwd))) app->cwd = strdup(cwd);
-    pmix_info_t job_info;
+    pmix_info_t job_info[2];
     bool notify = true;
-    PMIX_INFO_LOAD(&job_info, PMIX_NOTIFY_COMPLETION, &notify, PMIX_BOOL);
+    PMIX_INFO_LOAD(&job_info[0], PMIX_NOTIFY_COMPLETION, &notify, PMIX_BOOL);
+    PMIX_INFO_LOAD(&job_info[1], PMIX_MAPBY, ":OVERSUBSCRIBE", PMIX_STRING);
     pmix_nspace_t child;
-    rc = PMIx_Spawn(&job_info, 1, app, 1, child);
-    PMIX_INFO_DESTRUCT(&job_info);
+    rc = PMIx_Spawn(job_info, oversubscribe ? 2 : 1, app, 1, child);
+    PMIX_INFO_DESTRUCT(&job_info[0]);
+    PMIX_INFO_DESTRUCT(&job_info[1]);
     PMIX_APP_FREE(app, 1);
     if (rc != PMIX_SUCCESS) prte_test::fail(program, "PMIx_Spawn of 2 x %s failed: %s", child_program.c_str(), PMIx_Error_string(rc));
     std::printf("spawned %s\n", child);

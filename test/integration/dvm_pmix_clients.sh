@@ -23,7 +23,8 @@ expect_status abort 7
 expect_line abort err "rank 1"
 expect_line abort err "test abort"
 
-run spawn "$PRUN" -n 1 "$CLIENTS/spawn"
+# The parent and its 2 children on this node need :OVERSUBSCRIBE on a machine of fewer than 3 cores.
+run spawn "$PRUN" -n 1 "$CLIENTS/spawn" --oversubscribe
 expect_status spawn 0
 expect_line spawn out "spawn ok child"
 

@@ -1,6 +1,8 @@
 # Parameter precedence through a real program: default < system file < user file < environment <
-# command line, each value reported with its source; bad values and bad files are one-line errors.
+# command line, each value reported with its source; bad values, integers outside their range and bad
+# files are one-line errors; an unknown parameter name is a warning, from prte_info and prte.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/dvm_lib.sh"
 
 sys="$TEST_TMP/etc"
 home="$TEST_TMP/home"
@@ -46,6 +48,23 @@ expect_status badfile 1
 expect_line badfile err "prte_info: error: $home/.prte/mca-params.conf:2: expected 'name = value', found 'not a setting'"
 rm "$home/.prte/mca-params.conf"
 
+# Integer ranges: rml_radix below 1 is refused (prte_info shows the range; prte refuses to start).
+run radix_info "$PRTE_INFO" --param all all --parsable
+expect_line radix_info out "param:rml_radix:min:1"
+run radix_human "$PRTE_INFO" --param all all
+expect_line radix_human out "valid range: from 1 to 4294967295"
+for v in 0 -1; do
+    run "radix$v" "$PRTE" --daemonize --prtemca rml_radix "$v"
+    if [ "$(status_of "radix$v")" = 0 ]; then
+        "$PTERM" >/dev/null 2>&1
+        fail "prte started a DVM with rml_radix $v"
+    else
+        pass "prte refuses rml_radix $v"
+    fi
+    expect_line "radix$v" err "prte: error: bad value '$v' for parameter rml_radix (from command line --prtemca rml_radix): expected an integer from 1 to"
+    expect_one_line_errors "radix$v"
+done
+
 # Usage errors: exit 2 with a pointer to --help.
 run noval "$PRTE_INFO" --prtemca ras_base_verbose
 expect_status noval 2
@@ -62,5 +81,11 @@ expect_line badfw err "unknown framework 'nosuchfw'"
 run typo "$PRTE_INFO" --prtemca ras_hots_file x
 expect_status typo 0
 expect_line typo err "prte_info: warning: unknown parameter 'ras_hots_file' (from command line --prtemca ras_hots_file) is ignored"
+# ... and prte says so too (docs/parameters.md), once every parameter it uses is registered: the
+# PMIx server's, registered last, draws no warning.
+start_dvm --prtemca no_such_param 1 --prtemca pmix_server_verbose 0
+expect_line prte err "prte: warning: unknown parameter 'no_such_param' (from command line --prtemca no_such_param) is ignored"
+expect_no_line prte err "pmix_server_verbose"
+stop_dvm
 
 finish

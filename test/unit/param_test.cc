@@ -125,6 +125,59 @@ TEST(ParamTest, BadValueIsReportedAndTheNextSourceUsed)
     EXPECT_EQ(p.origin().source, ParamSource::environment);
 }
 
+// Issue 14, item 6: `--prtemca rml_radix 0` and `-1` used to start a DVM silently.
+TEST(ParamTest, IntegerOutsideItsRangeIsReportedAndTheNextSourceUsed)
+{
+    ParamRegistry r;
+    r.set("rml_radix", "8", {ParamSource::environment, "PRTE_MCA_rml_radix"});
+    r.set("rml_radix", "0", {ParamSource::command_line, "--prtemca rml_radix"});
+    auto& p = r.register_int({"rml", "", "radix"}, 64, "width", {1, 1024});
+    ASSERT_EQ(r.errors().size(), 1u);
+    EXPECT_EQ(r.errors()[0], "bad value '0' for parameter rml_radix (from command line --prtemca rml_radix): "
+                             "expected an integer from 1 to 1024");
+    EXPECT_EQ(p.as_int(), 8);
+    EXPECT_EQ(p.origin().source, ParamSource::environment);
+
+    r.clear_errors();
+    r.set("rml_radix", "-1", {ParamSource::command_line, "--prtemca rml_radix"});
+    r.set("rml_radix", "1025", {ParamSource::environment, "PRTE_MCA_rml_radix"});
+    ASSERT_FALSE(r.errors().empty());
+    EXPECT_NE(r.errors().back().find("bad value '1025' for parameter rml_radix"), std::string::npos)
+        << r.errors().back();
+    EXPECT_EQ(p.as_int(), 64);  // nothing valid left: the default
+}
+
+TEST(ParamTest, RangeBoundsAreIncludedAndOneSidedRangesSaySo)
+{
+    ParamRegistry r;
+    auto& p = r.register_int({"a", "", "b"}, 1, "test", {1, 4});
+    r.set("a_b", "4", {ParamSource::command_line, ""});
+    EXPECT_EQ(p.as_int(), 4);
+    r.set("a_b", "1", {ParamSource::command_line, ""});
+    EXPECT_EQ(p.as_int(), 1);
+    EXPECT_TRUE(r.errors().empty());
+    EXPECT_EQ(p.range().describe(), "from 1 to 4");
+
+    auto& v = r.register_int({"c", "base", "verbose"}, 0, "test", {.min = 0});
+    EXPECT_EQ(v.range().describe(), "at least 0");
+    r.set("c_base_verbose", "-3", {ParamSource::command_line, "--prtemca c_base_verbose"});
+    ASSERT_EQ(r.errors().size(), 1u);
+    EXPECT_NE(r.errors()[0].find("expected an integer at least 0"), std::string::npos) << r.errors()[0];
+
+    auto& u = r.register_int({"d", "", "e"}, 0, "test");
+    EXPECT_FALSE(u.range().bounded());
+    r.set("d_e", "-9000000000", {ParamSource::command_line, ""});
+    EXPECT_EQ(u.as_int(), -9000000000);
+}
+
+TEST(ParamTest, DefaultOutsideItsRangeIsAnError)
+{
+    ParamRegistry r;
+    r.register_int({"a", "", "b"}, 0, "test", {1, 4});
+    ASSERT_EQ(r.errors().size(), 1u);
+    EXPECT_EQ(r.errors()[0], "default value '0' of parameter a_b is invalid: expected an integer from 1 to 4");
+}
+
 TEST(ParamTest, BooleansAcceptCommonSpellings)
 {
     ParamRegistry r;
@@ -184,6 +237,9 @@ TEST(ParamTest, UnmatchedSettingsAreListed)
     auto unmatched = r.unmatched_settings();
     ASSERT_EQ(unmatched.size(), 1u);
     EXPECT_EQ(unmatched[0].first, "ras_hots_file");
+    EXPECT_EQ(r.unmatched_warnings(),
+              std::vector<std::string>{"unknown parameter 'ras_hots_file' (from command line --prtemca ras_hots_file) "
+                                       "is ignored; 'prte_info --param all all' lists every parameter"});
 }
 
 TEST(ParamTest, ExplicitSettingsCarryTheWinningValueForDaemons)

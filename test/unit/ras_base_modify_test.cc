@@ -3,8 +3,7 @@
 // when every module passes it on.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
+#include "component_files.h"
 
 #include "mca/base/param.h"
 #include "mca/base/repository.h"
@@ -21,12 +20,8 @@ class RasModifyTest : public ::testing::Test {
   protected:
     void SetUp() override
     {
-        const char* path = std::getenv("PRTE_MCA_mca_base_component_path");
-        std::vector<std::string> dirs = prte::util::split(path ? path : "", ':', true);
-        bool found = false;
-        for (const auto& d : dirs) found = found || std::filesystem::exists(d + "/mca_ras_hosts.so");
-        if (!found) GTEST_SKIP() << "mca_ras_hosts.so not found: run under CTest (PRTE_MCA_mca_base_component_path)";
-        prte::mca::ComponentRepository::instance().scan(dirs);
+        PRTE_REQUIRE_COMPONENT_FILES("mca_ras_hosts.so");
+        prte::mca::ComponentRepository::instance().scan(prte::test::component_dirs());
         registry_.set("ras", "hosts", {prte::mca::ParamSource::program, "test"});
         auto& fw = prte::ras::base::framework();
         ASSERT_TRUE(fw.open(registry_, prte::mca::ComponentRepository::instance()).ok());

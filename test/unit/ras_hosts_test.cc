@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include "component_files.h"
 #include "temp_dir.h"
 #include <hwloc.h>
 #include <limits.h>
@@ -104,6 +105,27 @@ TEST_F(HostsAllocate, FromHostList)
     EXPECT_EQ(pool.find("a")->slots, 2);
     EXPECT_EQ(pool.find("c2")->slots, 3);
     EXPECT_FALSE(pool.find("b")->slots_given);
+}
+
+// "localhost" is the node prte runs on, under the name the master adopts (issue 14, item 8: it
+// was a node of its own, reached over ssh).
+TEST_F(HostsAllocate, LocalhostIsThisNode)
+{
+    HostsModule module;
+    AllocateContext context;
+    context.hosts = {"localhost:2,b"};
+    ASSERT_TRUE(module.allocate(context, pool).ok());
+    EXPECT_EQ(names_in(pool), (std::vector<std::string>{this_hostname(), "b"}));
+    EXPECT_EQ(pool.find(this_hostname())->slots, 2);
+    EXPECT_TRUE(pool.find(this_hostname())->slots_given);
+
+    NodePool from_file;
+    context = {};
+    context.hostfile = dir.write("hosts", "localhost slots=3\n");
+    ASSERT_TRUE(module.allocate(context, from_file).ok());
+    ASSERT_EQ(from_file.size(), 1u);
+    EXPECT_EQ(from_file.at(0).name, this_hostname());
+    EXPECT_EQ(from_file.at(0).slots, 3);
 }
 
 TEST_F(HostsAllocate, HostfileThenHostListMerged)
@@ -243,6 +265,16 @@ AllocationRequest request_for(AllocDirective directive, std::vector<std::string>
     request.hostfile = std::move(hostfile);
     request.alloc_id = std::move(alloc_id);
     return request;
+}
+
+TEST(HostsModify, ExtendWithLocalhostAddsThisNode)
+{
+    HostsModule module;
+    RecordedCompletion recorded;
+    ASSERT_TRUE(module.modify(request_for(AllocDirective::extend, {"localhost:4"}, {}, "alloc-1"), recorded.make()).ok());
+    ASSERT_EQ(recorded.calls, 1);
+    ASSERT_TRUE(recorded.result->status.ok()) << recorded.result->status.message();
+    EXPECT_EQ(names_of(recorded.result->nodes_added), (std::vector<std::string>{this_hostname()}));
 }
 
 TEST(HostsModify, ExtendWithNodeList)
@@ -479,14 +511,16 @@ TEST_F(HostsCompleteRequest, ErrorAddsNothing)
 // ---- the built component -------------------------------------------------------------------
 
 // The component as the runtime loads it: mca_ras_hosts.so from the build tree, which CTest names
-// in PRTE_MCA_mca_base_component_path.
+// in PRTE_MCA_mca_base_component_path (component_files.h).
 class HostsComponent : public ::testing::Test {
   protected:
     void SetUp() override
     {
-        const char* dir = std::getenv("PRTE_MCA_mca_base_component_path");
-        if (!dir) GTEST_SKIP() << "PRTE_MCA_mca_base_component_path is not set (run under make check)";
-        std::string path = std::string(dir) + "/mca_ras_hosts.so";
+        PRTE_REQUIRE_COMPONENT_FILES("mca_ras_hosts.so");
+        std::string path;
+        for (const auto& dir : prte::test::component_dirs()) {
+            if (path.empty() && std::filesystem::exists(dir + "/mca_ras_hosts.so")) path = dir + "/mca_ras_hosts.so";
+        }
         handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
         ASSERT_NE(handle, nullptr) << dlerror();
         auto fn = reinterpret_cast<prte_mca_component_descriptor_fn>(dlsym(handle, prte::mca::kDescriptorSymbol));

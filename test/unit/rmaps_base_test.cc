@@ -171,8 +171,8 @@ class AllMappersTest : public ::testing::Test {
   protected:
     void SetUp() override
     {
-        std::string skip_reason;
-        if (!test::open_rmaps(registry_, "ppr,seq,round_robin", skip_reason)) GTEST_SKIP() << skip_reason;
+        PRTE_REQUIRE_COMPONENT_FILES("mca_rmaps_ppr.so", "mca_rmaps_seq.so", "mca_rmaps_round_robin.so");
+        test::open_rmaps(registry_, "ppr,seq,round_robin");
         for (const char* name : {"node1", "node2", "node3"}) {
             Node& n = pool.add(make_node(name, 2));
             n.topology = {.packages = 1, .numa_domains = 1, .cores = 2, .hwthreads = 4};

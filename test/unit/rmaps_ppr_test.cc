@@ -128,22 +128,28 @@ TEST_F(PprTest, NotEnoughSlotsWhenGivenNamesTheNode)
     EXPECT_EQ(counters(pool), before);
 }
 
-TEST_F(PprTest, OversubscribesWhenSlotsWereGuessedOrWhenAsked)
+TEST_F(PprTest, OversubscribesOnlyWhenAsked)
 {
     add_node("node1", 1, /*slots_given=*/false);
     add_app(0);
-    ASSERT_TRUE(map(3, MapBy::node));
-    EXPECT_EQ(job.procs.size(), 3u);
-    base::unmap_job(job);
+    // Slots from the hardware are not a licence to oversubscribe.
+    Status refused = map(3, MapBy::node);
+    EXPECT_EQ(refused.code(), Errc::out_of_resource);
+    EXPECT_EQ(refused.message(), "ppr:3:node for app 0 (./a.out): node node1 has 1 free slot(s), 3 asked; append "
+                                 ":OVERSUBSCRIBE to --map-by to oversubscribe");
 
-    pool.at(0).slots_given = true;
     job.mapping.oversubscribe = true;
     ASSERT_TRUE(map(3, MapBy::node));
     EXPECT_EQ(job.procs.size(), 3u);
     base::unmap_job(job);
 
+    pool.at(0).slots_given = true;
+    ASSERT_TRUE(map(3, MapBy::node));
+    EXPECT_EQ(job.procs.size(), 3u);
+    base::unmap_job(job);
+
     pool.at(0).slots_given = false;
-    job.mapping.oversubscribe = false;  // explicit :NOOVERSUBSCRIBE wins over guessed counts
+    job.mapping.oversubscribe = false;  // explicit :NOOVERSUBSCRIBE
     Status st = map(3, MapBy::node);
     EXPECT_EQ(st.code(), Errc::out_of_resource);
     EXPECT_EQ(st.message(), "ppr:3:node for app 0 (./a.out): node node1 has 1 free slot(s), 3 asked; oversubscription "

@@ -3,7 +3,7 @@
 // Most tests call the module directly with a MapContext they build. The base's map_job (candidate
 // nodes, rank assignment, unmapping on failure) is tested through the real framework at the end:
 // the component's shared object is loaded from the build tree when CTest says where it is
-// (PRTE_MCA_mca_base_component_path); without it those tests are skipped with the reason.
+// (PRTE_MCA_mca_base_component_path); a missing file fails them (component_files.h).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -17,6 +17,7 @@
 #include "rmaps_test_util.h"
 #include "runtime/job.h"
 #include "runtime/node.h"
+#include "runtime/runtime.h"
 #include "temp_dir.h"
 
 namespace prte::rmaps {
@@ -254,6 +255,7 @@ TEST_F(RoundRobinTest, NoFreeSlotMessageOmitsOversubscribeWhenItIsAllowed)
 {
     add_node("node01", 1, /*slots_given=*/false).slots_inuse = 1;
     add_app(0);
+    job.mapping.oversubscribe = true;
     Status st = map(MapBy::slot);
     EXPECT_EQ(st.code(), Errc::out_of_resource);
     EXPECT_EQ(st.message(),
@@ -300,19 +302,27 @@ TEST_F(RoundRobinTest, OversubscribingIsForbiddenByDefaultWhenSlotsWereGiven)
     EXPECT_EQ(counters(pool), (std::vector<std::pair<int, int>>{{0, 0}, {0, 0}}));
 }
 
-TEST_F(RoundRobinTest, OneNodeWithGivenSlotsMakesTheWholeContextSlotsGiven)
+// Slots that came from the hardware are no licence to oversubscribe (issue 14, item 4: a fork
+// bomb by default).
+TEST_F(RoundRobinTest, OversubscribingIsForbiddenByDefaultWhenSlotsCameFromTheHardware)
 {
-    add_node("node01", 1, /*slots_given=*/false);
-    add_node("node02", 1, /*slots_given=*/true);
-    add_app(3);
-    EXPECT_EQ(map(MapBy::slot).code(), Errc::out_of_resource);
+    add_node("node01", 2, /*slots_given=*/false);
+    add_app(100000);
+    Status st = map(MapBy::slot);
+    EXPECT_EQ(st.code(), Errc::out_of_resource);
+    EXPECT_EQ(st.message(),
+              "not enough slots for app 0 (./a.out): 100000 requested, 2 available on node01 (2); add "
+              "--map-by :OVERSUBSCRIBE to oversubscribe");
+    EXPECT_TRUE(job.procs.empty());
+    EXPECT_EQ(counters(pool), (std::vector<std::pair<int, int>>{{0, 0}}));
 }
 
-TEST_F(RoundRobinTest, OversubscribingIsAllowedByDefaultWhenSlotsWereNotGiven)
+TEST_F(RoundRobinTest, OversubscribingSpreadsTheExtraEvenly)
 {
     add_node("node01", 1, /*slots_given=*/false);
     add_node("node02", 1, /*slots_given=*/false);
     add_app(5);
+    job.mapping.oversubscribe = true;
     ASSERT_TRUE(map(MapBy::slot));
     // One each fills the slots; the three extra are spread evenly, and each node's processes
     // keep consecutive ranks.
@@ -371,6 +381,7 @@ TEST_F(RoundRobinTest, OversubscribedCountersGoBeyondTheSlots)
 {
     Node& n = add_node("node01", 1, /*slots_given=*/false);
     add_app(3);
+    job.mapping.oversubscribe = true;
     ASSERT_TRUE(map(MapBy::slot));
     EXPECT_EQ(n.slots_inuse, 3);
     EXPECT_EQ(n.available_slots(), 0);
@@ -383,6 +394,7 @@ TEST_F(RoundRobinTest, OversubscribingStopsAtEachNodesHardLimit)
     add_node("node01", 1, /*slots_given=*/false, /*slots_max=*/2);
     add_node("node02", 1, /*slots_given=*/false);
     add_app(5);
+    job.mapping.oversubscribe = true;
     ASSERT_TRUE(map(MapBy::node));
     EXPECT_EQ(placement(job), (Names{"node01", "node02", "node01", "node02", "node02"}));
 }
@@ -392,6 +404,7 @@ TEST_F(RoundRobinTest, BySlotSpreadSkipsNodesAtTheirHardLimit)
     add_node("node01", 1, /*slots_given=*/false, /*slots_max=*/1);
     add_node("node02", 1, /*slots_given=*/false, /*slots_max=*/4);
     add_app(4);
+    job.mapping.oversubscribe = true;
     ASSERT_TRUE(map(MapBy::slot));
     EXPECT_EQ(placement(job), (Names{"node01", "node02", "node02", "node02"}));
 }
@@ -401,6 +414,7 @@ TEST_F(RoundRobinTest, EveryNodeAtItsHardLimitIsAnError)
     add_node("node01", 2, /*slots_given=*/false, /*slots_max=*/3);
     add_node("node02", 2, /*slots_given=*/false, /*slots_max=*/3).slots_inuse = 1;
     add_app(6);
+    job.mapping.oversubscribe = true;
     Status st = map(MapBy::slot);
     EXPECT_EQ(st.code(), Errc::out_of_resource);
     EXPECT_EQ(st.message(),
@@ -415,6 +429,7 @@ TEST_F(RoundRobinTest, ExactlyReachingTheHardLimitsSucceeds)
     add_node("node01", 2, /*slots_given=*/false, /*slots_max=*/3);
     add_node("node02", 2, /*slots_given=*/false, /*slots_max=*/3).slots_inuse = 1;
     add_app(5);
+    job.mapping.oversubscribe = true;
     ASSERT_TRUE(map(MapBy::node));
     EXPECT_EQ(placement(job), (Names{"node01", "node02", "node01", "node02", "node01"}));
 }
@@ -522,6 +537,7 @@ TEST_F(RoundRobinTest, VerboseLevelTenShowsTheCandidatesAndTheDecision)
 {
     add_node("node01", 1, /*slots_given=*/false);
     add_app(2);
+    job.mapping.oversubscribe = true;
     std::string out;
     {
         VerboseLevel level(10);
@@ -611,8 +627,8 @@ class MapJobTest : public ::testing::Test {
   protected:
     void SetUp() override
     {
-        std::string skip_reason;
-        if (!test::open_rmaps(registry_, "round_robin", skip_reason)) GTEST_SKIP() << skip_reason;
+        PRTE_REQUIRE_COMPONENT_FILES("mca_rmaps_round_robin.so");
+        test::open_rmaps(registry_, "round_robin");
         ASSERT_EQ(base::modules().size(), 1u);
         ASSERT_STREQ(base::framework().selected()[0].descriptor->name, "round_robin");
         EXPECT_EQ(base::framework().selected()[0].priority, 10);
@@ -667,6 +683,22 @@ TEST_F(MapJobTest, HostListRestrictsTheAppToThoseNodes)
     EXPECT_EQ(placement(job), (Names{"node03", "node03", "node02"}));  // in --host order
 }
 
+// prun --host localhost means the master's node, whatever the DVM calls it (issue 14, item 8).
+TEST_F(MapJobTest, LocalhostIsTheMastersNode)
+{
+    pool.add(make_node("node01", 2));
+    pool.add(make_node("node02", 2));
+    std::string& master_node = runtime::Runtime::instance().identity().node_name;
+    std::string saved = master_node;
+    master_node = "node02";
+    Job& job = add_job("job-1", 2);
+    job.apps[0].hosts = {"localhost"};
+    Status st = base::map_job(job, pool);
+    master_node = saved;
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_EQ(placement(job), (Names{"node02", "node02"}));
+}
+
 TEST_F(MapJobTest, NodesTheFilterRejectsAreNotUsed)
 {
     pool.add(make_node("node01", 2)).state = NodeState::down;
@@ -692,16 +724,20 @@ TEST_F(MapJobTest, FailedMapLeavesNodeCountersUnchanged)
     EXPECT_EQ(counters(pool), before);
 }
 
-TEST_F(MapJobTest, SlotsGivenComesFromTheNodes)
+// Whether the count was given or came from the hardware, more processes than slots need
+// :OVERSUBSCRIBE (issue 14, item 4).
+TEST_F(MapJobTest, SlotsFromTheHardwareAreNotOversubscribedUnlessAsked)
 {
     pool.add(make_node("node01", 1, /*slots_given=*/false));
-    Job& guessed = add_job("job-1", 3);
-    ASSERT_TRUE(base::map_job(guessed, pool));  // a guessed count may be oversubscribed
+    Job& refused = add_job("job-1", 3);
+    Status st = base::map_job(refused, pool);
+    EXPECT_EQ(st.code(), Errc::out_of_resource);
+    EXPECT_NE(st.message().find("add --map-by :OVERSUBSCRIBE to oversubscribe"), std::string::npos) << st.message();
 
-    NodePool given_pool;
-    given_pool.add(make_node("node01", 1, /*slots_given=*/true));
-    Job& given = add_job("job-2", 3);
-    EXPECT_EQ(base::map_job(given, given_pool).code(), Errc::out_of_resource);
+    Job& asked = add_job("job-2", 3);
+    asked.mapping.oversubscribe = true;
+    ASSERT_TRUE(base::map_job(asked, pool));
+    EXPECT_EQ(asked.procs.size(), 3u);
 }
 
 TEST_F(MapJobTest, MappingAgainReleasesTheFirstMapping)

@@ -174,10 +174,14 @@ TEST_F(SeqTest, RepeatsBeyondTheSlotsNeedOversubscription)
     EXPECT_EQ(placement(job), (Names{"node1", "node2", "node2", "node2"}));
 }
 
-TEST_F(SeqTest, GuessedSlotCountsMayBeOversubscribed)
+TEST_F(SeqTest, SlotCountsFromTheHardwareAreOversubscribedOnlyWhenAsked)
 {
     add_node("node1", 1, /*slots_given=*/false);
     add_app(0);
+    EXPECT_EQ(map(context_naming({"node1", "node1", "node1"})).code(), Errc::out_of_resource);
+    EXPECT_TRUE(job.procs.empty());
+
+    job.mapping.oversubscribe = true;
     ASSERT_TRUE(map(context_naming({"node1", "node1", "node1"})));
     EXPECT_EQ(job.procs.size(), 3u);
 }

@@ -4,12 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "component_files.h"
 #include "mca/base/param.h"
 #include "mca/base/repository.h"
 #include "mca/rmaps/base/rmaps_base.h"
@@ -66,41 +65,19 @@ inline MapContext context_with_all_nodes(const runtime::Job& job, runtime::NodeP
     return context;
 }
 
-// Where CTest's environment says the build tree's components are (test/Makefile.inc).
-inline std::vector<std::string> component_dirs()
-{
-    const char* path = std::getenv("PRTE_MCA_mca_base_component_path");
-    if (path && *path) return util::split(path, ':', /*skip_empty=*/true);
-    const char* builddir = std::getenv("PRTE_BUILDDIR");
-    if (builddir && *builddir) return {std::string(builddir) + "/.libs"};
-    return {};
-}
-
 // Opens the rmaps framework with only the components `selection` names ("round_robin", or
-// "ppr,seq,round_robin") from the build tree. Returns false, with the reason in `skip_reason`, when
-// one of their files is not there (the test is then skipped); a failure to open is a test failure.
-inline bool open_rmaps(mca::ParamRegistry& registry, const std::string& selection, std::string& skip_reason)
+// "ppr,seq,round_robin") from the build tree; the caller has checked that their files are there
+// (PRTE_REQUIRE_COMPONENT_FILES). A failure to open is a test failure.
+inline void open_rmaps(mca::ParamRegistry& registry, const std::string& selection)
 {
-    std::vector<std::string> dirs = component_dirs();
-    for (const auto& name : util::split(selection, ',')) {
-        bool found = false;
-        for (const auto& d : dirs) found = found || std::filesystem::exists(d + "/mca_rmaps_" + name + ".so");
-        if (!found) {
-            skip_reason = "mca_rmaps_" + name + ".so not found in " +
-                          (dirs.empty() ? std::string("(no directory given)") : util::join(dirs, ":")) +
-                          "; run under CTest, or set PRTE_MCA_mca_base_component_path to the build tree's .libs";
-            return false;
-        }
-    }
     static bool scanned = false;
-    if (!scanned) mca::ComponentRepository::instance().scan(dirs);
+    if (!scanned) mca::ComponentRepository::instance().scan(::prte::test::component_dirs());
     scanned = true;
     // Only these components, so a test does not depend on which other mappers are built.
     registry.set("rmaps", selection, {mca::ParamSource::program, "test"});
     EXPECT_TRUE(base::framework().open(registry, mca::ComponentRepository::instance()));
     Status st = base::framework().select({mca::ProcessRole::master});
     EXPECT_TRUE(st) << st.message();
-    return true;
 }
 
 // Sets rmaps_base_verbose for the life of the object.

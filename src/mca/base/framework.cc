@@ -57,8 +57,9 @@ void Framework::register_params(ParamRegistry& registry)
                     "(\"^a,b\"); empty means all. {}",
                     name_, mode_ == SelectMode::multi ? "Every available listed component is used, in priority order."
                                                       : "The available one with the highest priority is used."));
-    Param& v = registry.register_int({name_, "base", "verbose"}, 0,
-                                     fmt::format("Verbosity of the {} framework (0 silent, 5 progress, 10 details)", name_));
+    Param& v = registry.register_int(
+        {name_, "base", "verbose"}, 0,
+        fmt::format("Verbosity of the {} framework (0 silent, 5 progress, 10 details)", name_), {.min = 0});
     verbose_.set_level(static_cast<int>(v.as_int()));
     register_base_params(registry);
 }

@@ -46,6 +46,16 @@ std::string ParamOrigin::describe() const
     return fmt::format("{} {}", to_string(source), where);
 }
 
+std::string IntRange::describe() const
+{
+    constexpr int64_t lowest = std::numeric_limits<int64_t>::min();
+    constexpr int64_t highest = std::numeric_limits<int64_t>::max();
+    if (min != lowest && max != highest) return fmt::format("from {} to {}", min, max);
+    if (min != lowest) return fmt::format("at least {}", min);
+    if (max != highest) return fmt::format("at most {}", max);
+    return {};
+}
+
 std::string ParamName::full() const
 {
     std::string out = framework;
@@ -79,11 +89,14 @@ Param& ParamRegistry::add(const ParamName& name, ParamType type, std::string def
     return ref;
 }
 
-Param& ParamRegistry::register_int(const ParamName& name, int64_t default_value, std::string help)
+Param& ParamRegistry::register_int(const ParamName& name, int64_t default_value, std::string help, IntRange range)
 {
     bool is_new = find(name.full()) == nullptr;
     Param& p = add(name, ParamType::integer, std::to_string(default_value), std::move(help));
-    if (is_new) resolve(p);
+    if (is_new) {
+        p.range_ = range;
+        resolve(p);
+    }
     return p;
 }
 
@@ -125,7 +138,11 @@ std::optional<std::string> ParamRegistry::check_value(Param& param, const std::s
     switch (param.type_) {
     case ParamType::integer: {
         auto v = util::parse_int(text);
-        if (!v) return std::string("expected an integer");
+        if (!v) {
+            if (!param.range_.bounded()) return std::string("expected an integer");
+            return fmt::format("expected an integer {}", param.range_.describe());
+        }
+        if (!param.range_.contains(*v)) return fmt::format("expected an integer {}", param.range_.describe());
         *int_out = *v;
         break;
     }
@@ -279,6 +296,17 @@ std::vector<std::pair<std::string, ParamOrigin>> ParamRegistry::unmatched_settin
     for (const auto& [name, settings] : raw_) {
         if (params_.count(name) || settings.empty()) continue;
         out.emplace_back(name, settings.back().origin);
+    }
+    return out;
+}
+
+std::vector<std::string> ParamRegistry::unmatched_warnings() const
+{
+    std::vector<std::string> out;
+    for (const auto& [name, origin] : unmatched_settings()) {
+        out.push_back(fmt::format("unknown parameter '{}' (from {}) is ignored; 'prte_info --param all all' lists "
+                                  "every parameter",
+                                  name, origin.describe()));
     }
     return out;
 }

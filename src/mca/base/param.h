@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -47,6 +48,22 @@ struct ParamName {
     std::string full() const;
 };
 
+// The values an integer parameter accepts, both ends included. A value outside is refused like one
+// that does not parse (ParamRegistry::errors), so `--prtemca rml_radix 0` stops a program at
+// start-up instead of running with a value nobody meant.
+struct IntRange {
+    int64_t min = std::numeric_limits<int64_t>::min();
+    int64_t max = std::numeric_limits<int64_t>::max();
+
+    bool contains(int64_t value) const { return value >= min && value <= max; }
+    bool bounded() const
+    {
+        return min != std::numeric_limits<int64_t>::min() || max != std::numeric_limits<int64_t>::max();
+    }
+    // "from 1 to 1024", "at least 0", "at most 9"; empty when unbounded.
+    std::string describe() const;
+};
+
 // Returns an error text when a value is not acceptable, nullopt when it is.
 using ParamValidator = std::function<std::optional<std::string>(const std::string& value)>;
 
@@ -58,6 +75,7 @@ class Param {
     const std::string& help() const { return help_; }
     const std::string& default_text() const { return default_text_; }
     const std::vector<std::string>& allowed_values() const { return allowed_; }
+    const IntRange& range() const { return range_; }
 
     const std::string& value_text() const { return value_text_; }
     const ParamOrigin& origin() const { return origin_; }
@@ -74,6 +92,7 @@ class Param {
     std::string help_;
     std::string default_text_;
     std::vector<std::string> allowed_;
+    IntRange range_;
     ParamValidator validator_;
     std::string value_text_;
     int64_t int_value_ = 0;
@@ -91,7 +110,8 @@ class ParamRegistry {
     ParamRegistry& operator=(const ParamRegistry&) = delete;
 
     // Registering an existing name returns the existing parameter (frameworks may be re-opened).
-    Param& register_int(const ParamName& name, int64_t default_value, std::string help);
+    // An integer's range bounds every value it may take, its default included.
+    Param& register_int(const ParamName& name, int64_t default_value, std::string help, IntRange range = {});
     Param& register_bool(const ParamName& name, bool default_value, std::string help);
     Param& register_string(const ParamName& name, std::string default_value, std::string help,
                            ParamValidator validator = {});
@@ -123,6 +143,9 @@ class ParamRegistry {
 
     // Settings that name no registered parameter (a typo, or a component that is not loaded).
     std::vector<std::pair<std::string, ParamOrigin>> unmatched_settings() const;
+    // One warning line for each of them, naming the setting and where it came from. Programs print
+    // them once every parameter they use is registered (docs/parameters.md).
+    std::vector<std::string> unmatched_warnings() const;
 
     // Every setting that did not come from a default, highest-precedence value per name, for
     // handing to launched daemons so they run with the DVM's settings.

@@ -27,8 +27,9 @@ struct MapContext {
     // --hostfile (else its --host list) names them; with both, the hostfile's nodes that --host
     // also names.
     std::vector<std::vector<runtime::Node*>> app_nodes;
-    // Whether the user or resource manager gave the slot counts; PRRTE allows oversubscription
-    // by default only when they were not given.
+    // Whether the user or resource manager gave the slot counts (else they came from the
+    // hardware). It no longer decides oversubscription (base::oversubscribe_allowed), but stays
+    // here so that a mapper built against an older header finds the fields below where it expects.
     bool slots_given = false;
     // New fields go at the end, so that a mapper built against an older header still finds the
     // ones it knows where it expects them.

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "mca/base/param.h"
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_elastic.h"
@@ -58,6 +59,19 @@ void report_uri(const std::string& where, const std::string& uri)
     }
 }
 
+
+// Once every parameter prte uses is registered (the PMIx server's are the last): a setting that
+// names none is a typo or belongs to a component that is not loaded, which docs/parameters.md
+// promises a warning for; a bad value of a parameter registered after the runtime's own check
+// stops the DVM like the others.
+bool check_settings()
+{
+    const auto& registry = prte::mca::ParamRegistry::instance();
+    for (const auto& warning : registry.unmatched_warnings()) prte::output::warning("{}", warning);
+    if (registry.errors().empty()) return true;
+    prte::output::error("{}", registry.errors().front());
+    return false;
+}
 
 void begin_shutdown(prte::runtime::Runtime& rt)
 {
@@ -111,6 +125,11 @@ int main(int argc, char** argv)
     server_options.tmpdir = rt.identity().session_dir;
     if (prte::Status st = prte::pmix::start(server_options); !st) {
         prte::output::error("cannot start the PMIx server: {}", st.message());
+        rt.finalize();
+        return 1;
+    }
+    if (!check_settings()) {
+        prte::pmix::stop();
         rt.finalize();
         return 1;
     }

@@ -6,6 +6,8 @@
 
 #include <cstdio>
 
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "mca/base/param.h"
@@ -109,6 +111,10 @@ void print_params(const Options& options, const std::string& framework, const st
             if (!p->allowed_values().empty()) {
                 line(fmt::format("param:{}:allowed:{}", p->full_name(), util::join(p->allowed_values(), ",")));
             }
+            if (p->range().min != std::numeric_limits<int64_t>::min())
+                line(fmt::format("param:{}:min:{}", p->full_name(), p->range().min));
+            if (p->range().max != std::numeric_limits<int64_t>::max())
+                line(fmt::format("param:{}:max:{}", p->full_name(), p->range().max));
             line(fmt::format("param:{}:help:{}", p->full_name(), one_line(p->help())));
             continue;
         }
@@ -118,6 +124,7 @@ void print_params(const Options& options, const std::string& framework, const st
         if (!p->allowed_values().empty()) {
             line(fmt::format("      allowed values: {}", util::join(p->allowed_values(), ", ")));
         }
+        if (p->range().bounded()) line(fmt::format("      valid range: {}", p->range().describe()));
         line(fmt::format("      {}", p->help()));
     }
 }
@@ -161,11 +168,7 @@ size_t report_load_failures()
 
 void warn_unmatched_settings()
 {
-    for (const auto& [name, origin] : mca::ParamRegistry::instance().unmatched_settings()) {
-        output::warning("unknown parameter '{}' (from {}) is ignored; 'prte_info --param all all' lists every "
-                        "parameter",
-                        name, origin.describe());
-    }
+    for (const auto& warning : mca::ParamRegistry::instance().unmatched_warnings()) output::warning("{}", warning);
 }
 
 }  // namespace prte::info

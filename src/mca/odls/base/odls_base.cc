@@ -21,7 +21,8 @@ class OdlsFramework final : public mca::TypedFramework<Module> {
     {
         registry.register_int({"odls", "base", "sigkill_timeout"}, kDefaultSigkillTimeout,
                               "Seconds to wait after SIGTERM before sending SIGKILL when local processes are "
-                              "terminated (0: SIGKILL at once)");
+                              "terminated (0: SIGKILL at once)",
+                              {0, std::numeric_limits<int>::max()});  // read as an int of seconds
     }
 };
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "mca/ras/base/ras_base.h"
+#include "runtime/runtime.h"
 #include "runtime/topology.h"
 #include "util/hostfile.h"
 #include "util/hostlist.h"
@@ -31,6 +32,23 @@ std::string local_hostname()
     char name[HOST_NAME_MAX + 1] = {};
     if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
     return name;
+}
+
+// The name the master gives its own node (prte_node_name, else the hostname), which is the node
+// it adopts as daemon 0's instead of launching a daemon for it.
+std::string this_node_name()
+{
+    const std::string& name = runtime::Runtime::instance().identity().node_name;
+    return name.empty() ? local_hostname() : name;
+}
+
+// "localhost" in a hostfile or --host list is the node prte runs on, as in PRRTE and mpirun:
+// under its own name the master adopts it; as "localhost" it was a node to ssh to.
+void name_local_node(std::vector<runtime::Node>& nodes)
+{
+    for (auto& node : nodes) {
+        if (util::names_local_node(node.name)) node.name = this_node_name();
+    }
 }
 
 std::vector<std::string> names_of(const std::vector<runtime::Node>& nodes)
@@ -84,7 +102,7 @@ Status not_mine(const runtime::AllocationRequest& request)
 runtime::Node local_node()
 {
     runtime::Node node;
-    node.name = local_hostname();
+    node.name = this_node_name();
     node.slots = count_local_cores();
     node.slots_given = false;
     return node;
@@ -104,6 +122,7 @@ Status HostsModule::allocate(const AllocateContext& context, runtime::NodePool& 
     if (nodes.empty() && !default_hostfile_.empty()) {
         if (Status st = read_nonempty_hostfile(default_hostfile_, nodes); !st) return st;
     }
+    name_local_node(nodes);
     if (nodes.empty()) {
         nodes.push_back(local_node());
         verbose()(5, "hosts: no --hostfile, --host or default hostfile: using the local node {} with {} slot(s)",
@@ -147,6 +166,7 @@ Status HostsModule::grow(const runtime::AllocationRequest& request, RequestCompl
         completion.complete({st, request.alloc_id, {}, {}});
         return {};
     }
+    name_local_node(nodes);
     std::string alloc_id = request.alloc_id;
     // A new allocation needs a name by which it can later be released.
     if (alloc_id.empty() && request.directive == runtime::AllocDirective::new_allocation)

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/runtime.h"
 #include "util/hostfile.h"
 #include "util/strings.h"
 
@@ -51,7 +52,9 @@ Status find_in_pool(const AppContext& app, NodePool& pool, const NamedHosts& nam
     std::vector<std::string> missing;
     std::unordered_set<std::string> reported;
     for (const auto& name : named.mentions) {
-        if (Node* n = pool.find(name)) {
+        // "localhost" is the master's node (util::names_local_node), whatever the pool calls it.
+        const std::string& key = util::names_local_node(name) ? runtime::Runtime::instance().identity().node_name : name;
+        if (Node* n = pool.find(key)) {
             out.push_back(n);
         } else if (reported.insert(name).second) {
             missing.push_back(name);

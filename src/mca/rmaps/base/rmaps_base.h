@@ -35,9 +35,9 @@ Status app_candidates(const runtime::Job& job, const runtime::AppContext& app, c
 // "app 0 (./a.out)": how messages name an app.
 std::string describe_app(const runtime::AppContext& app);
 
-// PRRTE's rule: the job's explicit choice (:OVERSUBSCRIBE, :NOOVERSUBSCRIBE) wins; otherwise
-// oversubscribing is allowed only when the slot counts were not given, since then they are only a
-// guess about the machine.
+// PRRTE's rule: only the job's explicit :OVERSUBSCRIBE allows it. Slots that came from the hardware
+// (no count given) are no exception: allowing it there made `prun -n 100000 /bin/true` on a
+// 2-core node start 100,000 processes.
 bool oversubscribe_allowed(const runtime::Job& job, const MapContext& context);
 
 // Whether `node` can take `count` more of the job's processes: within its free slots, or beyond

@@ -23,10 +23,9 @@ Status app_candidates(const runtime::Job& job, const runtime::AppContext& app, c
     return {};
 }
 
-bool oversubscribe_allowed(const runtime::Job& job, const MapContext& context)
+bool oversubscribe_allowed(const runtime::Job& job, const MapContext&)
 {
-    if (job.mapping.oversubscribe.has_value()) return *job.mapping.oversubscribe;
-    return !context.slots_given;
+    return job.mapping.oversubscribe.value_or(false);
 }
 
 Status check_room(const runtime::Job& job, const MapContext& context, const runtime::Node& node, int64_t count)

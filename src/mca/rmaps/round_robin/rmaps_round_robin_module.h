@@ -4,8 +4,8 @@
 // process is bound to is chosen on its node by odls, which knows the node's topology. ppr and seq
 // are left to their mappers.
 //
-// Oversubscription follows PRRTE: allowed when the user asked for it, or when they said nothing
-// and the slot counts were not given (so they are guesses); forbidden otherwise. Extra processes
+// Oversubscription follows PRRTE: allowed only when the user asked for it (:OVERSUBSCRIBE), whether
+// the slot counts were given or came from the hardware. Extra processes
 // are spread evenly over the nodes, never beyond a node's hard limit (slots_max).
 #pragma once
 
