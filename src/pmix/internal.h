@@ -78,6 +78,7 @@ void log_request(const pmix_proc_t* client, const pmix_info_t data[], size_t nda
 // Allocation requests (allocation.cc): on the master handed to the elastic DVM, on a daemon
 // relayed to the master.
 void enable_allocation_relay();
+void enable_alloc_status_relay();
 // Why the requester's last allocation request was refused (once: it is forgotten when read).
 std::optional<std::string> take_refusal(const pmix_proc_t& requester);
 pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directive, const pmix_info_t data[],

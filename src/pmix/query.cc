@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -31,6 +32,8 @@
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/spawn_translate.h"
+#include "rml/buffer.h"
+#include "rml/rml.h"
 #include "runtime/runtime.h"
 #include "util/strings.h"
 
@@ -289,6 +292,77 @@ void release_results(void* cbdata) { delete static_cast<InfoArray*>(cbdata); }
 
 }  // namespace
 
+namespace {
+
+// A daemon knows nothing of allocations: a PMIX_QUERY_ALLOC_STATUS from one of its processes is
+// the master's to answer. Daemon side: the queries waiting for the master, by id.
+std::map<uint64_t, std::pair<pmix_info_cbfunc_t, void*>>& alloc_queries()
+{
+    static std::map<uint64_t, std::pair<pmix_info_cbfunc_t, void*>> waiting;
+    return waiting;
+}
+
+void answer_alloc_status(pmix_info_cbfunc_t cbfunc, void* cbdata, const std::optional<std::string>& status)
+{
+    if (!status) {
+        cbfunc(PMIX_ERR_NOT_FOUND, nullptr, 0, cbdata, nullptr, nullptr);
+        return;
+    }
+    auto* results = new InfoArray;
+    results->add_string(PMIX_QUERY_ALLOC_STATUS, *status);
+    cbfunc(PMIX_SUCCESS, results->data(), results->size(), cbdata, release_results, results);
+}
+
+// Daemon: relays the query; false when the master cannot be reached.
+bool relay_alloc_status(const std::optional<std::string>& alloc_id, pmix_info_cbfunc_t cbfunc, void* cbdata)
+{
+    static uint64_t next_id = 1;
+    uint64_t id = next_id++;
+    rml::Writer w;
+    w.u64(id).u8(alloc_id ? 1 : 0).str(alloc_id.value_or(""));
+    if (!rml::Messenger::instance().send(0, rml::tag::alloc_query, w.take())) return false;
+    alloc_queries()[id] = {cbfunc, cbdata};
+    return true;
+}
+
+void on_alloc_query(runtime::Rank origin, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "allocation status query");
+    uint64_t id = r.u64();
+    bool qualified = r.u8() != 0;
+    std::string alloc_id = r.str();
+    if (!r.ok()) return;
+    std::optional<std::string> status = allocation_status(qualified ? std::optional<std::string>(alloc_id) : std::nullopt);
+    rml::Writer w;
+    w.u64(id).u8(status ? 1 : 0).str(status.value_or(""));
+    rml::Messenger::instance().send(origin, rml::tag::alloc_query_reply, w.take());
+}
+
+void on_alloc_query_reply(runtime::Rank, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "allocation status answer");
+    uint64_t id = r.u64();
+    bool found = r.u8() != 0;
+    std::string status = r.str();
+    auto it = alloc_queries().find(id);
+    if (!r.ok() || it == alloc_queries().end()) return;
+    auto [cbfunc, cbdata] = it->second;
+    alloc_queries().erase(it);
+    answer_alloc_status(cbfunc, cbdata, found ? std::optional<std::string>(status) : std::nullopt);
+}
+
+}  // namespace
+
+void enable_alloc_status_relay()
+{
+    auto& m = rml::Messenger::instance();
+    if (rt().identity().role == mca::ProcessRole::master) {
+        m.register_handler(rml::tag::alloc_query, on_alloc_query);
+    } else {
+        m.register_handler(rml::tag::alloc_query_reply, on_alloc_query_reply);
+    }
+}
+
 pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, pmix_info_cbfunc_t cbfunc, void* cbdata)
 {
     pmix_proc_t requester = *proc;
@@ -306,6 +380,11 @@ pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, p
         questions[n].acked_bytes = acked_qualifier(queries[n]);
     }
     post([requester, questions = std::move(questions), cbfunc, cbdata] {
+        if (rt().identity().role != mca::ProcessRole::master && questions.size() == 1 &&
+            questions[0].keys.size() == 1 && questions[0].keys[0] == PMIX_QUERY_ALLOC_STATUS &&
+            relay_alloc_status(questions[0].alloc_id, cbfunc, cbdata)) {
+            return;
+        }
         auto* results = new InfoArray;
         size_t asked = 0;
         size_t answered = 0;

@@ -186,6 +186,7 @@ void enable_remote_services()
     messenger().register_handler(rml::tag::stdin_ack, on_stdin_ack);
     detail::enable_spawn_relay();
     detail::enable_allocation_relay();
+    detail::enable_alloc_status_relay();
     detail::enable_output_relay();
 }
 

@@ -32,6 +32,8 @@ inline constexpr Tag iof_ack = 19;            // the master took a daemon's outp
 inline constexpr Tag alloc_request = 20;      // a process's PMIx_Allocation_request, relayed to the master
 inline constexpr Tag alloc_reply = 21;        // the master's phase-one answer to it
 inline constexpr Tag alloc_event = 22;        // its completion event, for the requester's own daemon
+inline constexpr Tag alloc_query = 23;        // PMIX_QUERY_ALLOC_STATUS from a daemon's process, to the master
+inline constexpr Tag alloc_query_reply = 24;  // the master's answer
 inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
 }  // namespace tag
 

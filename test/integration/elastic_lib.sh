@@ -36,7 +36,7 @@ stop_fg_dvm() {
 NODE_OF_RANK='echo $PRTE_MCA_prte_node_name'
 
 # master_repairs: how many routing-tree repairs the master has made so far.
-master_repairs() { grep -c "^\[$(hostname):$DVM_PID\] rml: repair" "$TEST_TMP/prte.err"; }
+master_repairs() { grep -c "^\[[^]]*:$DVM_PID\] rml: rml: repair" "$TEST_TMP/prte.err"; }
 
 # events_build: true when this build raises the completion events (a PMIx that defines the codes).
 events_build() { "$PRTE_INFO" --version --parsable | grep -qx 'config:dvm_completion_events:yes'; }
