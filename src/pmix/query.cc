@@ -188,7 +188,8 @@ std::optional<std::string> allocation_status(const std::optional<std::string>& o
         if (only && *only != id) continue;
         Allocation& a = entry(id);
         if (a.ras.empty()) a.ras = node->ras_component;
-        if (node->state == runtime::NodeState::down || node->state == runtime::NodeState::not_included) {
+        if (node->state == runtime::NodeState::not_included) continue;  // hosts a daemon, no processes
+        if (node->state == runtime::NodeState::down) {
             a.departed++;
             continue;
         }

@@ -140,6 +140,9 @@ void on_shrink(const std::vector<Rank>& targets)
         }
     }
     if (mine) {
+        // A leaving daemon keeps its parent in its tree: the parent closing the lifeline is what
+        // tells it the order has passed (its own departing children it lets go of below).
+        std::erase(others, messenger().tree().parent());
         verbose()(5, "daemon {}: named by a shrink: leaving the DVM", self());
         rt().elastic().set_leaving();
         odls::base::module()->kill(nullptr);

@@ -120,6 +120,7 @@ void DirectModule::forward(uint64_t, XcastOp& op)
         if (op.sent.count(child)) continue;
         op.sent.insert(child);
         if (Status st = messenger().send(child, rml::tag::xcast, op.message); st) {
+            verbose()(10, "xcast: forwarded to daemon {}", child);
             op.pending.insert(child);
         } else {
             verbose()(1, "xcast: cannot reach daemon {}: {}", child, st.message());
@@ -129,16 +130,21 @@ void DirectModule::forward(uint64_t, XcastOp& op)
 
 void DirectModule::process(uint64_t id, XcastOp& op)
 {
-    op.processed = true;
     rml::Reader r(op.message, "broadcast");
     r.u64();
     r.u32();
     rml::Payload inner = r.bytes();
     if (!r.ok()) {
         output::warning("dropped broadcast {}: {}", id, r.error());
+        op.processed = true;
         return;
     }
+    // Processed only once the handler has returned: a wireup changes the tree in several steps
+    // (size, departed ranks), and an acknowledgement sent from the first step's tree-change
+    // callback would go to a parent the next step removes. (The op stays in ops_ meanwhile:
+    // an op not processed is never finished, so the reference stays valid.)
     messenger().dispatch(0, op.tag, std::move(inner));
+    op.processed = true;
 }
 
 void DirectModule::on_ack(Rank origin, rml::Payload&& payload)
@@ -147,6 +153,7 @@ void DirectModule::on_ack(Rank origin, rml::Payload&& payload)
     uint64_t id = r.u64();
     if (!r.ok()) return;
     auto it = ops_.find(id);
+    verbose()(10, "xcast {}: acknowledged by daemon {}{}", id, origin, it == ops_.end() ? " (op done)" : "");
     if (it == ops_.end()) return;
     it->second.pending.erase(origin);
     maybe_finish(id);
@@ -164,6 +171,7 @@ void DirectModule::maybe_finish(uint64_t id)
         return;
     }
     Rank parent = messenger().tree().parent();
+    verbose()(10, "xcast {}: done here, acknowledging to daemon {}", id, parent);
     if (parent == kInvalidRank) return;
     rml::Writer ack;
     ack.u64(id);
