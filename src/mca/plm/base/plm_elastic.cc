@@ -223,7 +223,10 @@ void fail_grow(uint64_t id, const std::string& cause, pmix_status_t code)
 void introduce_jobs(const std::vector<Rank>& targets)
 {
     for (const auto& job : rt().jobs().all()) {
-        if (job->is_daemon_job || !runtime::is_alive(job->state) || job->num_launched == 0) continue;
+        if (job->is_daemon_job || !runtime::is_alive(job->state) || job->parked ||
+            static_cast<int>(job->state) < static_cast<int>(JobState::send_launch_msg)) {
+            continue;
+        }
         rml::Payload launch = msg::encode_job(*job);
         for (Rank r : targets) messenger().send(r, rml::tag::launch_apps, launch);
     }

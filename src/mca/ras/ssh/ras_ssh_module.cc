@@ -22,7 +22,8 @@ Status pass(const std::string& why) { return {Errc::take_next_option, why}; }
 bool in_dvm(const std::string& name)
 {
     const runtime::Node* node = std::as_const(runtime::Runtime::instance().pool()).find(name);
-    return node && node->daemon_launched;
+    return node && node->daemon_launched && node->state != runtime::NodeState::down &&
+           node->state != runtime::NodeState::departing;
 }
 
 }  // namespace

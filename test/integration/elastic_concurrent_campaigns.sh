@@ -1,0 +1,56 @@
+#!/bin/sh
+# Conformance item 7: concurrent campaigns of either kind never deadlock a parked job; it is
+# admitted once, and only once, every campaign it waits on has completed. A grow onto gate1 (held
+# open by its gate) overlaps a shrink of node2 and a second grow onto node4; jobs parked meanwhile
+# are admitted exactly once, after the last. Then 40 pruns run on node1 and node4 while node3 is
+# released, and every one of them succeeds: the fence raised for the shrink parks or holds them,
+# never fails them. (A job with processes on a released node ends, naming it: the release says
+# the node is no longer needed; docs/elastic.md.)
+. "$PRTE_SRCDIR/test/integration/lib.sh"
+. "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
+. "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
+. "$PRTE_SRCDIR/test/integration/elastic_lib.sh"
+
+start_elastic_dvm 3 2
+gate gate1
+run g1 "$PALLOC" --do-not-wait -w gate1
+jobs=""
+for i in 1 2 3; do
+    "$PRUN" -n 1 sh -c "echo ran" >"$TEST_TMP/p$i.out" 2>"$TEST_TMP/p$i.err" &
+    jobs="$jobs $!"
+done
+wait_for_line "$TEST_TMP/prte.err" "@3 -> PRTE_JOB_STATE_WAITING_FOR_DAEMONS" || fail "the jobs were not parked"
+run shrink "$PALLOC" --shrink initial -w node2
+expect_status shrink 0
+expect_line shrink out "released"
+run g2 "$PALLOC" -w node4
+expect_status g2 0
+expect_line g2 out "ready"
+grep -q "@[123] -> PRTE_JOB_STATE_MAP " "$TEST_TMP/prte.err" && fail "a job was admitted before the grow onto gate1 completed" ||
+    pass "the other campaigns' completion released no job while gate1's grow was in progress"
+open_gate gate1
+ok=0
+for j in $jobs; do wait "$j" && ok=$((ok + 1)); done
+[ $ok -eq 3 ] && pass "all 3 parked jobs ran" || fail "$ok of 3 parked jobs ran"
+for i in 1 2 3; do
+    [ "$(grep -c ran "$TEST_TMP/p$i.out")" -eq 1 ] || fail "job $i ran $(grep -c ran "$TEST_TMP/p$i.out") times"
+    [ "$(grep -c "@$i -> PRTE_JOB_STATE_MAP " "$TEST_TMP/prte.err")" -eq 1 ] || fail "job @$i was mapped more than once"
+done
+pass "each parked job was admitted exactly once"
+
+# 40 jobs spanning a shrink: none fails because the DVM changes size.
+pids=""
+for i in $(seq 1 40); do
+    "$PRUN" -n 2 --host node1,node4 --map-by node:OVERSUBSCRIBE sh -c "$NODE_OF_RANK" >"$TEST_TMP/s$i.out" 2>"$TEST_TMP/s$i.err" &
+    pids="$pids $!"
+    [ "$i" -eq 15 ] && "$PALLOC" --do-not-wait --shrink initial -w node3 >"$TEST_TMP/mid.out" 2>&1
+done
+good=0
+for p in $pids; do wait "$p" && good=$((good + 1)); done
+[ $good -eq 40 ] && pass "all 40 jobs spanning the shrink succeeded" ||
+    { fail "$good of 40 jobs succeeded"; cat "$TEST_TMP"/s*.err | sort | uniq -c | head -5; }
+t=0; while ! "$PALLOC" --status initial | grep -q "initial: released" && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+run last "$PRUN" -n 4 --map-by node sh -c "$NODE_OF_RANK"
+grep -q "node3" "$TEST_TMP/last.out" && fail "node3 still runs processes" || pass "node3 is gone; the DVM carries on"
+stop_fg_dvm
+exit $failures

@@ -1,0 +1,57 @@
+#!/bin/sh
+# Conformance item 8: a dynamic allocation is answered in two phases - status and PMIX_ALLOC_ID
+# (PMIX_ALLOC_REQ_ID echoed) at once, then exactly one terminal event to the requester, on
+# whatever node it runs, where <pmix.h> defines the codes (this build:
+# $(prte_info) says). A rejection, a request that changes nothing and a requester-less push get
+# none. In both builds PMIX_QUERY_ALLOC_STATUS gives pending / ready / failed / released.
+. "$PRTE_SRCDIR/test/integration/lib.sh"
+. "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
+. "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
+. "$PRTE_SRCDIR/test/integration/elastic_lib.sh"
+
+mkfifo "$TEST_TMP/push"
+start_elastic_dvm 2 2 --prtemca pmix_server_verbose 2 --prtemca ras_pushtest_fifo "$TEST_TMP/push" \
+    --prtemca mca_base_component_path "$PRTE_BUILDDIR/.libs:$PRTE_BUILDDIR/test/components/push/.libs"
+
+# A requester on node2 (a relayed request): grow, then release.
+run grow "$PRUN" -n 1 --host node2 "$ALLOC_CLIENT" grow node3 my-req
+expect_status grow 0
+expect_line grow out "phase1 SUCCESS alloc alloc-1 req my-req"
+expect_line grow out "outcome alloc-1: ready; ras hosts; 1 node(s) up: node3"
+run release "$PRUN" -n 1 --host node2 "$ALLOC_CLIENT" release alloc-1 node3
+expect_status release 0
+expect_line release out "phase1 SUCCESS alloc alloc-1"
+expect_line release out "outcome alloc-1: released"
+# A rejection and a request that changes nothing.
+run reject "$PRUN" -n 1 --host node1 "$ALLOC_CLIENT" release alloc-9 node9
+expect_line reject out "phase1 NOT-FOUND"
+run noop "$PRUN" -n 1 --host node1 "$ALLOC_CLIENT" grow node2 same
+expect_line noop out "phase1 SUCCESS"
+expect_line noop out "outcome alloc-2: ready"
+if events_build; then
+    expect_line grow out "events ready 1 failed 0 alloc alloc-1 req my-req"
+    expect_line release out "events ready 1 failed 0 alloc alloc-1"
+    expect_line noop out "events ready 0 failed 0"
+    [ "$(grep -c 'pmix_server: allocation .*: PMIX_DVM_IS_READY to' "$TEST_TMP/prte.err")" -eq 2 ] &&
+        pass "exactly two events raised in all (grow and release)" ||
+        fail "events raised: $(grep 'PMIX_DVM_IS_READY to\|PMIX_ERR_DVM_MOD to' "$TEST_TMP/prte.err")"
+    grep -q "^\[node2\].*PMIX_DVM_IS_READY to" "$TEST_TMP/prte.err" && pass "raised by the requester's own node" ||
+        fail "the event was not raised on node2"
+else
+    grep -q "events ready" "$TEST_TMP/grow.out" && fail "this build has no completion events" ||
+        pass "no event in a build whose PMIx lacks the codes; the status query says it"
+fi
+
+# A requester-less push: the grow happens, no event is raised.
+before=$(grep -c 'PMIX_DVM_IS_READY to\|PMIX_ERR_DVM_MOD to\|no completion event' "$TEST_TMP/prte.err")
+echo "node5" >"$TEST_TMP/push"
+wait_for_line "$TEST_TMP/prte.err" "campaign [0-9]* (grow, pushed-1) complete" && pass "the pushed node joined the DVM" ||
+    fail "the push did not grow the DVM"
+run pushed "$PALLOC" --status pushed-1
+expect_line pushed out "pushed-1: ready; ras pushtest; 1 node(s) up: node5"
+[ "$(grep -c 'PMIX_DVM_IS_READY to\|PMIX_ERR_DVM_MOD to\|no completion event' "$TEST_TMP/prte.err")" -eq "$before" ] &&
+    pass "no completion event for a push" || fail "an event was raised for the push"
+grep -q "requester no requester (a push)" "$TEST_TMP/prte.err" && pass "the push's campaign has no requester" ||
+    fail "the push's campaign named a requester"
+stop_fg_dvm
+exit $failures
