@@ -47,3 +47,15 @@ echo "$ echo 'to rank 0 on node1' | prun -n 4 --map-by node cat"
 echo 'to rank 0 on node1' | prun -n 4 --map-by node cat
 step pterm
 trap - EXIT
+
+# The elastic DVM (docs/elastic.md): grow it while it runs, run across the new nodes, give one back.
+step prte --daemonize --hostfile "$top/_build/quick-start-hosts" --prtemca prte_elastic_mode 1 \
+    --prtemca plm_ssh_agent "$top/test/testbed/local-agent" --prtemca oob_tcp_if_include lo --prtemca rml_radix 2
+trap 'pterm >/dev/null 2>&1 || true' EXIT
+step palloc -w node5,node6 --request-id demo
+step prun -n 6 --map-by node "$top/_build/test/clients/putget"
+step prun --add-host node7 -n 7 --map-by node "$top/_build/test/clients/putget"
+step palloc --shrink alloc-1 -w node5
+step prun -n 6 --map-by node "$top/_build/test/clients/putget"
+step pterm
+trap - EXIT

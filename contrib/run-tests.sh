@@ -1,7 +1,8 @@
 #!/bin/sh
 # The test command: installs dependencies, builds and installs prte, runs the whole suite with
 # CTest (make check), then builds a second time as a PMIx that defines PMIX_DVM_IS_READY and
-# PMIX_ERR_DVM_MOD would (DESIGN.md, "PMIx") and runs the unit tests there too.
+# PMIX_ERR_DVM_MOD would (DESIGN.md, "PMIx") and runs the unit tests and the elastic DVM's tests
+# there too.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -22,3 +23,5 @@ _build-dvm-events/src/tools/prte_info/prte_info --version --parsable | grep -qx 
     exit 1
 }
 make -C _build-dvm-events check CTEST_FLAGS="-L unit"
+# The elastic DVM's tests again, where the completion events are raised (docs/elastic.md).
+make -C _build-dvm-events check CTEST_FLAGS="-R ^elastic_"
