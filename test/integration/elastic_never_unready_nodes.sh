@@ -2,7 +2,7 @@
 # Conformance item 2: a job is never mapped onto a node whose daemon is not wired yet (grow) or is
 # a departure target (shrink). A job that names the joining node (--host gate1) waits for its
 # wireup instead of failing or launching early; after node2 is released, jobs map nowhere on it,
-# even when they ask for every slot; a grow launches daemons only on the nodes it was given, and
+# even when they ask for every slot (and the same on a flat tree); a grow launches daemons only on the nodes it was given, and
 # growing onto a node already in the DVM changes nothing (no second daemon, no event).
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
@@ -44,5 +44,16 @@ grep -q node2 "$TEST_TMP/after.out" && fail "a process ran on the departed node2
     pass "nothing runs on the departed node2 ($(sort "$TEST_TMP/after.out" | uniq | tr '\n' ' '))"
 run named_gone "$PRUN" -n 1 --host node2 hostname
 [ "$(status_of named_gone)" -ne 0 ] && pass "a job naming the departed node2 is refused" || fail "a job ran on node2"
+stop_fg_dvm
+
+# The same grow and shrink on a flat tree (rml_radix 64: every daemon a child of the master).
+start_elastic_dvm 2 64
+run flat_grow "$PALLOC" -w node3,node4
+expect_line flat_grow out "ready; ras hosts; 2 node(s) up: node3, node4"
+run flat_shrink "$PALLOC" --shrink alloc-1 -w node3
+expect_line flat_shrink out "alloc-1: released; ras hosts; 1 node(s) up: node4"
+run flat_after "$PRUN" -n 3 --map-by node sh -c "$NODE_OF_RANK"
+[ "$(sort "$TEST_TMP/flat_after.out" | tr '\n' ' ')" = "node1 node2 node4 " ] && pass "flat tree: jobs span the survivors" ||
+    fail "flat tree: ranks ran on $(sort "$TEST_TMP/flat_after.out" | tr '\n' ' ')"
 stop_fg_dvm
 exit $failures
