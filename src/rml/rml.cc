@@ -369,6 +369,9 @@ size_t Messenger::mark_departed(const std::vector<Rank>& ranks)
     size_t added = tree_->mark_departed(ranks);
     if (added == 0) return 0;
     ++repairs_;
+    // A departed rank is never used again (grows append new ranks): its contact goes, so a DVM
+    // that grows and shrinks for months does not keep one per rank it ever had.
+    for (Rank r : ranks) contacts_.erase(r);
     verbose_stream()(5, "rml: repair {}: daemon(s) {} departed; routing tree now:\n{}", repairs_, fmt::join(ranks, ","),
                      tree_->describe());
     std::vector<Connection*> closing;

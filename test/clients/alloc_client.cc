@@ -124,7 +124,7 @@ int main(int argc, char** argv)
 #if defined(PMIX_DVM_IS_READY) && defined(PMIX_ERR_DVM_MOD)
         // The event may trail the status by a message; wait for it (bounded), then one more round
         // trip so that a second copy, if any were sent, would be here too.
-        for (int i = 0; i < 3000 && ready_events + failed_events == 0; ++i) {
+        for (int i = 0; i < 500 && ready_events + failed_events == 0; ++i) {
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
         alloc_status(alloc);
