@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <set>
 
@@ -77,10 +78,31 @@ void log_campaign(int level, const std::string& line)
     plm_verbose()(level, "{}", line);
 }
 
+// Outcomes of allocations that hold no node any more are kept for the last this many, so a DVM
+// that grows and shrinks for months stays bounded; an older one is no longer known (NOT_FOUND).
+constexpr size_t kFinishedAllocationsKept = 1024;
+
 void set_phase(const std::string& alloc_id, AllocationPhase phase, const std::string& cause = {})
 {
     if (alloc_id.empty()) return;
-    state().allocations()[alloc_id] = {phase, cause};
+    auto& records = state().allocations();
+    records[alloc_id] = {phase, cause};
+    static std::deque<std::string> finished;
+    if (phase != AllocationPhase::released && phase != AllocationPhase::failed) return;
+    finished.push_back(alloc_id);
+    while (finished.size() > kFinishedAllocationsKept) {
+        const std::string& oldest = finished.front();
+        auto it = records.find(oldest);
+        bool still_holds_nodes = false;
+        for (const runtime::Node* node : std::as_const(rt().pool()).nodes()) {
+            still_holds_nodes = still_holds_nodes || (node->alloc_id == oldest && node->daemon_launched);
+        }
+        if (it != records.end() && !still_holds_nodes &&
+            (it->second.phase == AllocationPhase::released || it->second.phase == AllocationPhase::failed)) {
+            records.erase(it);
+        }
+        finished.pop_front();
+    }
 }
 
 // Phase two: exactly one event to the requester, none without one (spec: "Delivery guarantees").

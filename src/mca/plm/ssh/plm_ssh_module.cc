@@ -214,6 +214,14 @@ void SshModule::reap()
                                      util::join(options_.agent, " "), how, tail(*agent)));
         }
     }
+    // An agent whose daemon has gone is forgotten, so a DVM that grows and shrinks for months
+    // keeps no record per daemon it ever started. (One whose output is not at its end yet waits
+    // for the next SIGCHLD; its events must not be freed under them.)
+    for (auto it = agents_.begin(); it != agents_.end();) {
+        const Agent& a = *it->second;
+        bool done = a.exited && a.reported && a.output_fd < 0 && !a.output_ev && !a.timer;
+        it = done ? agents_.erase(it) : std::next(it);
+    }
 }
 
 void SshModule::fail(Agent& agent, const std::string& why)
