@@ -188,8 +188,10 @@ runtime::GrowCampaign* grow_of_rank(Rank rank)
 {
     if (auto* c = state().grow_of(rank)) return c;
     // A launch can fail before the launcher has told us the rank (inside launch_daemons).
+    // Only while the node is still this rank's: a re-grown node's old, departed rank must not
+    // take the new grow down with it.
     runtime::Node* node = node_of_daemon(rank);
-    if (!node) return nullptr;
+    if (!node || node->daemon != rank) return nullptr;
     for (auto& [id, c] : state().grows()) {
         if (std::find(c.target_nodes.begin(), c.target_nodes.end(), node->name) != c.target_nodes.end()) return &c;
     }
