@@ -374,3 +374,33 @@ TEST(RadixTreeProperty, EveryLiveRankReachesEveryOther)
 }
 
 }  // namespace
+
+// Ranks a grow is still starting are routed around, like departed ones, but only until they are
+// wired: two grows in flight at once may wire up in either order (rml/radix_tree.h, set_absent).
+TEST(RadixTreeAbsent, RoutedAroundUntilPresent)
+{
+    // Radix 2 over 13 ranks: 5 is the shape parent of 11 and 12.
+    prte::rml::RadixTree tree(0, 13, 2);
+    tree.set_absent({5, 6});
+    EXPECT_EQ(tree.parent_of(11), 2u);  // adopted by 5's parent while 5 is not running
+    EXPECT_EQ(tree.parent_of(12), 2u);
+    EXPECT_EQ(tree.parent_of(5), kInvalidRank);
+    EXPECT_EQ(tree.next_hop(5), kInvalidRank);
+    EXPECT_FALSE(tree.departed(5));
+    EXPECT_EQ(tree.live_count(), 11u);
+    tree.set_absent({});
+    EXPECT_EQ(tree.parent_of(11), 5u);  // back in place once wired
+    EXPECT_EQ(tree.next_hop(11), 2u);
+    EXPECT_EQ(tree.live_count(), 13u);
+}
+
+TEST(RadixTreeAbsent, DepartedStaysDepartedWhatTheAbsentSetSays)
+{
+    prte::rml::RadixTree tree(0, 8, 2);
+    tree.mark_departed({3});
+    tree.set_absent({3, 4});
+    tree.set_absent({});
+    EXPECT_TRUE(tree.departed(3));
+    EXPECT_EQ(tree.parent_of(7), 1u);  // 3's children still adopted by 1
+    EXPECT_EQ(tree.parent_of(4), 1u);
+}
