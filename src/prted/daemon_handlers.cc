@@ -174,6 +174,9 @@ void on_command(Rank, rml::Payload&& payload)
     case plm::msg::Command::shrink: on_shrink(c.targets); break;
     case plm::msg::Command::cleanup_job:
         if (job) {
+            // A job the master ended before it knew its processes' pids (killed during launch)
+            // can still have processes here: they go first, never orphaned (issue 14, item 11).
+            odls::base::module()->kill(job);
             // Before PMIx forgets the namespace: a collective still waiting on it is answered first.
             if (grpcomm::Module* collectives = grpcomm::base::module()) collectives->job_released(job->nspace);
             if (!local_ranks(*job).empty()) pmix::deregister_job(job);
