@@ -22,6 +22,12 @@ namespace prte::pmix {
 inline constexpr const char kOutputAck[] = "prte.iof.ack";
 inline constexpr const char kOutputAckedBytes[] = "prte.iof.acked";
 
+// Job-level spawn info from prun: its own pid and host. PMIx 4.2.2 never tells the host that a
+// tool left, so the DVM watches that pid (when prun runs on the master's host) and ends the jobs
+// prun started if it dies without ending them (a SIGKILL), instead of leaving them running.
+inline constexpr const char kSpawnerPid[] = "prte.spawner.pid";
+inline constexpr const char kSpawnerHost[] = "prte.spawner.host";
+
 // In the info of a PMIX_ERR_DVM_MOD event: the pmix_status_t that prevented the DVM change (spec:
 // elastic-dvm-spec.txt, "Failure event"), beside PMIX_EVENT_TEXT_MESSAGE with the reason in words.
 inline constexpr const char kAllocationCause[] = "prte.alloc.cause";

@@ -103,6 +103,8 @@ pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_
 using SpawnAnswer = std::function<void(const Status& status, const std::string& nspace)>;
 pmix_status_t spawn_status(const Status& st);
 // Progress thread, master only: creates the job from a translated request and starts it.
+// Master: ends the job if its spawner (a prun on this host, by pid) dies first (spawner_watch.cc).
+void watch_spawner(const runtime::Job& job);
 void submit_spawn(const pmix_proc_t& requester, const runtime::Job& draft, const std::vector<std::string>& notes,
                   SpawnAnswer answer);
 // On a daemon (PMIx's thread): sends the request to the master, answers cbfunc with its reply

@@ -44,7 +44,10 @@ void submit_spawn(const pmix_proc_t& requester, const runtime::Job& draft, const
         track_acks(job->nspace);
     }
     job->originator = requester;
+    job->spawner_pid = draft.spawner_pid;
+    job->spawner_host = draft.spawner_host;
     job->on_spawned = std::move(answer);
+    watch_spawner(*job);
     verbose()(2, "{} spawns job {}: {} app(s), first {}", requestor_name(requester), job->nspace, job->apps.size(),
               job->apps.front().executable);
     for (const std::string& note : notes) verbose()(1, "job {}: {}", job->nspace, note);

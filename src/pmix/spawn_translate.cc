@@ -300,6 +300,18 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
         return need_flag(info, job.output.merge_stderr);
     }
     if (PMIX_CHECK_KEY(&info, kSpawnerPullsOutput)) return need_flag(info, job.output.held_for_pull);
+    if (PMIX_CHECK_KEY(&info, kSpawnerPid)) {
+        std::optional<int64_t> pid = value_integer(info.value);
+        if (!pid || *pid <= 0) return {Errc::bad_param, fmt::format("spawn directive {} must be a positive pid", info.key)};
+        job.spawner_pid = static_cast<pid_t>(*pid);
+        return {};
+    }
+    if (PMIX_CHECK_KEY(&info, kSpawnerHost)) {
+        std::string text;
+        Status st = need_string(info, text);
+        if (st) job.spawner_host = text;
+        return st;
+    }
     // Read together by translate_stdin, as either may qualify the other.
     if (PMIX_CHECK_KEY(&info, PMIX_FWD_STDIN) || PMIX_CHECK_KEY(&info, PMIX_STDIN_TGT)) return {};
     if (!quietly_accepted(info)) notes.push_back(fmt::format("spawn directive {} ignored: not supported", info.key));

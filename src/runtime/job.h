@@ -102,6 +102,10 @@ struct Job {
 
     // The tool or process that asked for the job (PMIx spawn), told of its start and its end.
     std::optional<pmix_proc_t> originator;
+    // The spawning tool's own process, when it said (prun): the DVM ends the job if that process
+    // dies without ending it (pmix/spawner_watch.cc).
+    pid_t spawner_pid = 0;
+    std::string spawner_host;
     // Answers the spawn request once the job is running (success, nspace) or has failed to start.
     // Called once, on the progress thread; cleared after.
     std::function<void(const Status& status, const std::string& nspace)> on_spawned;

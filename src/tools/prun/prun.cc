@@ -395,6 +395,11 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
     // twice, the spawn's copy to the library's own writer).
     bool forward = path == OutputPath::library;
     if (path == OutputPath::pull) job.add_bool(prte::pmix::kSpawnerPullsOutput, true);
+    // So that a prun killed outright does not leave its job running (pmix/attributes.h).
+    job.add_int(prte::pmix::kSpawnerPid, static_cast<int>(getpid()));
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    job.add_string(prte::pmix::kSpawnerHost, host);
     job.add_bool(PMIX_FWD_STDOUT, forward);
     job.add_bool(PMIX_FWD_STDERR, forward);
     job.add_bool(PMIX_FWD_STDDIAG, forward);
