@@ -34,11 +34,12 @@ size_t RadixTree::mark_departed(const std::vector<Rank>& ranks)
     return added;
 }
 
-void RadixTree::set_absent(const std::set<Rank>& ranks)
+bool RadixTree::set_absent(const std::set<Rank>& ranks)
 {
-    if (ranks == absent_) return;
+    if (ranks == absent_) return false;
     absent_ = ranks;
     rebuild();
+    return true;
 }
 
 void RadixTree::rebuild()

@@ -51,7 +51,8 @@ class RadixTree {
     // they are wired, but not for ever (a rank in the set given last time and not now comes back).
     // Two grows in flight at once wire up in any order, and the later ranks of one may sit below
     // the not-yet-running ranks of the other in the positional tree.
-    void set_absent(const std::set<Rank>& ranks);
+    // Returns false when the set was already this one (nothing rebuilt).
+    bool set_absent(const std::set<Rank>& ranks);
     bool absent(Rank r) const { return absent_.count(r) != 0; }
 
     // Effective parent of r: its nearest live ancestor. kInvalidRank for the root, for r departed or

@@ -392,10 +392,7 @@ size_t Messenger::mark_departed(const std::vector<Rank>& ranks)
 
 void Messenger::set_absent(const std::set<Rank>& ranks)
 {
-    bool changed = false;
-    for (Rank r = 0; r < tree_->size() && !changed; ++r) changed = tree_->absent(r) != (ranks.count(r) != 0);
-    tree_->set_absent(ranks);
-    if (!changed) return;
+    if (!tree_->set_absent(ranks)) return;
     verbose_stream()(5, "rml: daemon(s) {} still starting; routing tree now:\n{}", fmt::join(ranks, ","),
                      tree_->describe());
     for (auto& l : tree_listeners_) l();

@@ -61,33 +61,28 @@ struct AllocationRequest {
     ~AllocationRequest();
 };
 
-// One in-progress shrink (spec: shrink-campaign-fence-tracking.txt, Step 1a). Completion is
-// collective: the whole campaign is torn down at once when every daemon has received the shrink
-// order (spec: collective-shrink-completion.txt), so there is no per-target counting here.
-struct ShrinkCampaign {
+// What every size change records: its daemons and nodes, who asked, under which allocation.
+struct Campaign {
     uint64_t id = 0;
-    std::vector<Rank> targets;             // daemon ranks leaving the DVM
-    std::vector<std::string> target_nodes;  // their node names, for the RAS release hooks
-    std::optional<pmix_proc_t> requester;
+    std::vector<Rank> targets;              // daemon ranks joining or leaving the DVM
+    std::vector<std::string> target_nodes;  // their node names, for the RAS hooks
+    std::optional<pmix_proc_t> requester;   // none for a push: no completion event
     std::string alloc_id;
     std::string req_id;
-    Rank requester_daemon = 0;
+    Rank requester_daemon = 0;  // where the requester's completion event is raised
     std::chrono::steady_clock::time_point started{};
 };
 
+// One in-progress shrink (spec: shrink-campaign-fence-tracking.txt, Step 1a). Completion is
+// collective: the whole campaign is torn down at once when every daemon has received the shrink
+// order (spec: collective-shrink-completion.txt), so there is no per-target counting here.
+struct ShrinkCampaign : Campaign {};
+
 // One in-progress grow (spec: elastic-dvm-spec.txt, "Grow campaign"): complete once every target
 // has called home and the wireup that names them has reached the whole DVM.
-struct GrowCampaign {
-    uint64_t id = 0;
-    std::vector<Rank> targets;              // the new daemons' ranks
-    std::vector<std::string> target_nodes;  // their nodes
-    std::set<Rank> reported;                // targets that have called home
-    bool wiring = false;                    // the campaign's wireup is on its way
-    std::optional<pmix_proc_t> requester;
-    std::string alloc_id;
-    std::string req_id;
-    Rank requester_daemon = 0;
-    std::chrono::steady_clock::time_point started{};
+struct GrowCampaign : Campaign {
+    std::set<Rank> reported;  // targets that have called home
+    bool wiring = false;      // the campaign's wireup is on its way
 };
 
 // A job parked at the map or launch boundary, and the campaigns that were in progress when it

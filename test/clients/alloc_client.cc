@@ -41,29 +41,6 @@ void on_event(size_t, pmix_status_t status, const pmix_proc_t*, pmix_info_t info
 }
 #endif
 
-std::string alloc_status(const std::string& id)
-{
-    pmix_query_t q;
-    PMIX_QUERY_CONSTRUCT(&q);
-    pmix_status_t rc = PMIX_SUCCESS;
-    PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_ALLOC_STATUS);
-    PMIX_INFO_CREATE(q.qualifiers, 1);
-    q.nqual = 1;
-    PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_ALLOC_ID, id.c_str(), PMIX_STRING);
-    pmix_info_t* results = nullptr;
-    size_t n = 0;
-    rc = PMIx_Query_info(&q, 1, &results, &n);
-    std::string text;
-    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; ++i) {
-        if (PMIX_CHECK_KEY(&results[i], PMIX_QUERY_ALLOC_STATUS) && results[i].value.type == PMIX_STRING) {
-            text = results[i].value.data.string;
-        }
-    }
-    if (results) PMIX_INFO_FREE(results, n);
-    PMIX_QUERY_DESTRUCT(&q);
-    return text;
-}
-
 bool settled(const std::string& line)
 {
     auto colon = line.find(": ");
@@ -116,7 +93,7 @@ int main(int argc, char** argv)
     if (rc == PMIX_SUCCESS) {
         std::string line;
         for (int i = 0; i < 6000; ++i) {
-            line = alloc_status(alloc);
+            line = prte_test::alloc_status(alloc);
             if (settled(line)) break;
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
@@ -127,7 +104,7 @@ int main(int argc, char** argv)
         for (int i = 0; i < 500 && ready_events + failed_events == 0; ++i) {
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
-        alloc_status(alloc);
+        prte_test::alloc_status(alloc);
         std::printf("events ready %d failed %d alloc %s req %s\n", ready_events.load(), failed_events.load(),
                     event_alloc.empty() ? "none" : event_alloc.c_str(), event_req.empty() ? "none" : event_req.c_str());
 #endif

@@ -17,29 +17,11 @@ namespace {
 
 const char* const kProgram = "alloc_cycles";
 
-std::string status_of(const std::string& id)
-{
-    pmix_query_t q;
-    PMIX_QUERY_CONSTRUCT(&q);
-    pmix_status_t rc = PMIX_SUCCESS;
-    PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_ALLOC_STATUS);
-    PMIX_INFO_CREATE(q.qualifiers, 1);
-    q.nqual = 1;
-    PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_ALLOC_ID, id.c_str(), PMIX_STRING);
-    pmix_info_t* results = nullptr;
-    size_t n = 0;
-    rc = PMIx_Query_info(&q, 1, &results, &n);
-    std::string text = rc == PMIX_SUCCESS && n > 0 && results[0].value.type == PMIX_STRING ? results[0].value.data.string : "";
-    if (results) PMIX_INFO_FREE(results, n);
-    PMIX_QUERY_DESTRUCT(&q);
-    return text;
-}
-
 void wait_for(const std::string& id, const char* word)
 {
     std::string want = id + ": " + word;
     for (int i = 0; i < 20000; ++i) {
-        std::string s = status_of(id);
+        std::string s = prte_test::alloc_status(id);
         if (s.compare(0, want.size(), want) == 0) return;
         if (s.find(": failed") != std::string::npos) prte_test::fail(kProgram, "%s", s.c_str());
         std::this_thread::sleep_for(std::chrono::milliseconds(1));

@@ -87,4 +87,29 @@ inline void finalize(const char* program)
     if (rc != PMIX_SUCCESS) fail(program, "PMIx_Finalize failed: %s", PMIx_Error_string(rc));
 }
 
+// PMIX_QUERY_ALLOC_STATUS of allocation `id` (a client's or a tool's query alike); empty when the
+// DVM does not answer it.
+inline std::string alloc_status(const std::string& id)
+{
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    pmix_status_t rc = PMIX_SUCCESS;
+    PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_ALLOC_STATUS);
+    PMIX_INFO_CREATE(q.qualifiers, 1);
+    q.nqual = 1;
+    PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_ALLOC_ID, id.c_str(), PMIX_STRING);
+    pmix_info_t* results = nullptr;
+    size_t n = 0;
+    rc = PMIx_Query_info(&q, 1, &results, &n);
+    std::string text;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; ++i) {
+        if (PMIX_CHECK_KEY(&results[i], PMIX_QUERY_ALLOC_STATUS) && results[i].value.type == PMIX_STRING) {
+            text = results[i].value.data.string;
+        }
+    }
+    if (results) PMIX_INFO_FREE(results, n);
+    PMIX_QUERY_DESTRUCT(&q);
+    return text;
+}
+
 }  // namespace prte_test

@@ -10,18 +10,8 @@
 . "$PRTE_SRCDIR/test/integration/elastic_lib.sh"
 NETNS_NODES="$PRTE_SRCDIR/test/testbed/netns-nodes"
 
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP: namespace nodes need root"; exit 77; fi
+require_netns pte 198.18.13
 if ! command -v /usr/sbin/sshd >/dev/null || ! command -v ssh >/dev/null; then echo "SKIP: sshd or ssh not installed"; exit 77; fi
-PRTE_TESTBED_PREFIX=pte$(($$ % 100000))-
-PRTE_TESTBED_SUBNET=198.18.13
-export PRTE_TESTBED_PREFIX PRTE_TESTBED_SUBNET
-probe=${PRTE_TESTBED_PREFIX}probe
-if ! ip netns add "$probe" 2>/dev/null || ! ip netns exec "$probe" true 2>/dev/null; then
-    ip netns del "$probe" 2>/dev/null
-    echo "SKIP: ip netns is not usable here (namespace nodes need CAP_SYS_ADMIN and CAP_NET_ADMIN)"
-    exit 77
-fi
-ip netns del "$probe"
 STATE="$TEST_TMP/testbed"
 trap 'stop_dvm; "$NETNS_NODES" down --dir "$STATE" >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT INT TERM
 

@@ -79,3 +79,20 @@ wait_for_line() {
         t=$((t + 1))
     done
 }
+
+# require_netns PREFIX SUBNET: namespace nodes need root and a usable `ip netns`; otherwise the test
+# is skipped (exit 77) with the reason. Exports the test-bed's prefix and subnet (each test its own,
+# so that tests never share namespaces or addresses).
+require_netns() {
+    if [ "$(id -u)" -ne 0 ]; then echo "SKIP: namespace nodes need root"; exit 77; fi
+    PRTE_TESTBED_PREFIX=$1$(($$ % 100000))-
+    PRTE_TESTBED_SUBNET=$2
+    export PRTE_TESTBED_PREFIX PRTE_TESTBED_SUBNET
+    probe=${PRTE_TESTBED_PREFIX}probe
+    if ! ip netns add "$probe" 2>/dev/null || ! ip netns exec "$probe" true 2>/dev/null; then
+        ip netns del "$probe" 2>/dev/null
+        echo "SKIP: ip netns is not usable here (namespace nodes need CAP_SYS_ADMIN and CAP_NET_ADMIN)"
+        exit 77
+    fi
+    ip netns del "$probe"
+}

@@ -249,12 +249,8 @@ size_t live_remote_daemons()
 
 bool daemon_gone(Rank rank)
 {
-    Daemon* d = daemon(rank);
-    if (!d || rank == 0 || d->gone) return false;
-    d->gone = true;
-    if (d->node) d->node->state = runtime::NodeState::down;
+    if (!record_departure(rank)) return false;
     messenger().mark_departed({rank});
-    if (live_remote_daemons() == 0 && master().teardown_done) finish_teardown();
     return true;
 }
 

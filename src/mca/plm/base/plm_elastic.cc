@@ -106,12 +106,30 @@ void set_phase(const std::string& alloc_id, AllocationPhase phase, const std::st
 }
 
 // Phase two: exactly one event to the requester, none without one (spec: "Delivery guarantees").
-void tell_requester(const std::optional<pmix_proc_t>& requester, Rank requester_daemon, const std::string& alloc_id,
-                    const std::string& req_id, bool success, pmix_status_t cause, const std::string& message)
+void tell_requester(const runtime::Campaign& c, bool success, pmix_status_t cause, const std::string& message)
 {
-    if (!requester) return;
-    pmix::AllocationOutcome o{*requester, requester_daemon, alloc_id, req_id, success, cause, message};
+    if (!c.requester) return;
+    pmix::AllocationOutcome o{*c.requester, c.requester_daemon, c.alloc_id, c.req_id, success, cause, message};
     pmix::notify_allocation_outcome(o);
+}
+
+// What starts a campaign of either kind: its id, who asked, its allocation, the clock.
+void open_campaign(runtime::Campaign& c, const runtime::AllocationRequest& request, const std::string& alloc_id)
+{
+    c.id = state().next_campaign_id();
+    c.requester = request.requester;
+    c.requester_daemon = request.requester_daemon;
+    c.alloc_id = alloc_id;
+    c.req_id = request.req_id;
+    c.started = std::chrono::steady_clock::now();
+}
+
+// "campaign 3 (grow, alloc-1) complete in 10.3 ms: daemon(s) 5,6 on n5, n6 <outcome>, requester ...".
+void log_completion(const runtime::Campaign& c, const char* kind, const char* outcome)
+{
+    log_campaign(5, fmt::format("campaign {} ({}, {}) complete in {:.1f} ms: daemon(s) {} on {} {}, requester {}", c.id,
+                                kind, c.alloc_id, elapsed_ms(c.started), fmt::join(c.targets, ","),
+                                util::join(c.target_nodes, ", "), outcome, who(c.requester)));
 }
 
 // --- The fence -----------------------------------------------------------------------------
@@ -239,7 +257,7 @@ void fail_grow(uint64_t id, const std::string& cause, pmix_status_t code)
         }
     }
     set_phase(c.alloc_id, AllocationPhase::failed, cause);
-    tell_requester(c.requester, c.requester_daemon, c.alloc_id, c.req_id, false, code, why);
+    tell_requester(c, false, code, why);
     lower_fence(static_cast<uint32_t>(c.target_nodes.size()));
 }
 
@@ -271,11 +289,9 @@ void complete_grow(uint64_t id, const Status& st)
         if (node && node->state == runtime::NodeState::joining) node->state = runtime::NodeState::up;
     }
     introduce_jobs(c.targets);
-    log_campaign(5, fmt::format("campaign {} (grow, {}) complete in {:.1f} ms: daemon(s) {} on {} wired, requester {}",
-                                c.id, c.alloc_id, elapsed_ms(c.started), fmt::format("{}", fmt::join(c.targets, ",")),
-                                util::join(c.target_nodes, ", "), who(c.requester)));
+    log_completion(c, "grow", "wired");
     set_phase(c.alloc_id, AllocationPhase::ready);
-    tell_requester(c.requester, c.requester_daemon, c.alloc_id, c.req_id, true, PMIX_SUCCESS, {});
+    tell_requester(c, true, PMIX_SUCCESS, {});
     lower_fence(static_cast<uint32_t>(c.target_nodes.size()));
 }
 
@@ -283,12 +299,7 @@ void start_grow(const runtime::AllocationRequest& request, const std::string& al
                 const std::vector<runtime::Node*>& nodes, Answer answer)
 {
     runtime::GrowCampaign c;
-    c.id = state().next_campaign_id();
-    c.requester = request.requester;
-    c.requester_daemon = request.requester_daemon;
-    c.alloc_id = alloc_id;
-    c.req_id = request.req_id;
-    c.started = std::chrono::steady_clock::now();
+    open_campaign(c, request, alloc_id);
     for (runtime::Node* node : nodes) {
         node->state = runtime::NodeState::joining;
         c.target_nodes.push_back(node->name);
@@ -312,7 +323,7 @@ void start_grow(const runtime::AllocationRequest& request, const std::string& al
     }
     for (runtime::Node* node : nodes) it->second.targets.push_back(node->daemon);
     hold_from_wireup(it->second.targets);
-    plm_verbose()(5, "campaign {} (grow): daemon(s) {} launching", id, fmt::format("{}", fmt::join(it->second.targets, ",")));
+    plm_verbose()(5, "campaign {} (grow): daemon(s) {} launching", id, fmt::join(it->second.targets, ","));
 }
 
 // --- Shrink --------------------------------------------------------------------------------
@@ -333,11 +344,9 @@ void complete_shrink(uint64_t id, const Status& st)
     for (const auto& name : c.target_nodes) {
         if (runtime::Node* node = rt().pool().find(name)) reset_node(*node);
     }
-    log_campaign(5, fmt::format("campaign {} (shrink, {}) complete in {:.1f} ms: daemon(s) {} on {} left, requester {}",
-                                c.id, c.alloc_id, elapsed_ms(c.started), fmt::format("{}", fmt::join(c.targets, ",")),
-                                util::join(c.target_nodes, ", "), who(c.requester)));
+    log_completion(c, "shrink", "left");
     set_phase(c.alloc_id, AllocationPhase::released);
-    tell_requester(c.requester, c.requester_daemon, c.alloc_id, c.req_id, true, PMIX_SUCCESS, {});
+    tell_requester(c, true, PMIX_SUCCESS, {});
     lower_fence(static_cast<uint32_t>(c.targets.size()));
 }
 
@@ -345,12 +354,7 @@ void start_shrink(const runtime::AllocationRequest& request, const std::string& 
                   const std::vector<runtime::Node*>& nodes, Answer answer)
 {
     runtime::ShrinkCampaign c;
-    c.id = state().next_campaign_id();
-    c.requester = request.requester;
-    c.requester_daemon = request.requester_daemon;
-    c.alloc_id = alloc_id;
-    c.req_id = request.req_id;
-    c.started = std::chrono::steady_clock::now();
+    open_campaign(c, request, alloc_id);
     for (runtime::Node* node : nodes) {
         node->state = runtime::NodeState::departing;
         c.targets.push_back(node->daemon);
@@ -367,7 +371,7 @@ void start_shrink(const runtime::AllocationRequest& request, const std::string& 
     state().raise_fence(static_cast<uint32_t>(targets.size()));
     set_phase(alloc_id, AllocationPhase::pending);
     log_campaign(5, fmt::format("campaign {} (shrink, {}): daemon(s) {} on {}, requester {}; launch fence {}", id,
-                                alloc_id, fmt::format("{}", fmt::join(targets, ",")), util::join(state().shrinks()[id].target_nodes, ", "),
+                                alloc_id, fmt::join(targets, ","), util::join(state().shrinks()[id].target_nodes, ", "),
                                 who(request.requester), state().fence()));
     if (answer) answer({}, alloc_id);
     campaign_started();
@@ -383,8 +387,7 @@ void start_shrink(const runtime::AllocationRequest& request, const std::string& 
         }
         log_campaign(1, fmt::format("campaign {} (shrink, {}) failed: {}", id, alloc_id, st.message()));
         set_phase(alloc_id, AllocationPhase::failed, st.message());
-        tell_requester(failed.requester, failed.requester_daemon, alloc_id, failed.req_id, false, PMIX_ERR_UNREACH,
-                       st.message());
+        tell_requester(failed, false, PMIX_ERR_UNREACH, st.message());
         lower_fence(static_cast<uint32_t>(targets.size()));
         return;
     }
@@ -541,7 +544,8 @@ bool hold_at_map(const JobPtr& job)
 bool hold_at_launch(const JobPtr& job)
 {
     if (!state().enabled() || job->is_daemon_job) return false;
-    const mca::Param* hold = mca::ParamRegistry::instance().find("prte_test_hold_launch");
+    // Every job passes here: look the parameter up once (the registry owns it for the process's life).
+    static const mca::Param* hold = mca::ParamRegistry::instance().find("prte_test_hold_launch");
     if (hold && hold->as_bool() && !job->parked &&
         std::find(test_held().begin(), test_held().end(), job) == test_held().end()) {
         static std::set<std::string> already;  // each job is held for the test once
@@ -590,13 +594,12 @@ bool daemon_lost(Rank rank, runtime::ProcState reason, const std::string& why)
         return true;
     }
     runtime::Node* node = node_of_daemon(rank);
-    if (!record_departure(rank)) {
+    if (!daemon_gone(rank)) {
         plm_verbose()(5, "daemon {} had already left the DVM: ignoring it", rank);
         return true;
     }
     // An unrequested departure: the DVM carries on without the node (spec: issue item 7).
     output::error("{}; the DVM carries on without node {} (elastic mode)", why, node ? node->name : "?");
-    messenger().mark_departed({rank});
     broadcast(rml::tag::daemon_died, msg::encode_ranks({rank}));
     if (node) {
         end_jobs_on_node(node, why);
