@@ -10,6 +10,11 @@
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
 . "$PRTE_SRCDIR/test/integration/elastic_lib.sh"
 
+# The fallback timer's parameter is range-checked like every integer parameter.
+run negative "$PRTE" --prtemca prte_elastic_mode 1 --prtemca prte_elastic_leave_timeout -1
+expect_status negative 1
+expect_line negative err "prte_elastic_leave_timeout"
+
 start_local_nodes_dvm 1 2
 run off "$PALLOC" -w node2
 expect_status off 1
