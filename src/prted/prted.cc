@@ -8,7 +8,9 @@
 // after killing and reaping its processes.
 //
 // Exit status: 0 after an ordered exit; 1 when it could not start or lost the master; 2 usage.
+#include <event2/event.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -21,8 +23,10 @@
 #include "pmix/server.h"
 #include "prte_config.h"
 #include "prted/daemon_handlers.h"
+#include "prted/exit_watchdog.h"
 #include "rml/auth.h"
 #include "rml/rml.h"
+#include "runtime/daemon_exit.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
 #include "tools/cli_parse.h"
@@ -58,6 +62,21 @@ bool read_secret(std::string& secret)
 }
 
 
+// Testing only (prte_test_wedge_on_sigusr2): SIGUSR2 blocks the event loop for good, as a PMIx
+// callback that never returned once did, so that tests can show the exit watchdog ending the daemon.
+void wedge_loop_on_sigusr2(event_base* base)
+{
+    event* ev = evsignal_new(
+        base, SIGUSR2,
+        [](evutil_socket_t, short, void*) {
+            prte::output::error("daemon {}: event loop wedged on purpose (prte_test_wedge_on_sigusr2)",
+                                prte::runtime::Runtime::instance().identity().rank);
+            while (true) pause();
+        },
+        nullptr);
+    event_add(ev, nullptr);  // lives as long as the process
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -86,6 +105,8 @@ int main(int argc, char** argv)
         rt.finalize();
         return 1;
     }
+    // Before the PMIx server: from here on, nothing this daemon runs can keep it alive past its bound.
+    prte::prted::exit_watchdog::start(prte::runtime::daemon_exit_timeout());
     prte::pmix::ServerOptions server_options;
     server_options.tmpdir = rt.identity().session_dir;
     if (prte::Status st = prte::pmix::start(server_options); !st) {
@@ -107,8 +128,12 @@ int main(int argc, char** argv)
     prte::prted::install_handlers();
     prte::pmix::enable_remote_services();
     if (auto* g = prte::grpcomm::base::module()) g->init();
-    rt.set_shutdown_handler([] { prte::prted::begin_shutdown(); });
+    rt.set_shutdown_handler([] {
+        prte::prted::exit_watchdog::arm(prte::runtime::Runtime::instance().shutdown_reason());
+        prte::prted::begin_shutdown();
+    });
     rt.shutdown_on_signals();
+    if (prte::runtime::test_wedge_on_sigusr2()) wedge_loop_on_sigusr2(rt.loop().base());
 
     prte::plm::msg::DaemonReport report{options.rank, rt.identity().node_name, messenger.uri(),
                                         prte::runtime::local_topology()};
@@ -125,5 +150,6 @@ int main(int argc, char** argv)
     prte::pmix::stop();
     int status = rt.exit_status();
     rt.finalize();
+    prte::prted::exit_watchdog::stop();
     return status;
 }

@@ -339,6 +339,11 @@ void Connection::flush()
     fcntl(fd, F_SETFL, flags);
 }
 
+int Connection::socket() const
+{
+    return bev_ ? static_cast<int>(bufferevent_getfd(bev_)) : -1;
+}
+
 void Connection::close()
 {
     phase_ = Phase::closed;

@@ -73,6 +73,8 @@ class Connection {
     bool authenticated() const { return authenticated_; }
     bool initiated() const { return initiated_; }
     const std::string& address() const { return address_; }
+    // The socket, for watching it from outside the event loop (-1 once closed). Never read or write it.
+    int socket() const;
 
     static constexpr uint32_t kMaxPayload = 1u << 30;
 

@@ -413,4 +413,12 @@ std::set<Rank> Messenger::connected_peers() const
     return out;
 }
 
+int Messenger::socket_to(Rank rank) const
+{
+    for (const auto& c : connections_) {
+        if (c->peer() == rank && c->ready()) return c->socket();
+    }
+    return -1;
+}
+
 }  // namespace prte::rml

@@ -98,6 +98,9 @@ class Messenger {
 
     // Connected (authenticated) peers.
     std::set<runtime::Rank> connected_peers() const;
+
+    // The socket of the ready connection to this peer, or -1 (see Connection::socket).
+    int socket_to(runtime::Rank rank) const;
     size_t rejected_connections() const { return rejected_; }
 
     const output::VerboseStream& verbose() const;

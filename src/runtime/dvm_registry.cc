@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -27,6 +28,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kFilePrefix = "dvm.";
+constexpr const char* kTeardownSuffix = ".teardown";
+constexpr auto kTeardownNoteLifetime = std::chrono::hours(1);
 
 std::mutex published_mutex;
 std::string published_file;  // what unpublish() removes
@@ -205,15 +208,13 @@ std::string directory()
     return fmt::format("{}/prte.{}", base, getuid());
 }
 
-Status publish(const std::string& uri, const std::string& dvm_nspace)
-{
-    std::string dir = directory();
-    if (Status st = ensure_directory(dir); !st) return st;
-    std::string file = fmt::format("{}/{}{}", dir, kFilePrefix, getpid());
-    std::string temp = fmt::format("{}/.{}{}.tmp", dir, kFilePrefix, getpid());
-    std::string text = fmt::format("uri={}\npid={}\nnspace={}\nhost={}\nstarted={}\n", uri, getpid(), dvm_nspace,
-                                   this_host(), static_cast<int64_t>(time(nullptr)));
+namespace {
 
+// Writes `text` to `file` through a temporary name, so that a reader sees all of it or nothing.
+Status write_atomically(const std::string& dir, const std::string& name, const std::string& text)
+{
+    std::string file = fmt::format("{}/{}", dir, name);
+    std::string temp = fmt::format("{}/.{}.tmp", dir, name);
     int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) return {Errc::internal, fmt::format("cannot write {}: {}", temp, std::strerror(errno))};
     const char* data = text.data();
@@ -240,9 +241,55 @@ Status publish(const std::string& uri, const std::string& dvm_nspace)
         unlink(temp.c_str());
         return {Errc::internal, fmt::format("cannot publish {}: {}", file, std::strerror(err))};
     }
-    std::lock_guard<std::mutex> lock(published_mutex);
-    published_file = file;
     return {};
+}
+
+std::string teardown_note_name(pid_t pid) { return fmt::format("{}{}{}", kFilePrefix, pid, kTeardownSuffix); }
+
+// Notes of DVMs long gone whose pterm never came to read them.
+void sweep_old_teardown_notes(const std::string& dir)
+{
+    std::error_code ec;
+    auto now = fs::file_time_type::clock::now();
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().string();
+        if (!util::starts_with(name, kFilePrefix) || !name.ends_with(kTeardownSuffix)) continue;
+        std::error_code tec;
+        auto written = fs::last_write_time(it->path(), tec);
+        if (!tec && now - written > kTeardownNoteLifetime) fs::remove(it->path(), tec);
+    }
+}
+
+}  // namespace
+
+Status publish(const std::string& uri, const std::string& dvm_nspace)
+{
+    std::string dir = directory();
+    if (Status st = ensure_directory(dir); !st) return st;
+    sweep_old_teardown_notes(dir);
+    std::string name = fmt::format("{}{}", kFilePrefix, getpid());
+    std::string text = fmt::format("uri={}\npid={}\nnspace={}\nhost={}\nstarted={}\n", uri, getpid(), dvm_nspace,
+                                   this_host(), static_cast<int64_t>(time(nullptr)));
+    if (Status st = write_atomically(dir, name, text); !st) return st;
+    std::lock_guard<std::mutex> lock(published_mutex);
+    published_file = fmt::format("{}/{}", dir, name);
+    return {};
+}
+
+Status write_teardown_note(const std::string& text)
+{
+    std::string dir = directory();
+    if (Status st = ensure_directory(dir); !st) return st;
+    return write_atomically(dir, teardown_note_name(getpid()), text);
+}
+
+std::string take_teardown_note(pid_t pid)
+{
+    std::string path = fmt::format("{}/{}", directory(), teardown_note_name(pid));
+    std::string text;
+    if (!read_text(path, text)) return {};
+    unlink(path.c_str());
+    return text;
 }
 
 void unpublish()

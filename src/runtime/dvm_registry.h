@@ -39,6 +39,14 @@ std::string directory();
 // directory (0700) if needed and refuses one owned by another user.
 Status publish(const std::string& uri, const std::string& dvm_nspace);
 
+// The master's last word to the pterm that stopped it, when its daemons did not all exit in time
+// (which ones, and what it did about them): dvm.<pid>.teardown beside the registry file, written
+// just before it exits. Notes nobody read are swept after an hour by the next publish().
+Status write_teardown_note(const std::string& text);
+
+// The note of DVM `pid`, removed as it is read; empty when there is none.
+std::string take_teardown_note(pid_t pid);
+
 // Removes the file publish() wrote (no-op if none). Safe to call more than once.
 void unpublish();
 

@@ -10,6 +10,7 @@
 #include "mca/rmaps/base/rmaps_base.h"
 #include "mca/state/base/state_base.h"
 #include "rml/rml.h"
+#include "runtime/daemon_exit.h"
 #include "runtime/elastic.h"
 
 namespace prte::runtime {
@@ -61,6 +62,7 @@ Status setup_mca(char** envp, const MCASettings& command_line)
     mca::ComponentRepository::register_params(registry);
     rml::register_params(registry);
     register_elastic_params(registry);
+    register_daemon_exit_params(registry);
     if (!registry.errors().empty()) return {Errc::bad_param, registry.errors().front()};
     auto& repository = mca::ComponentRepository::instance();
     repository.scan(mca::ComponentRepository::component_path(registry));

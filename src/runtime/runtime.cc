@@ -140,6 +140,11 @@ void Runtime::finish_shutdown_when_idle()
     for (const auto& job : jobs_.all()) {
         if (!job->is_daemon_job) return;
     }
+    start_teardown();
+}
+
+void Runtime::start_teardown()
+{
     if (teardown_started_) return;
     teardown_started_ = true;
     if (teardown_) {

@@ -66,6 +66,9 @@ class Runtime {
     // During a shutdown, stops the progress loop once no application job is left (called as jobs
     // are cleaned up, and once by the shutdown handler).
     void finish_shutdown_when_idle();
+    // Starts the teardown now, jobs or not: for when jobs cannot end because a daemon stopped answering.
+    void start_teardown();
+    bool teardown_started() const { return teardown_started_; }
     int exit_status() const { return shutdown_status_.value_or(0); }
     // What runs between "no job left" and stopping the loop during a shutdown (the master orders
     // its daemons to exit and waits for them); it calls `done` when finished.

@@ -3,9 +3,11 @@
 //
 // Exit status: 0 after an orderly shutdown; 1 when the DVM could not start (one line says why);
 // 2 for a usage error.
+#include <event2/event.h>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -20,12 +22,14 @@
 #include "pmix/server.h"
 #include "prte_config.h"
 #include "rml/rml.h"
+#include "runtime/daemon_exit.h"
 #include "runtime/dvm_registry.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
 #include "tools/cli_parse.h"
 #include "tools/prte/daemonize.h"
 #include "util/output.h"
+#include "util/strings.h"
 
 extern char** environ;
 
@@ -82,6 +86,29 @@ void begin_shutdown(prte::runtime::Runtime& rt)
         if (!job->is_daemon_job) prte::plm::base::terminate_job(job, "the DVM is shutting down");
     }
     rt.finish_shutdown_when_idle();
+    if (rt.teardown_started()) return;
+    // Jobs end when their daemons report their processes gone. A daemon that stopped answering
+    // never will: after the daemons' own bound, stop waiting and order the daemons out anyway (the
+    // teardown then names whichever did not answer).
+    auto wait = std::chrono::duration_cast<std::chrono::microseconds>(prte::runtime::master_teardown_timeout());
+    timeval tv{static_cast<time_t>(wait.count() / 1000000), static_cast<suseconds_t>(wait.count() % 1000000)};
+    event_base_once(
+        rt.loop().base(), -1, EV_TIMEOUT,
+        [](evutil_socket_t, short, void*) {
+            auto& rt = prte::runtime::Runtime::instance();
+            if (rt.teardown_started()) return;
+            std::vector<std::string> left;
+            for (const auto& job : rt.jobs().all()) {
+                if (!job->is_daemon_job) left.push_back(job->nspace);
+            }
+            prte::output::warning("job(s) {} did not end within {} s of the shutdown; stopping the daemons anyway",
+                                  prte::util::join(left, ", "),
+                                  std::chrono::duration_cast<std::chrono::seconds>(
+                                      prte::runtime::master_teardown_timeout())
+                                      .count());
+            rt.start_teardown();
+        },
+        nullptr, &tv);
 }
 
 }  // namespace

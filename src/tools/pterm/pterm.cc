@@ -3,6 +3,9 @@
 // and returns only once the DVM has exited: its connection dropped and, when its pid is known on
 // this node, the process is gone.
 //
+// When some of its daemons did not answer the order to exit, the DVM says which, and what it did
+// about them, in a note pterm prints (dvm_registry::take_teardown_note).
+//
 // Exit status: 0 once the DVM has exited; 1 when it cannot be found, refuses, or does not exit in
 // time (one line says which); 2 for a usage error.
 #include <signal.h>
@@ -14,6 +17,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -132,6 +136,14 @@ int terminate(const registry::Entry& dvm)
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     trace(1, "{} has exited", which);
+    // The DVM leaves a note when some of its daemons did not answer: pass it on, it is the user's
+    // only word on them (the DVM's own stderr may be long gone with --daemonize).
+    if (watch_pid) {
+        std::istringstream note(registry::take_teardown_note(dvm.pid));
+        for (std::string line; std::getline(note, line);) {
+            if (!line.empty()) prte::output::warning("{}", line);
+        }
+    }
     return 0;
 }
 
