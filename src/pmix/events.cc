@@ -119,6 +119,9 @@ void notify_job_end_event(const std::string& nspace, int exit_code, const std::s
     info->add_status(PMIX_JOB_TERM_STATUS, exit_code);
     if (!message.empty()) info->add_string(PMIX_EVENT_TEXT_MESSAGE, message);
     info->add_bool(PMIX_EVENT_NON_DEFAULT, true);
+    // Not cached: PMIx 4.2.2 otherwise keeps every job's end event (~3 KB) for late registrants,
+    // and prun registers for it before it spawns (issue 14 item 3).
+    info->add_bool(PMIX_EVENT_DO_NOT_CACHE, true);
     pmix_data_range_t range = PMIX_RANGE_SESSION;
     if (originator) {
         range = PMIX_RANGE_CUSTOM;
