@@ -19,5 +19,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
     g++ make autoconf automake libtool libltdl-dev pkg-config \
     libpmix-dev libpmix-bin libhwloc-dev libevent-dev libfmt-dev libcli11-dev \
     libgtest-dev cmake openmpi-bin libopenmpi-dev libssl-dev \
-    openssh-server openssh-client iproute2 iputils-ping procps util-linux >/dev/null
+    openssh-server openssh-client iproute2 iputils-ping procps util-linux help2man >/dev/null
 echo "install-deps: build and test dependencies are installed"

@@ -50,7 +50,8 @@ std::string map_report(const runtime::Job& job, const runtime::NodePool& pool)
     for (const runtime::Node* node : pool.nodes()) {
         if (node_is_usable(*node)) total_slots += node->slots;
     }
-    const char* binding = job.mapping.bind_to == runtime::BindTo::unset ? "default" : runtime::to_string(job.mapping.bind_to);
+    // Unset binds nothing (odls/default binds only when asked).
+    const char* binding = job.mapping.bind_to == runtime::BindTo::unset ? "none" : runtime::to_string(job.mapping.bind_to);
     std::string out = "========================   JOB MAP   ========================\n";
     out += fmt::format("Data for JOB {} Total slots allocated {}\n", job.nspace, total_slots);
     out += fmt::format("    Mapping policy: {}  Binding policy: {}\n", mapping_policy(job.mapping), upper(binding));
