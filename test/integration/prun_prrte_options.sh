@@ -6,21 +6,6 @@
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
-JOBINFO="$PRTE_BUILDDIR/test/clients/jobinfo"
-
-# The node of each rank of a jobinfo run, in rank order.
-placement() {
-    sed -n 's/^rank \([0-9]*\) of [0-9]* .* host \([^ ]*\) app .*/\1 \2/p' "$TEST_TMP/$1.out" | sort -n |
-        awk '{printf "%s%s", sep, $2; sep = " "}'
-}
-expect_placement() {
-    expect_status "$1" 0
-    actual=$(placement "$1")
-    if [ "$actual" = "$2" ]; then pass "$1 placed on: $2"; else
-        fail "$1 placed on '$actual', expected '$2'"
-        sed 's/^/    /' "$TEST_TMP/$1.out" "$TEST_TMP/$1.err"
-    fi
-}
 
 start_local_nodes_dvm 4 2 --prtemca prte_set_slots 2
 

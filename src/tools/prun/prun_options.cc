@@ -162,8 +162,8 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
         ->type_name("N");
     cli.add_flag("--pernode", t.pernode, "Run one process on each node (--map-by ppr:1:node)");
     take_each(cli.add_option("--display", t.display_values,
-                             "Show, on stdout before the job runs, a comma list of: map (where each rank runs), "
-                             "allocation (the nodes and slots), bind (as --report-bindings)"))
+                             "What the DVM shows, a comma list of: map (where each rank runs) and allocation (the "
+                             "nodes and their slots), on stdout before the job's output; bind (as --report-bindings)"))
         ->type_name("LIST");
     cli.add_flag("--report-bindings", r.reports.bindings,
                  "Each process reports its binding, one line per rank on its stderr, as it starts");
