@@ -12,6 +12,12 @@ pid=$(cat "$TEST_TMP/dvm.pid" 2>/dev/null)
 alive "$pid" && pass "pid $pid is alive" || fail "pid $pid is not running"
 run by_pid "$PRUN" --dvm "pid:$pid" -n 1 echo via-pid
 expect_line by_pid out "via-pid"
+# What scripts use it for: PMIx's pps attaches to the DVM by that pid.
+if command -v pps >/dev/null 2>&1; then
+    run pps sh -c "pps --pid $pid 2>&1"  # pps writes its answer on stderr
+    expect_status pps 0
+    expect_line pps out "Active nspaces: prte-"
+fi
 run stop "$PTERM" --dvm "pid:$pid"
 expect_status stop 0
 alive "$pid" && fail "pterm --dvm pid:$pid left it running" || pass "pterm --dvm pid:$pid stopped it"
