@@ -2,7 +2,8 @@
 # prun --display map / allocation and --report-bindings on a DVM of 4 local nodes: what the user
 # sees. The DVM's map and allocation come on prun's stdout before any output of the job, untagged
 # even with --output tag; each rank reports its binding once, on its own stderr; a bad --display
-# value is a one-line usage error; prterun shows the map of its own DVM.
+# value is a one-line usage error; prterun shows the map of its own DVM, which got --host
+# however it was spelled.
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
@@ -81,5 +82,8 @@ run prterun "$PRTERUN" --display map --host "$(hostname):3" -n 3 echo ran
 expect_status prterun 0
 expect_line prterun out "Num slots: 3"
 [ "$(grep -c '^ran$' "$TEST_TMP/prterun.out")" = 3 ] && pass "prterun ran 3 ranks" || fail "prterun: $(cat "$TEST_TMP/prterun.out")"
+run prterun_eq "$PRTERUN" -n 1 --host="$(hostname):5" --display=map echo ran
+expect_status prterun_eq 0
+expect_line prterun_eq out "Num slots: 5"
 
 finish

@@ -107,7 +107,8 @@ int main(int argc, char** argv)
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (!a.empty() && a[0] != '-') break;  // the program and its own arguments start here
-        if (a.find('=') != std::string::npos) continue;
+        if (a.rfind("--host=", 0) == 0 || a.rfind("--hostfile=", 0) == 0) prte_argv.push_back(a);
+        if (a.find('=') != std::string::npos) continue;  // "--np=2": the value is part of it
         // PRRTE's single-dash spellings ("-host a,b") are prun's long options.
         std::string option = a;
         if (a.size() > 2 && a[1] != '-' && prte::prun::option_value_words(a) == 0 &&
