@@ -15,9 +15,11 @@ if [ ! -e "$POLICY_RC_D" ]; then
     trap '$SUDO rm -f "$POLICY_RC_D"' EXIT
     trap 'exit 130' INT TERM
 fi
+# help2man writes the man pages from each program's --help at build time (configure skips them
+# without it, and says so in its summary).
 $SUDO apt-get install -y -qq --no-install-recommends \
     g++ make autoconf automake libtool libltdl-dev pkg-config \
     libpmix-dev libpmix-bin libhwloc-dev libevent-dev libfmt-dev libcli11-dev \
     libgtest-dev cmake openmpi-bin libopenmpi-dev libssl-dev \
-    openssh-server openssh-client iproute2 iputils-ping procps util-linux >/dev/null
+    openssh-server openssh-client iproute2 iputils-ping procps util-linux help2man >/dev/null
 echo "install-deps: build and test dependencies are installed"

@@ -38,4 +38,9 @@ inline constexpr const char kAllocationRefusal[] = "prte.alloc.refusal";
 // for a job parked while the DVM changes size), which a pmix_status_t cannot say.
 inline constexpr const char kJobStateName[] = "prte.job.state";
 
+// (bool) On an output chunk the DVM delivers to a job's spawner: the chunk is the DVM's own report
+// on the job (PMIX_DISPLAY_MAP, PMIX_DISPLAY_ALLOCATION), not a process's output, so the tool
+// prints it as it is, untagged. Its source is the job with rank PMIX_RANK_UNDEF.
+inline constexpr const char kDvmReport[] = "prte.iof.report";
+
 }  // namespace prte::pmix

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "pmix/attributes.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/server.h"
@@ -77,6 +78,7 @@ void deliver_output(const runtime::Job& job, runtime::Rank rank, pmix_iof_channe
     auto* chunk = new OutputChunk;
     PMIX_LOAD_PROCID(&chunk->source, job.nspace.c_str(), rank);
     chunk->bytes.assign(data, data + size);
+    if (rank == PMIX_RANK_UNDEF) chunk->info.add_bool(kDvmReport, true);  // the DVM's own report (attributes.h)
     verbose()(10, "output of {}: {} byte(s) on {}", describe(chunk->source), size, PMIx_IOF_channel_string(channel));
     send_chunk(chunk, channel);
 }

@@ -50,7 +50,8 @@ Status setup_fork(const runtime::JobPtr& job, runtime::Rank rank, std::vector<st
 // Forwards a chunk of a process's output to the tools that want it (PMIx_server_IOF_deliver).
 // `channel` is PMIX_FWD_STDOUT_CHANNEL or PMIX_FWD_STDERR_CHANNEL; an empty chunk marks the end.
 // The data is copied; PMIx keeps output that arrives before a tool has asked for it (the spawn
-// answer comes only once the job runs) and hands it over then. Progress thread.
+// answer comes only once the job runs) and hands it over then. Rank PMIX_RANK_UNDEF marks the
+// DVM's own report on the job (kDvmReport), which the tool prints untagged. Progress thread.
 void deliver_output(const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel,
                     const char* data, size_t size);
 

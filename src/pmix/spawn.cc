@@ -37,6 +37,7 @@ void submit_spawn(const pmix_proc_t& requester, const runtime::Job& draft, const
     job->apps = draft.apps;
     job->mapping = draft.mapping;
     job->output = draft.output;
+    job->reports = draft.reports;
     job->stdin_target = draft.stdin_target;
     job->timeout_seconds = draft.timeout_seconds;
     if (job->output.held_for_pull) {

@@ -300,6 +300,9 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
         return need_flag(info, job.output.merge_stderr);
     }
     if (PMIX_CHECK_KEY(&info, kSpawnerPullsOutput)) return need_flag(info, job.output.held_for_pull);
+    if (PMIX_CHECK_KEY(&info, PMIX_DISPLAY_MAP)) return need_flag(info, job.reports.map);
+    if (PMIX_CHECK_KEY(&info, PMIX_DISPLAY_ALLOCATION)) return need_flag(info, job.reports.allocation);
+    if (PMIX_CHECK_KEY(&info, PMIX_REPORT_BINDINGS)) return need_flag(info, job.reports.bindings);
     if (PMIX_CHECK_KEY(&info, kSpawnerPid)) {
         std::optional<int64_t> pid = value_integer(info.value);
         if (!pid || *pid <= 0) return {Errc::bad_param, fmt::format("spawn directive {} must be a positive pid", info.key)};
@@ -384,7 +387,7 @@ std::string supported_spawn_directives()
                        PMIX_JOB_TIMEOUT, PMIX_IOF_TAG_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT, PMIX_IOF_MERGE_STDERR_STDOUT,
                        PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_FWD_STDDIAG, PMIX_HOST, PMIX_HOSTFILE, PMIX_ADD_HOST,
                        PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION, PMIX_FWD_STDIN,
-                       PMIX_STDIN_TGT},
+                       PMIX_STDIN_TGT, PMIX_DISPLAY_MAP, PMIX_DISPLAY_ALLOCATION, PMIX_REPORT_BINDINGS},
                       ",");
 }
 

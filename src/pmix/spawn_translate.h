@@ -9,7 +9,8 @@
 // PMIX_IOF_TAG_OUTPUT / PMIX_TAG_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT / PMIX_TIMESTAMP_OUTPUT,
 // PMIX_IOF_MERGE_STDERR_STDOUT / PMIX_MERGE_STDERR_STDOUT, and PMIX_HOST, PMIX_HOSTFILE,
 // PMIX_ADD_HOST, PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR for every app that does not say otherwise, and
-// PMIX_STDIN_TGT ("all", "none", a rank) / PMIX_FWD_STDIN (rank 0) for job.stdin_target.
+// PMIX_STDIN_TGT ("all", "none", a rank) / PMIX_FWD_STDIN (rank 0) for job.stdin_target;
+// PMIX_DISPLAY_MAP, PMIX_DISPLAY_ALLOCATION and PMIX_REPORT_BINDINGS for job.reports.
 // PMIX_FWD_STDOUT/STDERR/STDDIAG are taken by the PMIx library itself (it sets up the tool's
 // output), and the markers PMIx adds (PMIX_REQUESTOR_IS_TOOL/CLIENT) need nothing: both are
 // accepted silently. Anything else is ignored with a note saying so; a known directive with a

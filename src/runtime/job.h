@@ -77,6 +77,15 @@ struct OutputOptions {
     bool held_for_pull = false;  // held until the spawner pulls it (pmix/attributes.h)
 };
 
+// What the DVM reports on a job for its spawner (prun --display map,allocation, --report-bindings):
+// the map and the allocation as text on the spawner's stdout once the job is mapped, before it
+// launches (plm/base/plm_reports.h); the bindings by each process on its stderr as it starts.
+struct JobReports {
+    bool map = false;
+    bool allocation = false;
+    bool bindings = false;
+};
+
 // Which processes read the stdin the spawner forwards (prun --stdin; PMIX_STDIN_TGT); the others
 // read /dev/null. `none` by default: a spawner that never forwards stdin (MPI_Comm_spawn, a tool
 // whose stdin is closed) must not leave a process blocked for ever in read(). prun asks for
@@ -96,6 +105,7 @@ struct Job {
     std::vector<std::unique_ptr<Proc>> procs;
     MappingPolicy mapping;
     OutputOptions output;
+    JobReports reports;
     StdinTarget stdin_target;
     int timeout_seconds = 0;  // prun --timeout: abort the job after this long (0: none)
     bool is_daemon_job = false;

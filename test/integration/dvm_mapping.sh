@@ -8,23 +8,6 @@
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
-JOBINFO="$PRTE_BUILDDIR/test/clients/jobinfo"
-
-# placement NAME: the node of each rank of a jobinfo run, in rank order ("node3 node1 ...").
-placement() {
-    sed -n 's/^rank \([0-9]*\) of [0-9]* .* host \([^ ]*\) app .*/\1 \2/p' "$TEST_TMP/$1.out" | sort -n |
-        awk '{printf "%s%s", sep, $2; sep = " "}'
-}
-
-# expect_placement NAME "node..": the job ran and its ranks landed there.
-expect_placement() {
-    expect_status "$1" 0
-    actual=$(placement "$1")
-    if [ "$actual" = "$2" ]; then pass "$1 placed on: $2"; else
-        fail "$1 placed on '$actual', expected '$2'"
-        sed 's/^/    /' "$TEST_TMP/$1.out"
-    fi
-}
 
 # ranks_on NAME NODE: how many of the run's ranks are on NODE.
 ranks_on() { grep -c " host $2 app " "$TEST_TMP/$1.out"; }

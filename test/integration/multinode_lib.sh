@@ -96,3 +96,22 @@ require_netns() {
     fi
     ip netns del "$probe"
 }
+
+# Where a job's ranks land: jobinfo prints "rank R of N ... host H app A" for each rank.
+JOBINFO="$PRTE_BUILDDIR/test/clients/jobinfo"
+
+# placement NAME: the node of each rank of a jobinfo run, in rank order ("node3 node1 ...").
+placement() {
+    sed -n 's/^rank \([0-9]*\) of [0-9]* .* host \([^ ]*\) app .*/\1 \2/p' "$TEST_TMP/$1.out" | sort -n |
+        awk '{printf "%s%s", sep, $2; sep = " "}'
+}
+
+# expect_placement NAME "node..": the job ran and its ranks landed there.
+expect_placement() {
+    expect_status "$1" 0
+    actual=$(placement "$1")
+    if [ "$actual" = "$2" ]; then pass "$1 placed on: $2"; else
+        fail "$1 placed on '$actual', expected '$2'"
+        sed 's/^/    /' "$TEST_TMP/$1.out" "$TEST_TMP/$1.err"
+    fi
+}

@@ -231,6 +231,35 @@ TEST(PmixSpawnTranslate, OutputOptionsAndTimeout)
     EXPECT_EQ(bad.translate(job3, notes).code(), Errc::bad_param);
 }
 
+// prun --display map,allocation and --report-bindings.
+TEST(PmixSpawnTranslate, DisplayAndBindingReports)
+{
+    Request r;
+    r.app("/bin/true", {}, 1);
+    r.job_flag(PMIX_DISPLAY_MAP, true);
+    r.job_flag(PMIX_DISPLAY_ALLOCATION, false);
+    r.job_flag(PMIX_REPORT_BINDINGS, true);
+    Job job;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(r.translate(job, notes).ok());
+    EXPECT_TRUE(job.reports.map);
+    EXPECT_FALSE(job.reports.allocation);
+    EXPECT_TRUE(job.reports.bindings);
+    EXPECT_TRUE(notes.empty()) << notes.front();
+
+    Request none;
+    none.app("/bin/true", {}, 1);
+    Job plain;
+    ASSERT_TRUE(none.translate(plain, notes).ok());
+    EXPECT_FALSE(plain.reports.map || plain.reports.allocation || plain.reports.bindings);
+
+    Request bad;
+    bad.app("/bin/true", {}, 1);
+    bad.job_string(PMIX_DISPLAY_MAP, "yes please");
+    Job job3;
+    EXPECT_EQ(bad.translate(job3, notes).code(), Errc::bad_param);
+}
+
 TEST(PmixSpawnTranslate, JobHostsAreDefaultsAppHostsWin)
 {
     Request r;
@@ -286,13 +315,13 @@ TEST(PmixSpawnTranslate, UnknownDirectivesAreIgnoredWithANote)
     Request r;
     pmix_app_t& a = r.app("/bin/true", {}, 1);
     Request::app_info(a, {{PMIX_PREFIX, "/opt/x"}});
-    r.job_flag(PMIX_DISPLAY_MAP, true);
+    r.job_flag(PMIX_DISPLAY_MAP_DETAILED, true);  // --display map-devel: not offered
     r.job_string("vendor.custom.key", "x");
 
     Job job;
     std::vector<std::string> notes;
     ASSERT_TRUE(r.translate(job, notes).ok());
-    EXPECT_TRUE(mentions(notes, PMIX_DISPLAY_MAP));
+    EXPECT_TRUE(mentions(notes, PMIX_DISPLAY_MAP_DETAILED));
     EXPECT_TRUE(mentions(notes, "vendor.custom.key"));
     EXPECT_TRUE(mentions(notes, PMIX_PREFIX));
 }

@@ -7,12 +7,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "mca/base/param.h"
 #include "mca/grpcomm/base/grpcomm_base.h"
@@ -38,6 +41,7 @@ namespace {
 struct Options {
     bool daemonize = false;
     std::string report_uri;
+    std::string report_pid;
     std::vector<std::string> hosts;
     std::string hostfile;
     bool version = false;
@@ -49,18 +53,33 @@ int usage_error(const std::string& message)
     return 2;
 }
 
-// --report-uri: "-" stdout, "+" stderr, anything else a file to write.
-void report_uri(const std::string& where, const std::string& uri)
+// --report-uri and --report-pid, as PRRTE has them: "-" stdout, "+" stderr, anything else a file
+// to write. Both are reported once the DVM is ready, so whoever reads them can use the DVM.
+void report(const std::string& where, const std::string& text)
 {
     if (where.empty()) return;
     if (where == "-") {
-        std::printf("%s\n", uri.c_str());
+        std::printf("%s\n", text.c_str());
         std::fflush(stdout);
     } else if (where == "+") {
-        std::fprintf(stderr, "%s\n", uri.c_str());
+        std::fprintf(stderr, "%s\n", text.c_str());
     } else {
-        std::ofstream(where) << uri << "\n";
+        std::ofstream(where) << text << "\n";
     }
+}
+
+// A report file that cannot be written is a usage error found before the DVM starts, not a
+// report silently lost once it runs.
+bool report_file_writable(const char* option, const std::string& where)
+{
+    if (where.empty() || where == "-" || where == "+") return true;
+    int fd = open(where.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        usage_error(fmt::format("{} {}: cannot write the file: {}", option, where, std::strerror(errno)));
+        return false;
+    }
+    close(fd);
+    return true;
 }
 
 
@@ -123,7 +142,13 @@ int main(int argc, char** argv)
     Options options;
     CLI::App app{"prte: start a persistent Distributed Virtual Machine and run jobs submitted with prun", "prte"};
     app.add_flag("--daemonize", options.daemonize, "Return once the DVM is ready, leaving it running in the background");
-    app.add_option("--report-uri", options.report_uri, "Report the DVM's URI: '-' stdout, '+' stderr, or a file name");
+    app.add_option("--report-uri", options.report_uri,
+                   "Report the DVM's URI once it is ready: '-' stdout, '+' stderr, or a file name")
+        ->type_name("-|+|FILE");
+    app.add_option("--report-pid", options.report_pid,
+                   "Report the DVM's pid (prte's, after --daemonize) once it is ready: '-' stdout, '+' stderr, "
+                   "or a file name; prun --dvm pid:<n> and pterm --dvm pid:<n> take it")
+        ->type_name("-|+|FILE");
     app.add_option("--host,-H", options.hosts, "Nodes of the DVM: name[:slots],... (default: this node)")->delimiter(',');
     app.add_option("--hostfile", options.hostfile, "A hostfile listing the DVM's nodes");
     app.add_flag("-V,--version", options.version, "Show the version");
@@ -132,6 +157,10 @@ int main(int argc, char** argv)
     if (options.version) {
         std::printf("prte %s\n", PACKAGE_VERSION);
         return 0;
+    }
+    if (!report_file_writable("--report-uri", options.report_uri) ||
+        !report_file_writable("--report-pid", options.report_pid)) {
+        return 2;
     }
 
     // Before any thread exists: fork() and threads do not mix.
@@ -181,7 +210,8 @@ int main(int argc, char** argv)
         if (prte::Status st = prte::runtime::dvm_registry::publish(prte::pmix::uri(), rt.identity().dvm_nspace); !st) {
             prte::output::warning("{}", st.message());
         }
-        report_uri(options.report_uri, prte::pmix::uri());
+        report(options.report_uri, prte::pmix::uri());
+        report(options.report_pid, std::to_string(getpid()));
         if (options.daemonize) {
             daemonizer.report_ready();
         } else {

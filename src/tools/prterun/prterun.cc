@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "prte_config.h"
+#include "tools/prun/prun_options.h"
 #include "util/output.h"
 #include "util/strings.h"
 
@@ -85,23 +87,43 @@ int main(int argc, char** argv)
     }
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-        std::printf("usage: prterun [prun options] <program> [arguments]\n"
-                    "Starts a DVM for one job (prte), runs it (prun), and stops the DVM (pterm).\n"
-                    "--host, --hostfile and --prtemca also apply to the DVM. See prun --help.\n");
+        // prun's options, from prun's own table: prterun passes them all to prun.
+        std::string help = prte::prun::usage(
+            "prterun",
+            "prterun: run one job in a DVM of its own: starts the DVM (prte), runs the job (prun) and stops the DVM "
+            "(pterm), exiting with the job's status.\n"
+            "  prterun [options] <program> [arguments] [: [options] <program> [arguments] ...]",
+            "--host, --hostfile and --prtemca also apply to the DVM; prterun never uses a DVM already running.");
+        std::fputs(help.c_str(), args.empty() ? stderr : stdout);
         return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "--version" || args[0] == "-V") {
+        std::printf("prterun %s\n", PACKAGE_VERSION);
+        return 0;
     }
 
     // The DVM gets the options that describe it; prun gets everything.
     std::vector<std::string> prte_argv = {prte, "--daemonize"};
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
-        if ((a == "--host" || a == "-H" || a == "--hostfile") && i + 1 < args.size()) {
-            prte_argv.insert(prte_argv.end(), {a, args[i + 1]});
-        } else if ((a == "--prtemca" || a == "--mca") && i + 2 < args.size()) {
-            prte_argv.insert(prte_argv.end(), {a, args[i + 1], args[i + 2]});
-        } else if (!a.empty() && a[0] != '-') {
-            break;  // the program and its own arguments start here
+        if (!a.empty() && a[0] != '-') break;  // the program and its own arguments start here
+        if (a.rfind("--host=", 0) == 0 || a.rfind("--hostfile=", 0) == 0) prte_argv.push_back(a);
+        if (a.find('=') != std::string::npos) continue;  // "--np=2": the value is part of it
+        // PRRTE's single-dash spellings ("-host a,b") are prun's long options.
+        std::string option = a;
+        if (a.size() > 2 && a[1] != '-' && prte::prun::option_value_words(a) == 0 &&
+            prte::prun::option_value_words("-" + a) > 0) {
+            option = "-" + a;
         }
+        int words = prte::prun::option_value_words(option);
+        if (i + static_cast<size_t>(words) >= args.size()) break;  // prun reports the missing value
+        if (option == "--host" || option == "-H" || option == "--hostfile" || option == "--prtemca" ||
+            option == "--mca") {
+            prte_argv.push_back(option);
+            prte_argv.insert(prte_argv.end(), args.begin() + static_cast<long>(i) + 1,
+                             args.begin() + static_cast<long>(i) + 1 + words);
+        }
+        i += static_cast<size_t>(words);  // "-n 2", "--display map": the value is no program
     }
 
     const char* tmp = std::getenv("TMPDIR");

@@ -122,6 +122,12 @@ void OutputWriter::deliver(uint32_t rank, Stream stream, std::string_view data)
     if (!out.empty()) write_to(target, out);
 }
 
+void OutputWriter::deliver_unformatted(std::string_view data)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    write_to(Stream::out, data);
+}
+
 void OutputWriter::flush()
 {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -35,6 +35,8 @@ class OutputWriter {
     void set_clock(std::function<std::string()> clock);
 
     void deliver(uint32_t rank, Stream stream, std::string_view data);
+    // The DVM's own report (--display map): written to stdout as it is, never tagged or stamped.
+    void deliver_unformatted(std::string_view data);
     // Writes out what remains of unfinished lines (each ended with a newline): the job is over.
     void flush();
 

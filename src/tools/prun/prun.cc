@@ -222,6 +222,10 @@ void on_output(size_t, pmix_iof_channel_t channel, pmix_proc_t* source, pmix_byt
     }
     if (!writer || !payload || !payload->bytes || payload->size == 0) return;
     if (source) acknowledge(source->nspace, payload->size);
+    if (prte::pmix::has_flag(info, ninfo, prte::pmix::kDvmReport)) {
+        writer->deliver_unformatted(std::string_view(payload->bytes, payload->size));
+        return;
+    }
     Stream stream = (channel & PMIX_FWD_STDOUT_CHANNEL) ? Stream::out : Stream::err;
     writer->deliver(source ? source->rank : 0, stream, std::string_view(payload->bytes, payload->size));
     if (writer->stdout_broken()) wake();
@@ -316,6 +320,7 @@ Status app_environment(const AppContext& app, const Request& request, std::vecto
         env.push_back(x + "=" + value);
     }
     for (const auto& [name, value] : request.mca) env.push_back("PRTE_MCA_" + name + "=" + value);
+    for (const auto& [name, value] : request.pmix_mca) env.push_back("PMIX_MCA_" + name + "=" + value);
     return {};
 }
 
@@ -384,6 +389,9 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
         job.add_int(PMIX_JOB_TIMEOUT, request.timeout);
     }
     job.add_bool(PMIX_NOTIFY_COMPLETION, true);
+    if (request.reports.map) job.add_bool(PMIX_DISPLAY_MAP, true);
+    if (request.reports.allocation) job.add_bool(PMIX_DISPLAY_ALLOCATION, true);
+    if (request.reports.bindings) job.add_bool(PMIX_REPORT_BINDINGS, true);
     job.add_string(PMIX_STDIN_TGT, stdin_target_text(request.stdin_target, forwarding_stdin));
     // A single app's hosts are the job's too, for a DVM that reads them at the job level.
     if (request.apps.size() == 1) {
@@ -900,6 +908,7 @@ int main(int argc, char** argv)
         std::fputs(prte::prun::usage().c_str(), stdout);
         return 0;
     }
+    for (const std::string& note : request.notes) std::fprintf(stderr, "prun: note: %s\n", note.c_str());
     if (request.version) {
         std::printf("prun %s\n", PACKAGE_VERSION);
         return 0;

@@ -23,7 +23,8 @@ const std::map<std::string, int>& option_arity()
         {"-n", 1},        {"--np", 1},     {"--map-by", 1}, {"--bind-to", 1}, {"--host", 1},
         {"-H", 1},        {"--hostfile", 1}, {"-x", 1},     {"--wdir", 1},    {"--output", 1},
         {"--timeout", 1}, {"--dvm-uri", 1}, {"--dvm", 1},   {"--stdin", 1},   {"--prtemca", 2},
-        {"--mca", 2},     {"--add-host", 1}, {"--add-hostfile", 1},
+        {"--mca", 2},     {"--add-host", 1}, {"--add-hostfile", 1}, {"-N", 1}, {"--npernode", 1},
+        {"--display", 1}, {"--pmixmca", 2},
     };
     return arity;
 }
@@ -34,7 +35,9 @@ const std::set<std::string>& single_dash_long_options()
     static const std::set<std::string> names = {"np",      "host",   "hostfile", "wdir",     "map-by",
                                                 "bind-to", "output", "timeout",  "prtemca",  "mca",
                                                 "dvm-uri", "dvm",    "stdin",    "verbose", "add-host",
-                                                "add-hostfile"};
+                                                "add-hostfile", "npernode", "pernode", "display", "pmixmca",
+                                                "report-bindings", "tag-output", "timestamp-output",
+                                                "merge-stderr-to-stdout", "display-map", "display-allocation"};
     return names;
 }
 
@@ -95,6 +98,27 @@ struct ContextTarget {
     std::vector<std::string> output_values;
     std::string stdin_value;
     std::string timeout_text;
+    std::string npernode_text;  // -N / --npernode
+    bool pernode = false;
+    std::vector<std::string> pmix_mca_words;
+    std::vector<std::string> display_values;
+    // PRRTE's older spellings, each accepted with a note naming the current one.
+    bool tag_output = false, timestamp_output = false, merge_stderr_to_stdout = false;
+    bool display_map = false, display_allocation = false;
+};
+
+// An older spelling and what it stands for now.
+struct OldSpelling {
+    const char* option;
+    bool ContextTarget::*flag;
+    const char* current;
+};
+const OldSpelling kOldSpellings[] = {
+    {"--tag-output", &ContextTarget::tag_output, "--output tag"},
+    {"--timestamp-output", &ContextTarget::timestamp_output, "--output timestamp"},
+    {"--merge-stderr-to-stdout", &ContextTarget::merge_stderr_to_stdout, "--output merge-stderr-to-stdout"},
+    {"--display-map", &ContextTarget::display_map, "--display map"},
+    {"--display-allocation", &ContextTarget::display_allocation, "--display allocation"},
 };
 
 void add_options(CLI::App& cli, ContextTarget& t, Request& r)
@@ -134,15 +158,66 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
         ->type_name("URI");
     cli.add_option("--dvm", r.dvm, "The DVM to use: pid:<n>, file:<path>, uri:<uri> or ns:<namespace>")
         ->type_name("SELECTOR");
+    cli.add_option("-N,--npernode", t.npernode_text, "Run N processes on each node (--map-by ppr:N:node)")
+        ->type_name("N");
+    cli.add_flag("--pernode", t.pernode, "Run one process on each node (--map-by ppr:1:node)");
+    take_each(cli.add_option("--display", t.display_values,
+                             "What the DVM shows, a comma list of: map (where each rank runs) and allocation (the "
+                             "nodes and their slots), on stdout before the job's output; bind (as --report-bindings)"))
+        ->type_name("LIST");
+    cli.add_flag("--report-bindings", r.reports.bindings,
+                 "Each process reports its binding, one line per rank on its stderr, as it starts");
     cli.add_option("--prtemca,--mca", t.mca_words, "Set a parameter for the job: <name> <value>")
         ->expected(2)
         ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->type_name("NAME VALUE");
+    cli.add_option("--pmixmca", t.pmix_mca_words,
+                   "Set a PMIx parameter for the job's processes: <name> <value> (PMIX_MCA_<name> in their "
+                   "environment)")
+        ->expected(2)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->type_name("NAME VALUE");
+    for (const OldSpelling& old : kOldSpellings) {
+        cli.add_flag(old.option, t.*old.flag, fmt::format("PRRTE's older spelling of {}", old.current));
+    }
     cli.add_flag("--verbose", r.verbose, "Say what prun does (DVM chosen, job namespace)");
     cli.add_flag("-V,--version", r.version, "Show the version");
     cli.set_help_flag("-h,--help", "Show this help");
     cli.prefix_command();  // stop at the program: its own options are its own
+}
+
+void add_note(Request& r, std::string note)
+{
+    if (std::find(r.notes.begin(), r.notes.end(), note) == r.notes.end()) r.notes.push_back(std::move(note));
+}
+
+// -N n, --npernode n and --pernode are --map-by ppr:n:node, as PRRTE translates them.
+Status apply_per_node(const ContextTarget& t, Request& r)
+{
+    std::string option, map_by;
+    if (!t.npernode_text.empty()) {
+        auto n = util::parse_int(t.npernode_text);
+        if (!n || *n <= 0 || *n > 1000000) {
+            return {Errc::bad_param,
+                    fmt::format("-N/--npernode {}: expected a positive number of processes per node", t.npernode_text)};
+        }
+        option = "-N " + t.npernode_text;
+        map_by = fmt::format("ppr:{}:node", *n);
+    }
+    if (t.pernode) {
+        if (!option.empty()) return {Errc::bad_param, fmt::format("--pernode and {} cannot be combined", option)};
+        option = "--pernode";
+        map_by = "ppr:1:node";
+    }
+    if (option.empty()) return {};
+    if (!r.map_by.empty() && r.map_by != map_by) {
+        return {Errc::bad_param,
+                fmt::format("{} and --map-by {} cannot be combined ({} is --map-by {})", option, r.map_by, option, map_by)};
+    }
+    r.map_by = map_by;
+    return {};
 }
 
 Status finish_context(ContextTarget& t, const std::vector<std::string>& program, bool after_dashes, Request& r)
@@ -150,6 +225,30 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
     if (t.mca_words.size() % 2 != 0) {
         return {Errc::bad_param, fmt::format("--prtemca {}: expected a name and a value", t.mca_words.back())};
     }
+    if (t.pmix_mca_words.size() % 2 != 0) {
+        return {Errc::bad_param, fmt::format("--pmixmca {}: expected a name and a value", t.pmix_mca_words.back())};
+    }
+    for (size_t i = 0; i + 1 < t.pmix_mca_words.size(); i += 2) {
+        const std::string& name = t.pmix_mca_words[i];
+        if (name.empty() || name.find_first_of("= \t") != std::string::npos) {
+            return {Errc::bad_param, fmt::format("--pmixmca '{}': not a parameter name", name)};
+        }
+        r.pmix_mca.emplace_back(name, t.pmix_mca_words[i + 1]);
+    }
+    for (const std::string& v : t.display_values) {
+        if (Status st = parse_display(v, r.reports); !st) return st;
+    }
+    if (Status st = apply_per_node(t, r); !st) return st;
+    for (const OldSpelling& old : kOldSpellings) {
+        if (!(t.*old.flag)) continue;
+        add_note(r, fmt::format("{} is PRRTE's older spelling of {}: accepted, but use {}", old.option, old.current,
+                                old.current));
+    }
+    if (t.tag_output) r.output.tag = true;
+    if (t.timestamp_output) r.output.timestamp = true;
+    if (t.merge_stderr_to_stdout) r.output.merge_stderr = true;
+    if (t.display_map) r.reports.map = true;
+    if (t.display_allocation) r.reports.allocation = true;
     if (program.empty()) return {Errc::bad_param, "no program to run was given"};
     if (!after_dashes && !program[0].empty() && program[0][0] == '-') {
         return {Errc::bad_param, fmt::format("unknown option '{}'", program[0])};
@@ -259,6 +358,24 @@ Status parse_output(const std::string& value, OutputOptions& out)
     return {};
 }
 
+Status parse_display(const std::string& value, Reports& out)
+{
+    for (const std::string& word : util::split(value, ',', true)) {
+        std::string w = lower(word);
+        if (w == "map") {
+            out.map = true;
+        } else if (w == "allocation" || w == "alloc") {
+            out.allocation = true;
+        } else if (w == "bind" || w == "bindings") {
+            out.bindings = true;
+        } else {
+            return {Errc::bad_param,
+                    fmt::format("--display {}: unknown or unsupported report '{}' (map, allocation, bind)", value, word)};
+        }
+    }
+    return {};
+}
+
 Status parse(const std::vector<std::string>& raw_args, Request& out)
 {
     Request r;
@@ -319,19 +436,27 @@ void make_hostfiles_absolute(Request& request, const std::string& cwd)
     }
 }
 
-std::string usage()
+int option_value_words(const std::string& option)
+{
+    auto it = option_arity().find(option);
+    return it == option_arity().end() ? 0 : it->second;
+}
+
+std::string usage(const std::string& program, const std::string& summary, const std::string& footer)
 {
     Request r;
     ContextTarget t;
-    CLI::App cli{"prun: run a job in a running DVM (started with 'prte --daemonize'), relaying its output, "
-                 "and exit with its status.\n"
-                 "  prun [options] <program> [arguments] [: [options] <program> [arguments] ...]",
-                 "prun"};
+    std::string description =
+        !summary.empty() ? summary
+                         : "prun: run a job in a running DVM (started with 'prte --daemonize'), relaying its output, "
+                           "and exit with its status.\n"
+                           "  prun [options] <program> [arguments] [: [options] <program> [arguments] ...]";
+    CLI::App cli{description, program};
     add_options(cli, t, r);
-    cli.footer(
-        "The DVM is the only one this user runs, or the one chosen with --dvm or --dvm-uri.\n"
-        "Options stop at the program: 'prun -n 2 hostname -s' passes -s to hostname.\n"
-        "Exit status: the job's (a process that failed or was killed makes it non-zero); 2 for a usage error.");
+    cli.footer((!footer.empty() ? footer : "The DVM is the only one this user runs, or the one chosen with --dvm or --dvm-uri.") +
+               "\nOptions stop at the program: '" + program + " -n 2 hostname -s' passes -s to hostname.\n"
+               "Exit status: the job's (a process that failed or was killed makes it non-zero); 2 for a usage "
+               "error.");
     return cli.help();
 }
 

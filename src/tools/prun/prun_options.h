@@ -40,15 +40,26 @@ struct StdinTarget {
     int value = 0;
 };
 
+// What the DVM shows before the job runs (--display) and as each process starts (--report-bindings).
+struct Reports {
+    bool map = false;         // --display map: where each rank goes, on stdout before the job runs
+    bool allocation = false;  // --display allocation: the nodes and slots the job may use
+    bool bindings = false;    // --report-bindings: one line per rank on its stderr, as it starts
+};
+
 struct Request {
     std::vector<AppContext> apps;
-    std::string map_by;
+    std::string map_by;  // -N n / --npernode n / --pernode land here as ppr:n:node
     std::string bind_to;
     OutputOptions output;
     int timeout = 0;  // seconds; 0: none
     std::string dvm_uri;
     std::string dvm;
-    std::vector<std::pair<std::string, std::string>> mca;  // --prtemca name value
+    std::vector<std::pair<std::string, std::string>> mca;       // --prtemca name value
+    std::vector<std::pair<std::string, std::string>> pmix_mca;  // --pmixmca name value
+    Reports reports;
+    // One line each for prun to print as "prun: note: ...": an older spelling that was accepted.
+    std::vector<std::string> notes;
     StdinTarget stdin_target;
     bool verbose = false;
     bool help = false;     // --help was given: print usage() and exit 0
@@ -62,12 +73,18 @@ Status parse(const std::vector<std::string>& args, Request& out);
 // reads the file, and from a working directory of its own.
 void make_hostfiles_absolute(Request& request, const std::string& cwd);
 
-// The --help text.
-std::string usage();
+// How many words follow `option` as its value (0 for a flag or an unknown word). prterun uses it
+// to find the program among prun's options.
+int option_value_words(const std::string& option);
+
+// The --help text. `program` is "prun", or "prterun" whose options are prun's; `summary` replaces
+// the first lines (before the option list) and `footer` the first line after it.
+std::string usage(const std::string& program = "prun", const std::string& summary = {}, const std::string& footer = {});
 
 // Checks a --map-by / --bind-to / --output value; public for the tests.
 Status check_map_by(const std::string& value);
 Status check_bind_to(const std::string& value);
 Status parse_output(const std::string& value, OutputOptions& out);
+Status parse_display(const std::string& value, Reports& out);
 
 }  // namespace prte::prun

@@ -172,6 +172,94 @@ TEST(PrunOptions, PoliciesTheDvmDoesNotMapAreRefusedUpFront)
     EXPECT_NE(st.message().find("unknown policy 'nodez'"), std::string::npos) << st.message();
 }
 
+TEST(PrunOptions, PerNodeOptionsMapAsPprOnNodes)
+{
+    EXPECT_EQ(parse_ok({"-N", "2", "a.out"}).map_by, "ppr:2:node");
+    EXPECT_EQ(parse_ok({"--npernode", "3", "a.out"}).map_by, "ppr:3:node");
+    EXPECT_EQ(parse_ok({"-npernode", "4", "a.out"}).map_by, "ppr:4:node");
+    EXPECT_EQ(parse_ok({"--pernode", "a.out"}).map_by, "ppr:1:node");
+    EXPECT_EQ(parse_ok({"-pernode", "a.out"}).map_by, "ppr:1:node");
+    // -N's value is no program; the same policy twice is no conflict.
+    Request r = parse_ok({"-N", "2", "-n", "4", "hostname", "-s"});
+    EXPECT_EQ(r.apps.at(0).argv, (Words{"hostname", "-s"}));
+    EXPECT_EQ(r.apps[0].np, 4);
+    EXPECT_EQ(parse_ok({"--map-by", "ppr:1:node", "--pernode", "a.out"}).map_by, "ppr:1:node");
+
+    EXPECT_NE(parse_error({"-N", "0", "a.out"}).find("-N/--npernode 0: expected a positive number"), std::string::npos);
+    EXPECT_NE(parse_error({"-N", "x", "a.out"}).find("-N/--npernode x"), std::string::npos);
+    EXPECT_NE(parse_error({"-N", "2", "--map-by", "slot", "a.out"}).find("-N 2 and --map-by slot cannot be combined"),
+              std::string::npos);
+    EXPECT_NE(parse_error({"-N", "2", "--pernode", "a.out"}).find("--pernode and -N 2 cannot be combined"),
+              std::string::npos);
+}
+
+TEST(PrunOptions, DisplayAndReportBindings)
+{
+    Request r = parse_ok({"--display", "map", "a.out"});
+    EXPECT_TRUE(r.reports.map);
+    EXPECT_FALSE(r.reports.allocation);
+    EXPECT_FALSE(r.reports.bindings);
+    r = parse_ok({"--display", "allocation,MAP", "--report-bindings", "a.out", "--display", "x"});
+    EXPECT_TRUE(r.reports.map);
+    EXPECT_TRUE(r.reports.allocation);
+    EXPECT_TRUE(r.reports.bindings);
+    EXPECT_EQ(r.apps.at(0).argv, (Words{"a.out", "--display", "x"}));
+    r = parse_ok({"--display", "map", "--display", "bind", "a.out"});
+    EXPECT_TRUE(r.reports.map && r.reports.bindings && !r.reports.allocation);
+    EXPECT_TRUE(r.notes.empty());
+    EXPECT_NE(parse_error({"--display", "map,topo", "a.out"}).find("--display map,topo: unknown or unsupported report 'topo'"),
+              std::string::npos);
+}
+
+TEST(PrunOptions, PmixmcaBecomesPmixMcaParameters)
+{
+    Request r = parse_ok({"--pmixmca", "ptl_base_verbose", "5", "--pmixmca", "gds", "hash", "--prtemca", "a", "b",
+                          "a.out"});
+    ASSERT_EQ(r.pmix_mca.size(), 2u);
+    EXPECT_EQ(r.pmix_mca[0], (std::pair<std::string, std::string>{"ptl_base_verbose", "5"}));
+    EXPECT_EQ(r.pmix_mca[1], (std::pair<std::string, std::string>{"gds", "hash"}));
+    EXPECT_EQ(r.mca.size(), 1u);
+    EXPECT_EQ(r.apps.at(0).command, "a.out");
+    EXPECT_EQ(parse_ok({"-pmixmca", "x", "1", "a.out"}).pmix_mca.size(), 1u);
+    EXPECT_NE(parse_error({"--pmixmca", "a=b", "1", "a.out"}).find("--pmixmca 'a=b': not a parameter name"),
+              std::string::npos);
+    parse_error({"--pmixmca", "onlyname"});
+}
+
+TEST(PrunOptions, OlderPrrteSpellingsAreAcceptedWithANote)
+{
+    Request r = parse_ok({"--tag-output", "--timestamp-output", "a.out"});
+    EXPECT_TRUE(r.output.tag);
+    EXPECT_TRUE(r.output.timestamp);
+    ASSERT_EQ(r.notes.size(), 2u);
+    EXPECT_EQ(r.notes[0], "--tag-output is PRRTE's older spelling of --output tag: accepted, but use --output tag");
+    EXPECT_EQ(r.notes[1],
+              "--timestamp-output is PRRTE's older spelling of --output timestamp: accepted, but use --output timestamp");
+    r = parse_ok({"-tag-output", "--display-map", "--display-allocation", "--merge-stderr-to-stdout", "a.out"});
+    EXPECT_TRUE(r.output.tag && r.output.merge_stderr && r.reports.map && r.reports.allocation);
+    EXPECT_EQ(r.notes.size(), 4u);
+    // One note per spelling, however many app contexts repeat it.
+    r = parse_ok({"--tag-output", "a", ":", "--tag-output", "b"});
+    EXPECT_EQ(r.notes.size(), 1u);
+    EXPECT_TRUE(parse_ok({"--output", "tag", "a.out"}).notes.empty());
+}
+
+TEST(PrunOptions, HelpListsTheNewOptions)
+{
+    std::string help = prte::prun::usage();
+    for (const char* option : {"--npernode", "--pernode", "--display", "--report-bindings", "--pmixmca", "--tag-output",
+                               "--timestamp-output"}) {
+        EXPECT_NE(help.find(option), std::string::npos) << option;
+    }
+    EXPECT_EQ(prte::prun::option_value_words("--display"), 1);
+    EXPECT_EQ(prte::prun::option_value_words("--pmixmca"), 2);
+    EXPECT_EQ(prte::prun::option_value_words("--pernode"), 0);
+    std::string prterun = prte::prun::usage("prterun", "prterun: summary", "prterun footer");
+    EXPECT_EQ(prterun.rfind("prterun: summary", 0), 0u);
+    EXPECT_NE(prterun.find("prterun footer"), std::string::npos);
+    EXPECT_NE(prterun.find("--npernode"), std::string::npos);
+}
+
 // ---- OutputWriter ----
 
 class Pipe {

@@ -198,6 +198,12 @@ void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, i
     if (binding) request.cpus = binding->cpus;
     request.merge_stderr = job->output.merge_stderr;
     request.stdin_pipe = job->stdin_target.includes(rank);
+    if (job->reports.bindings) {
+        request.binding_report =
+            binding ? fmt::format("[{}] Rank {} bound to {}\n", input.node_name, rank, binding->description)
+                    : fmt::format("[{}] Rank {} is not bound (or bound to all available processors)\n",
+                                  input.node_name, rank);
+    }
     SpawnedChild spawned;
     if (Status st = spawn(request, spawned); !st) {
         fail_before_fork(job, proc, st.message());

@@ -107,6 +107,11 @@ bool install_stdio(const int (&fds)[3])
     if (request.cpus && ::sched_setaffinity(0, sizeof(cpu_set_t), &*request.cpus) != 0) {
         fail(status_fd, FailedStep::binding, errno);
     }
+    // Written by the process itself, so it travels with the rank's own stderr (write() is safe here).
+    if (!request.binding_report.empty()) {
+        ssize_t ignored = ::write(STDERR_FILENO, request.binding_report.data(), request.binding_report.size());
+        (void)ignored;
+    }
     // execvp's rules: a candidate that does not exist is skipped; one that exists but may not be
     // run is remembered, so "Permission denied" wins over a later "No such file".
     int error = ENOENT;

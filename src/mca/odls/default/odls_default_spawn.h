@@ -27,6 +27,7 @@ struct SpawnRequest {
     std::optional<cpu_set_t> cpus;         // bind to these before exec
     bool merge_stderr = false;             // the child's stderr goes into its stdout pipe
     bool stdin_pipe = false;               // stdin from a pipe the parent writes; else /dev/null
+    std::string binding_report;            // written to the child's stderr once bound (--report-bindings)
 };
 
 // The parent's ends, all close-on-exec and non-blocking.

@@ -15,6 +15,7 @@
 #include "mca/plm/base/plm_messages.h"
 #include "mca/ras/base/ras_base.h"
 #include "mca/rmaps/base/rmaps_base.h"
+#include "mca/rmaps/base/rmaps_report.h"
 #include "pmix/server.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
@@ -189,13 +190,22 @@ void daemons_reported(const JobPtr& job)
     wire_up(job);
 }
 
+// prun --display allocation / map: the DVM's report goes to the spawner's stdout, ahead of any
+// output of the job's processes (it is queued before they start).
+void report_to_spawner(const JobPtr& job, const std::string& text)
+{
+    pmix::deliver_output(*job, PMIX_RANK_UNDEF, PMIX_FWD_STDOUT_CHANNEL, text.data(), text.size());
+}
+
 void map(const JobPtr& job)
 {
+    if (job->reports.allocation) report_to_spawner(job, rmaps::base::allocation_report(rt().pool()));
     Status st = rmaps::base::map_job(*job, rt().pool());
     if (!st) {
         fail_job(job, JobState::map_failed, st);
         return;
     }
+    if (job->reports.map) report_to_spawner(job, rmaps::base::map_report(*job, rt().pool()));
     activate(job, JobState::map_complete);
 }
 

@@ -108,6 +108,7 @@ rml::Payload encode_job(const runtime::Job& job)
     }
     w.u8(static_cast<uint8_t>(job.mapping.bind_to));
     w.u8(static_cast<uint8_t>(job.stdin_target.kind)).u32(job.stdin_target.rank);
+    w.u8(job.reports.bindings ? 1 : 0);  // the only report a daemon makes (--report-bindings)
     w.u32(static_cast<uint32_t>(job.procs.size()));
     for (const auto& p : job.procs) {
         w.u32(p->rank).i32(p->app_index).str(p->node ? p->node->name : std::string()).i32(p->local_rank).i32(p->node_rank);
@@ -135,12 +136,15 @@ Status decode_job(const rml::Payload& in, runtime::NodePool& pool, runtime::JobP
     uint8_t bind = r.u8();
     uint8_t stdin_kind = r.u8();
     job->stdin_target.rank = r.u32();
+    uint8_t report_bindings = r.u8();
     uint32_t nprocs = r.u32();
-    if (r.ok() && (bind > static_cast<uint8_t>(runtime::BindTo::package) || stdin_kind > 2 || nprocs > in.size())) {
+    if (r.ok() && (bind > static_cast<uint8_t>(runtime::BindTo::package) || stdin_kind > 2 || report_bindings > 1 ||
+                   nprocs > in.size())) {
         return {Errc::bad_file, "launch message: a value out of range"};
     }
     job->mapping.bind_to = static_cast<runtime::BindTo>(bind);
     job->stdin_target.kind = static_cast<runtime::StdinTarget::Kind>(stdin_kind);
+    job->reports.bindings = report_bindings == 1;
     for (uint32_t i = 0; i < nprocs && r.ok(); ++i) {
         auto proc = std::make_unique<runtime::Proc>();
         proc->rank = r.u32();

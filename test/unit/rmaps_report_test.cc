@@ -1,0 +1,77 @@
+// The text of prun --display allocation and --display map (rmaps/base/rmaps_report.h): every usable
+// node with its slots; the job's policies and, per node in the pool's order, its ranks there.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "mca/rmaps/base/rmaps_base.h"
+#include "mca/rmaps/base/rmaps_report.h"
+#include "rmaps_test_util.h"
+
+namespace {
+
+using prte::rmaps::test::make_node;
+
+size_t count(const std::string& text, const std::string& what)
+{
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+TEST(RmapsReport, AllocationListsUsableNodesWithTheirSlots)
+{
+    prte::runtime::NodePool pool;
+    pool.add(make_node("alpha", 4, true, 6)).slots_inuse = 1;
+    pool.add(make_node("beta", 2));
+    pool.add(make_node("gone", 8)).state = prte::runtime::NodeState::down;
+    std::string text = prte::rmaps::base::allocation_report(pool);
+    EXPECT_EQ(text.rfind("======================   ALLOCATED NODES   ======================\n", 0), 0u) << text;
+    EXPECT_NE(text.find("    alpha: slots=4 max_slots=6 slots_inuse=1 state=UP\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("    beta: slots=2 max_slots=0 slots_inuse=0 state=UP\n"), std::string::npos) << text;
+    EXPECT_EQ(text.find("gone"), std::string::npos) << "a node that is down is no part of the allocation: " << text;
+    EXPECT_EQ(text.back(), '\n');
+}
+
+TEST(RmapsReport, MapShowsPoliciesAndEachNodesRanksInPoolOrder)
+{
+    prte::runtime::NodePool pool;
+    pool.add(make_node("n1", 2));
+    pool.add(make_node("n2", 2));
+    pool.add(make_node("unused", 2));
+    prte::runtime::Job job;
+    job.nspace = "prte-host-1@3";
+    job.mapping.by = prte::runtime::MapBy::ppr;
+    job.mapping.ppr_count = 1;
+    job.mapping.ppr_object = prte::runtime::MapBy::node;
+    job.mapping.bind_to = prte::runtime::BindTo::core;
+    job.mapping.oversubscribe = false;
+    // Ranks 0 and 2 on n2, rank 1 on n1: each node lists its own, in rank order.
+    prte::rmaps::base::claim_slot(job, *pool.find("n2"), 0);
+    prte::rmaps::base::claim_slot(job, *pool.find("n1"), 0);
+    prte::rmaps::base::claim_slot(job, *pool.find("n2"), 1);
+
+    std::string text = prte::rmaps::base::map_report(job, pool);
+    EXPECT_EQ(text.rfind("========================   JOB MAP   ========================\n", 0), 0u) << text;
+    EXPECT_NE(text.find("Data for JOB prte-host-1@3 Total slots allocated 6\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("Mapping policy: PPR:1:NODE:NOOVERSUBSCRIBE  Binding policy: CORE\n"), std::string::npos)
+        << text;
+    size_t n1 = text.find("Data for node: n1\tNum slots: 2\tMax slots: 0\tNum procs: 1\n");
+    size_t n2 = text.find("Data for node: n2\tNum slots: 2\tMax slots: 0\tNum procs: 2\n");
+    ASSERT_NE(n1, std::string::npos) << text;
+    ASSERT_NE(n2, std::string::npos) << text;
+    EXPECT_LT(n1, n2) << "nodes in the pool's order";
+    size_t rank0 = text.find("App: 0 Process rank: 0 ");
+    size_t rank1 = text.find("App: 0 Process rank: 1 ");
+    size_t rank2 = text.find("App: 1 Process rank: 2 ");
+    EXPECT_TRUE(n1 < rank1 && rank1 < n2) << text;
+    EXPECT_TRUE(n2 < rank0 && rank0 < rank2) << text;
+    EXPECT_EQ(text.find("unused"), std::string::npos) << "a node with none of the job's ranks is left out";
+    EXPECT_EQ(count(text, "Process jobid: prte-host-1@3 "), 3u);
+
+    job.mapping = {};
+    text = prte::rmaps::base::map_report(job, pool);
+    EXPECT_NE(text.find("Mapping policy: DEFAULT  Binding policy: NONE\n"), std::string::npos) << text;
+}
+
+}  // namespace
