@@ -101,6 +101,13 @@ void on_launch(Rank, rml::Payload&& payload)
     verbose()(5, "daemon {}: job {}: {} of {} process(es) here", self(), job->nspace, mine.size(), job->num_procs());
     if (mine.empty()) return;  // the map is kept: collectives over this job route through here
     pmix::register_job(job, [job, mine](const Status& st) {
+        // The master may have ended the job while PMIx registered it (a timeout, pterm or ^C
+        // during launch): its cleanup has already run here and found nothing to kill, so nothing
+        // may start now (issue 14, item 11).
+        if (rt().jobs().find(job->nspace) != job || rt().shutting_down()) {
+            verbose()(5, "daemon {}: job {} ended while it was being registered: not launched", self(), job->nspace);
+            return;
+        }
         if (!st) {
             report_failed(job, mine, st.message());
             return;

@@ -15,6 +15,7 @@ const char* to_string(Errc code)
     case Errc::not_supported: return "not supported";
     case Errc::unreachable: return "unreachable";
     case Errc::internal: return "internal error";
+    case Errc::cancelled: return "cancelled";
     }
     return "unknown error";
 }

@@ -19,6 +19,7 @@ enum class Errc {
     not_supported,
     unreachable,
     internal,
+    cancelled,          // the user interrupted it (a signal) before it was done
 };
 
 class Status {

@@ -50,4 +50,5 @@ dvm_leftovers() {
     ps -eo pid=,ppid=,args= | awk -v p="$DVM_PID" '$1 == p || $2 == p' | grep -v awk
 }
 
-trap 'stop_dvm; rm -rf "$TEST_TMP"' EXIT INT TERM
+trap 'stop_dvm; rm -rf "$TEST_TMP"' EXIT
+trap 'exit 130' INT TERM

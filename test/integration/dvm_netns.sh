@@ -12,7 +12,8 @@ CLIENTS="$PRTE_BUILDDIR/test/clients"
 
 require_netns ptd 198.18.7
 STATE="$TEST_TMP/testbed"
-trap 'stop_dvm; "$NETNS_NODES" down --dir "$STATE" >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT INT TERM
+trap 'stop_dvm; "$NETNS_NODES" down --dir "$STATE" >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+trap 'exit 130' INT TERM
 
 "$NETNS_NODES" up 4 --dir "$STATE" >"$TEST_TMP/up.out" 2>&1 || { cat "$TEST_TMP/up.out"; fail "netns-nodes up 4"; finish; }
 start_dvm_foreground --hostfile "$STATE/hostfile" --prtemca plm_ssh_agent "$STATE/netns-agent" \

@@ -13,7 +13,8 @@ NETNS_NODES="$PRTE_SRCDIR/test/testbed/netns-nodes"
 require_netns pte 198.18.13
 if ! command -v /usr/sbin/sshd >/dev/null || ! command -v ssh >/dev/null; then echo "SKIP: sshd or ssh not installed"; exit 77; fi
 STATE="$TEST_TMP/testbed"
-trap 'stop_dvm; "$NETNS_NODES" down --dir "$STATE" >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT INT TERM
+trap 'stop_dvm; "$NETNS_NODES" down --dir "$STATE" >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+trap 'exit 130' INT TERM
 
 "$NETNS_NODES" up 4 --sshd --dir "$STATE" >"$TEST_TMP/up.out" 2>&1 || { cat "$TEST_TMP/up.out"; fail "netns-nodes up 4 --sshd"; exit 1; }
 echo node1 >"$TEST_TMP/first"

@@ -5,7 +5,10 @@
 
 PRTE_INFO="$PRTE_BUILDDIR/src/tools/prte_info/prte_info"
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/prte-test.XXXXXX")
-trap 'rm -rf "$TEST_TMP"' EXIT INT TERM
+# INT/TERM (CTest's timeout, ^C) exit through the EXIT trap: a trap that returned would let the
+# script run on with TEST_TMP already gone.
+trap 'rm -rf "$TEST_TMP"' EXIT
+trap 'exit 130' INT TERM
 failures=0
 
 fail() {

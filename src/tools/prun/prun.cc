@@ -598,6 +598,10 @@ Status Run::spawn()
             std::lock_guard<std::mutex> lock(shared.mutex);
             if (shared.spawn_replied || shared.connection_lost) break;
         }
+        // Interrupted before the DVM named the job (it may be waiting on daemons, or held): there
+        // is nothing to kill by name yet. We leave; the DVM watches our pid (src/pmix/spawner_watch.cc)
+        // and ends the job we asked for, so waiting here would only make ^C look ignored.
+        if (interrupts > 0) return {prte::Errc::cancelled, "interrupted before the job started: the DVM ends it"};
         struct pollfd p = {wake_fds[0], POLLIN, 0};
         poll(&p, 1, -1);
         char drain[64];
@@ -871,6 +875,7 @@ int Run::execute()
     forwarding_stdin_ = request_.stdin_target.kind != prte::prun::StdinTarget::none && stdin_is_forwardable();
     if (Status s = spawn(); !s) {
         prte::output::error("{}", s.message());
+        if (s.code() == prte::Errc::cancelled) return 128 + interrupt_signal;
         if (s.code() == prte::Errc::refused) {
             std::lock_guard<std::mutex> lock(shared.mutex);
             return is_launch_failure(shared.spawn_status) ? launch_failure_exit(shared.spawn_status) : 1;
