@@ -23,7 +23,6 @@ namespace {
 using runtime::kInvalidRank;
 using runtime::Rank;
 
-
 output::VerboseStream& verbose_stream()
 {
     static output::VerboseStream stream("rml");

@@ -3,14 +3,17 @@
 // meant to; a wrong secret, a rank that is not the expected one or that is the acceptor's own is
 // refused; a handshake must complete within its deadline however its bytes trickle in; a frame
 // beyond the payload limit is refused by its sender with an error (the connection stays up)
-// and, if sent anyway, closes the connection at the receiver.
+// and, if sent anyway, closes the connection at the receiver; and an authenticated peer writing
+// seeded garbage after good frames is cut off with a reason once those frames are delivered.
 #include "rml/connection.h"
 
 #include <event2/listener.h>
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -251,6 +254,90 @@ TEST(RmlConnection, FramesQueuedBeforeTheHandshakeGoOutAfterIt)
     EXPECT_TRUE(c->send(Frame{2, 0, 2, 1, {9}}));
     ASSERT_TRUE(loop.run_until([&] { return !master.seen.frames.empty(); }));
     EXPECT_EQ(master.seen.frames[0].payload, Payload{9});
+}
+
+// Completes the handshake by hand as daemon `rank`, so that the test can then write any bytes.
+bool handshake_by_hand(TestLoop& loop, RawClient& client, Rank rank)
+{
+    if (!loop.run_until([&] { return client.poll() || client.received() >= 40; })) return false;
+    prte::rml::auth::Nonce server{}, mine = prte::rml::auth::make_nonce();
+    std::memcpy(server.data(), client.bytes().data() + 8, server.size());
+    prte::rml::auth::Mac mac = prte::rml::auth::client_proof(kSecret, server, mine, rank);
+    std::string proof = "PRTH";
+    for (int shift = 24; shift >= 0; shift -= 8) proof += static_cast<char>(rank >> shift);
+    proof.append(reinterpret_cast<const char*>(mine.data()), mine.size());
+    proof.append(reinterpret_cast<const char*>(mac.data()), mac.size());
+    client.write(proof);
+    return loop.run_until([&] { return client.poll() || client.received() >= 40 + 36; });
+}
+
+std::string header(uint32_t origin, uint32_t dest, uint32_t tag, uint32_t seq, uint32_t length)
+{
+    std::string h = "PRTM";
+    for (uint32_t v : {origin, dest, tag, seq, length}) {
+        for (int shift = 24; shift >= 0; shift -= 8) h += static_cast<char>(v >> shift);
+    }
+    return h;
+}
+
+// An authenticated peer gone wrong (a bug, another version): whatever it writes, the receiver
+// delivers whole frames or closes with one line saying why, and never crashes or reads past a frame.
+TEST(RmlConnectionFuzz, AnAuthenticatedPeerWritingGarbageIsCutOffWithAReason)
+{
+    TestLoop loop;
+    Limits limits;
+    limits.max_payload = 4096;
+    Acceptor master(loop, 0, kSecret, limits);
+    std::mt19937 rng(1125);
+    size_t cut_off = 0;
+    for (int round = 0; round < 40; ++round) {
+        auto owned = std::make_unique<RawClient>(master.port);
+        RawClient& peer = *owned;
+        ASSERT_TRUE(handshake_by_hand(loop, peer, 5)) << "round " << round;
+        size_t frames_before = master.seen.frames.size();
+        std::string bytes;
+        int valid = static_cast<int>(rng() % 4);
+        for (int i = 0; i < valid; ++i) {
+            uint32_t length = rng() % 64;
+            bytes += header(5, 0, rng() % 30, static_cast<uint32_t>(i), length) + std::string(length, 'x');
+        }
+        unsigned ending = rng() % 3;
+        switch (ending) {
+        case 0:  // noise, at least a header's worth
+            for (int i = 0, n = 24 + static_cast<int>(rng() % 200); i < n; ++i) bytes += static_cast<char>(rng());
+            break;
+        case 1:  // a length beyond the limit
+            bytes += header(5, 0, 6, 99, 4097 + rng() % 100000);
+            break;
+        default:  // a good header with a payload that has not come in full
+            bytes += header(5, 0, 6, 99, 100) + std::string(rng() % 100, 'y');
+            break;
+        }
+        size_t closed_before = master.seen.closed.size();
+        peer.write(bytes);
+        bool garbage = ending != 2;
+        // Garbage closes the connection (after the whole frames before it); an unfinished frame waits.
+        ASSERT_TRUE(loop.run_until([&] {
+            return garbage ? master.seen.closed.size() > closed_before
+                           : master.seen.frames.size() == frames_before + static_cast<size_t>(valid);
+        })) << "round " << round;
+        EXPECT_EQ(master.seen.frames.size() - frames_before, static_cast<size_t>(valid)) << "round " << round;
+        if (!garbage) {
+            EXPECT_EQ(master.seen.closed.size(), closed_before) << master.seen.closed.back();
+            owned.reset();  // the peer leaves; its close is seen before the next round counts
+            ASSERT_TRUE(loop.run_until([&] { return master.seen.closed.size() > closed_before; }));
+            EXPECT_EQ(master.seen.closed.back(), "connection closed by the peer");
+            continue;
+        }
+        for (size_t i = closed_before; i < master.seen.closed.size(); ++i) {
+            const std::string& why = master.seen.closed[i];
+            ++cut_off;
+            EXPECT_TRUE(why.find("bad frame magic") != std::string::npos || why.find("more than the 4096 allowed") != std::string::npos)
+                << why;
+            EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+        }
+    }
+    EXPECT_GT(cut_off, 10u);
 }
 
 }  // namespace

@@ -89,6 +89,7 @@ class RawClient {
         }
     }
     size_t received() const { return received_.size(); }
+    const std::vector<char>& bytes() const { return received_; }
     bool closed() const { return closed_; }
 
   private:
