@@ -3,6 +3,7 @@
 #include <pmix.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -162,10 +163,13 @@ bool Reader::peek_length(int length_type, uint64_t& length, size_t& header)
 
 // Strings and byte objects are checked before PMIx reads them; that check relies on the layout
 // peek_length() describes, so the layout is confirmed once with a value of known length (a PMIx
-// built to describe every value in its buffers would lay them out otherwise).
+// built to describe every value in its buffers would lay them out otherwise). Only a success is
+// remembered: a check made before PMIx was initialised fails and is made again.
 bool Reader::layout_known()
 {
-    static const bool known = [] {
+    static std::atomic<bool> known{false};
+    if (known) return true;
+    known = [] {
         Writer w;
         w.str("ab").bytes(reinterpret_cast<const uint8_t*>("xyz"), 3);
         Payload sample = w.take();
