@@ -56,6 +56,7 @@ class Connection {
         std::function<void(Connection&, const std::string& why)> closed;  // once; the owner then drops it
     };
 
+    // Both keep `secret` by reference: it must outlive the connection (the messenger's options do).
     // Takes an accepted socket for daemon `self`; `peer_address` names it in messages.
     static std::unique_ptr<Connection> accepted(event_base* base, int fd, std::string peer_address,
                                                 runtime::Rank self, const std::string& secret, Events events,
