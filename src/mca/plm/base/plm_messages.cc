@@ -28,7 +28,9 @@ constexpr size_t kMaxUri = 4096;
 runtime::Rank daemon_rank(rml::Reader& r, const char* what)
 {
     runtime::Rank rank = r.u32();
-    if (r.ok() && rank >= rml::kMaxDaemons) r.fail(fmt::format("{} {} is beyond the {} daemons a DVM may have", what, rank, rml::kMaxDaemons));
+    if (r.ok() && rank >= rml::kMaxDaemons) {
+        r.fail(fmt::format("{} {} is beyond the {} daemons a DVM may have", what, rank, rml::kMaxDaemons));
+    }
     return rank;
 }
 
@@ -214,7 +216,8 @@ Status decode_job(const rml::Payload& in, runtime::NodePool& pool, runtime::JobP
             r.fail(fmt::format("rank {} belongs to app {} of {}", proc->rank, proc->app_index, napps));
         }
         std::string node = r.name("node name");
-        if (r.ok() && !(proc->node = pool.find(node))) r.fail(fmt::format("rank {} is placed on unknown node '{}'", proc->rank, node));
+        proc->node = r.ok() ? pool.find(node) : nullptr;
+        if (r.ok() && !proc->node) r.fail(fmt::format("rank {} is placed on unknown node '{}'", proc->rank, node));
         proc->local_rank = r.i32();
         proc->node_rank = r.i32();
         if (r.ok() && (proc->local_rank < 0 || proc->node_rank < 0)) {
