@@ -6,6 +6,7 @@
 #include <openssl/rand.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <stdexcept>
 #include <vector>
 
@@ -18,12 +19,14 @@ void random_bytes(uint8_t* out, size_t n)
 }
 
 Mac proof(const char* role, const std::string& secret, const Nonce& server_nonce, const Nonce& client_nonce,
-          uint32_t rank)
+          std::initializer_list<uint32_t> ranks)
 {
     std::vector<uint8_t> message(role, role + std::strlen(role));
     message.insert(message.end(), server_nonce.begin(), server_nonce.end());
     message.insert(message.end(), client_nonce.begin(), client_nonce.end());
-    for (int shift = 24; shift >= 0; shift -= 8) message.push_back(static_cast<uint8_t>(rank >> shift));
+    for (uint32_t rank : ranks) {
+        for (int shift = 24; shift >= 0; shift -= 8) message.push_back(static_cast<uint8_t>(rank >> shift));
+    }
     Mac mac{};
     unsigned int length = 0;
     HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()), message.data(), message.size(), mac.data(),
@@ -60,12 +63,13 @@ Nonce make_nonce()
 
 Mac client_proof(const std::string& secret, const Nonce& server_nonce, const Nonce& client_nonce, uint32_t rank)
 {
-    return proof("prte-rml-client", secret, server_nonce, client_nonce, rank);
+    return proof("prte-rml-client", secret, server_nonce, client_nonce, {rank});
 }
 
-Mac server_proof(const std::string& secret, const Nonce& server_nonce, const Nonce& client_nonce, uint32_t rank)
+Mac server_proof(const std::string& secret, const Nonce& server_nonce, const Nonce& client_nonce, uint32_t client_rank,
+                 uint32_t server_rank)
 {
-    return proof("prte-rml-server", secret, server_nonce, client_nonce, rank);
+    return proof("prte-rml-server", secret, server_nonce, client_nonce, {client_rank, server_rank});
 }
 
 bool equal(const Mac& a, const Mac& b) { return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0; }

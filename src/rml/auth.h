@@ -24,9 +24,11 @@ bool well_formed(const std::string& secret);
 
 Nonce make_nonce();
 
-// The MAC the connecting side sends, and the one the accepting side answers with.
+// The MAC the connecting side sends (for its rank), and the one the accepting side answers with
+// (for both ranks: the connecting side learns that it reached the daemon it meant to).
 Mac client_proof(const std::string& secret, const Nonce& server_nonce, const Nonce& client_nonce, uint32_t rank);
-Mac server_proof(const std::string& secret, const Nonce& server_nonce, const Nonce& client_nonce, uint32_t rank);
+Mac server_proof(const std::string& secret, const Nonce& server_nonce, const Nonce& client_nonce, uint32_t client_rank,
+                 uint32_t server_rank);
 
 // Comparison that takes the same time whatever the first differing byte.
 bool equal(const Mac& a, const Mac& b);

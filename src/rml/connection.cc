@@ -23,13 +23,12 @@ namespace {
 
 constexpr char kGreetingMagic[4] = {'P', 'R', 'T', 'H'};
 constexpr char kFrameMagic[4] = {'P', 'R', 'T', 'M'};
-constexpr uint32_t kProtocolVersion = 1;
+// 2: the accepting side's answer carries its rank, covered by its proof.
+constexpr uint32_t kProtocolVersion = 2;
 constexpr size_t kGreetingSize = 4 + 4 + auth::kNonceSize;                    // magic, version, nonce
 constexpr size_t kProofSize = 4 + 4 + auth::kNonceSize + auth::kMacSize;      // magic, rank, nonce, mac
-constexpr size_t kAnswerSize = auth::kMacSize;
+constexpr size_t kAnswerSize = 4 + auth::kMacSize;                              // rank, mac
 constexpr size_t kHeaderSize = 24;
-// A peer that does not complete the handshake in this time is not one of ours.
-constexpr int kHandshakeSeconds = 10;
 
 // A peer that vanishes without closing (its node lost power, a link went down) must still be
 // noticed: TCP keepalive probes an idle connection after 2 s, every second, 3 times; unacknowledged
@@ -75,30 +74,54 @@ bool parse_address(const std::string& text, sockaddr_in& out)
     return true;
 }
 
+timeval to_timeval(uint32_t ms) { return timeval{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>(ms % 1000 * 1000)}; }
+
 }  // namespace
 
-Connection::Connection(event_base* base, const std::string& secret, Events events)
-    : base_(base), secret_(secret), events_(std::move(events))
+Connection::Connection(event_base* base, const std::string& secret, Events events, Limits limits)
+    : base_(base), secret_(secret), events_(std::move(events)), limits_(limits)
 {
 }
 
 Connection::~Connection()
 {
+    if (handshake_deadline_) event_free(handshake_deadline_);
     if (bev_) bufferevent_free(bev_);
 }
 
-std::unique_ptr<Connection> Connection::accepted(event_base* base, int fd, std::string peer_address,
-                                                 const std::string& secret, Events events)
+// The handshake must be complete this long after it starts, however its bytes trickle in: a
+// per-read timeout alone would let a stranger hold the connection for ever, one byte at a time.
+void Connection::arm_handshake_deadline()
 {
-    std::unique_ptr<Connection> c(new Connection(base, secret, std::move(events)));
+    if (!handshake_deadline_) handshake_deadline_ = evtimer_new(base_, deadline_cb, this);
+    timeval tv = to_timeval(limits_.handshake_ms);
+    evtimer_add(handshake_deadline_, &tv);
+}
+
+void Connection::deadline_cb(int, short, void* arg)
+{
+    auto* c = static_cast<Connection*>(arg);
+    if (c->initiated_) {
+        c->fail(fmt::format("daemon {} at {} did not complete the handshake within {} ms", c->peer_, c->address_,
+                            c->limits_.handshake_ms));
+    } else {
+        c->fail(fmt::format("rejected {}: no handshake within {} ms", c->address_, c->limits_.handshake_ms));
+    }
+}
+
+std::unique_ptr<Connection> Connection::accepted(event_base* base, int fd, std::string peer_address,
+                                                 runtime::Rank self, const std::string& secret, Events events,
+                                                 Limits limits)
+{
+    std::unique_ptr<Connection> c(new Connection(base, secret, std::move(events), limits));
     c->address_ = std::move(peer_address);
+    c->self_ = self;
     evutil_make_socket_nonblocking(fd);
     util::set_tcp_nodelay(fd);
     watch_liveness(fd);
     c->bev_ = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
     bufferevent_setcb(c->bev_, read_cb, nullptr, event_cb, c.get());
-    timeval tv{kHandshakeSeconds, 0};
-    bufferevent_set_timeouts(c->bev_, &tv, nullptr);
+    c->arm_handshake_deadline();
     bufferevent_enable(c->bev_, EV_READ | EV_WRITE);
     c->my_nonce_ = auth::make_nonce();
     uint8_t greeting[kGreetingSize];
@@ -112,9 +135,9 @@ std::unique_ptr<Connection> Connection::accepted(event_base* base, int fd, std::
 
 std::unique_ptr<Connection> Connection::initiate(event_base* base, std::vector<std::string> addresses,
                                                  runtime::Rank self, runtime::Rank expected_peer,
-                                                 const std::string& secret, Events events)
+                                                 const std::string& secret, Events events, Limits limits)
 {
-    std::unique_ptr<Connection> c(new Connection(base, secret, std::move(events)));
+    std::unique_ptr<Connection> c(new Connection(base, secret, std::move(events), limits));
     c->initiated_ = true;
     c->self_ = self;
     c->peer_ = expected_peer;
@@ -139,7 +162,7 @@ void Connection::try_next_address()
         }
         bev_ = bufferevent_socket_new(base_, -1, BEV_OPT_CLOSE_ON_FREE);
         bufferevent_setcb(bev_, read_cb, nullptr, event_cb, this);
-        timeval tv{kHandshakeSeconds, 0};
+        timeval tv = to_timeval(limits_.handshake_ms);
         bufferevent_set_timeouts(bev_, &tv, &tv);
         bufferevent_enable(bev_, EV_READ | EV_WRITE);
         phase_ = Phase::connecting;
@@ -157,6 +180,7 @@ void Connection::on_connected()
     util::set_tcp_nodelay(bufferevent_getfd(bev_));
     watch_liveness(bufferevent_getfd(bev_));
     phase_ = Phase::await_greeting;
+    arm_handshake_deadline();
 }
 
 void Connection::read_cb(bufferevent*, void* arg) { static_cast<Connection*>(arg)->on_readable(); }
@@ -175,7 +199,7 @@ void Connection::event_cb(bufferevent*, short what, void* arg)
         return;
     }
     if (what & BEV_EVENT_TIMEOUT) {
-        c->fail(fmt::format("no handshake from {} within {} s", c->address_, kHandshakeSeconds));
+        c->fail(fmt::format("no handshake from {} within {} ms", c->address_, c->limits_.handshake_ms));
     } else if (!c->authenticated_ && !c->initiated_) {
         c->fail(fmt::format("rejected {}: it left without completing the handshake", c->address_));
     } else if (what & BEV_EVENT_EOF) {
@@ -233,18 +257,37 @@ bool Connection::read_handshake()
                                  rank));
                 return false;
             }
+            // The secret proves membership of the DVM, not a rank: at least the rank must be one
+            // that another daemon can hold.
+            if (rank == runtime::kInvalidRank || rank == self_) {
+                fail(fmt::format("rejected {} claiming to be daemon {}: {}", address_, rank,
+                                 rank == self_ ? "that is this daemon's own rank" : "no daemon has that rank"));
+                return false;
+            }
             peer_ = rank;
-            auth::Mac answer = auth::server_proof(secret_, my_nonce_, peer_nonce_, rank);
-            bufferevent_write(bev_, answer.data(), answer.size());
+            uint8_t answer[kAnswerSize];
+            put32(answer, self_);
+            auth::Mac mac = auth::server_proof(secret_, my_nonce_, peer_nonce_, rank, self_);
+            std::memcpy(answer + 4, mac.data(), mac.size());
+            bufferevent_write(bev_, answer, sizeof(answer));
             become_ready();
             break;
         }
         case Phase::await_answer: {  // connecting side
             if (evbuffer_get_length(in) < kAnswerSize) return false;
+            uint8_t a[kAnswerSize];
+            evbuffer_remove(in, a, sizeof(a));
+            runtime::Rank rank = get32(a);
             auth::Mac theirs;
-            evbuffer_remove(in, theirs.data(), theirs.size());
-            if (!auth::equal(theirs, auth::server_proof(secret_, peer_nonce_, my_nonce_, self_))) {
+            std::memcpy(theirs.data(), a + 4, theirs.size());
+            if (!auth::equal(theirs, auth::server_proof(secret_, peer_nonce_, my_nonce_, self_, rank))) {
                 fail(fmt::format("{} answered as daemon {} without knowing the DVM's secret", address_, peer_));
+                return false;
+            }
+            // Frames from this connection are checked against its peer's rank: it must be the
+            // daemon this one meant to reach, not whoever holds that address now.
+            if (rank != peer_) {
+                fail(fmt::format("{} is daemon {}, not daemon {} (a stale contact?)", address_, rank, peer_));
                 return false;
             }
             become_ready();
@@ -261,6 +304,7 @@ void Connection::become_ready()
     phase_ = Phase::ready;
     authenticated_ = true;
     bufferevent_set_timeouts(bev_, nullptr, nullptr);
+    if (handshake_deadline_) evtimer_del(handshake_deadline_);
     while (!pending_.empty()) {
         write_frame(pending_.front());
         pending_.pop_front();
@@ -280,9 +324,9 @@ bool Connection::read_frames()
             return false;
         }
         uint32_t length = get32(h + 20);
-        if (length > kMaxPayload) {
+        if (length > limits_.max_payload) {
             fail(fmt::format("daemon {} ({}) sent a frame of {} bytes, more than the {} allowed", peer_, address_,
-                             length, kMaxPayload));
+                             length, limits_.max_payload));
             return false;
         }
         if (evbuffer_get_length(in) < kHeaderSize + length) return true;
@@ -316,14 +360,20 @@ void Connection::write_frame(const Frame& f)
     if (!f.payload.empty()) evbuffer_add(out, f.payload.data(), f.payload.size());
 }
 
-void Connection::send(const Frame& frame)
+Status Connection::send(const Frame& frame)
 {
-    if (phase_ == Phase::closed) return;
+    if (frame.payload.size() > limits_.max_payload) {
+        return {Errc::out_of_resource,
+                fmt::format("a message of {} bytes (tag {}) for daemon {} is larger than the {} bytes a frame may carry",
+                            frame.payload.size(), frame.tag, frame.dest, limits_.max_payload)};
+    }
+    if (phase_ == Phase::closed) return {Errc::unreachable, fmt::format("the connection to daemon {} is closed", peer_)};
     if (phase_ == Phase::ready) {
         write_frame(frame);
     } else {
         pending_.push_back(frame);
     }
+    return {};
 }
 
 void Connection::flush()
@@ -347,6 +397,7 @@ int Connection::socket() const
 void Connection::close()
 {
     phase_ = Phase::closed;
+    if (handshake_deadline_) evtimer_del(handshake_deadline_);
     if (bev_) {
         bufferevent_free(bev_);
         bev_ = nullptr;
@@ -356,6 +407,7 @@ void Connection::close()
 void Connection::close_after_flush()
 {
     phase_ = Phase::closed;
+    if (handshake_deadline_) evtimer_del(handshake_deadline_);
     if (!bev_) return;
     bufferevent* bev = std::exchange(bev_, nullptr);
     bufferevent_disable(bev, EV_READ);

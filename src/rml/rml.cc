@@ -84,6 +84,23 @@ std::vector<std::string> addresses_of(const std::string& uri)
     return util::split(uri.substr(prefix.size()), ',');
 }
 
+// What a frame's origin can be checked against: the rank its connection authenticated. A frame
+// whose origin differs from that peer is being relayed, and relays are legitimate: every hop of
+// the tree passes on frames from further away. Whether this peer may relay for that origin is not
+// checked: it depends on the tree, and during a repair or a grow the receiver's view of the tree
+// may lag the sender's (a parent adopts a departed daemon's children before they learn of it).
+// What holds whatever the tree is checked: an origin and a destination that name a daemon, never
+// this daemon's own frames coming back (a loop, or a forgery), and for a daemon's call home (sent
+// straight to the master, never relayed) an origin that is the peer itself.
+// Returns why the frame is refused, or nullptr.
+const char* unacceptable(const Connection& c, const Frame& f, Rank self)
+{
+    if (f.origin == kInvalidRank || f.dest == kInvalidRank) return "it names no daemon as its origin or destination";
+    if (f.origin == self) return "it claims to come from this daemon";
+    if (f.tag == tag::daemon_report && f.origin != c.peer()) return "a daemon's report must come from that daemon itself";
+    return nullptr;
+}
+
 }  // namespace
 
 Messenger::Messenger() : tree_(std::make_unique<RadixTree>(0, 1, 64)) {}
@@ -148,7 +165,8 @@ Status Messenger::start(event_base* base, Options options)
             auto* in = reinterpret_cast<sockaddr_in*>(peer);
             inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text));
             self->adopt(Connection::accepted(self->base_, fd, fmt::format("{}:{}", text, ntohs(in->sin_port)),
-                                             self->options_.secret, self->events()));
+                                             self->options_.self, self->options_.secret, self->events(),
+                                             self->options_.limits));
         };
         evconnlistener* l = evconnlistener_new_bind(base, on_accept, this,
                                                     LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
@@ -217,7 +235,27 @@ Connection::Events Messenger::events()
     return e;
 }
 
-void Messenger::adopt(std::unique_ptr<Connection> c) { connections_.push_back(std::move(c)); }
+// Accepted connections still in their handshake are bounded (Limits::max_strangers): a stranger
+// (a port scanner, a misdirected client, a flood) costs a socket until its handshake deadline, so
+// past the bound the oldest of them gives way to the newcomer. The oldest, not the newest: a
+// daemon calling home answers within one round trip, so it is never the oldest for long, while
+// refusing newcomers would let whoever holds the slots lock every daemon out. The bound is well
+// above what a DVM's start-up has in flight at once (the listen backlog of 128 bounds what one
+// loop turn accepts).
+void Messenger::adopt(std::unique_ptr<Connection> c)
+{
+    std::vector<Connection*> strangers;
+    for (auto& live : connections_) {
+        if (!live->initiated() && !live->authenticated()) strangers.push_back(live.get());
+    }
+    connections_.push_back(std::move(c));
+    if (strangers.empty() || strangers.size() < options_.limits.max_strangers) return;
+    // connections_ keeps the order of arrival: the first stranger is the oldest. Its closed event
+    // counts and reports it like any other rejection.
+    Connection* oldest = strangers.front();
+    oldest->reject(fmt::format("rejected {}: {} connections are already waiting to authenticate; the oldest gives way",
+                               oldest->address(), strangers.size()));
+}
 
 Connection* Messenger::connection_to(Rank rank, bool create)
 {
@@ -231,7 +269,8 @@ Connection* Messenger::connection_to(Rank rank, bool create)
     std::vector<std::string> addresses = addresses_of(contact(rank));
     if (addresses.empty()) return nullptr;
     verbose_stream()(10, "rml: connecting to daemon {} at {}", rank, contact(rank));
-    connections_.push_back(Connection::initiate(base_, addresses, options_.self, rank, options_.secret, events()));
+    connections_.push_back(
+        Connection::initiate(base_, addresses, options_.self, rank, options_.secret, events(), options_.limits));
     Connection* c = connections_.back().get();
     c->start();
     // start() may already have failed (no address usable): then it is in the graveyard.
@@ -246,8 +285,13 @@ void Messenger::on_ready(Connection& c)
     verbose_stream()(10, "rml: connection with daemon {} ({}) authenticated", c.peer(), c.address());
 }
 
-void Messenger::on_frame(Connection&, Frame&& f)
+void Messenger::on_frame(Connection& c, Frame&& f)
 {
+    if (const char* why = unacceptable(c, f, options_.self)) {
+        output::warning("daemon {}: dropped a frame (tag {}, from daemon {} to daemon {}) received from daemon {} ({}): {}",
+                        options_.self, f.tag, f.origin, f.dest, c.peer(), c.address(), why);
+        return;
+    }
     if (f.dest == options_.self) {
         deliver(std::move(f));
     } else {
@@ -285,8 +329,7 @@ Status Messenger::transmit(Frame&& f)
     }
     Connection* c = connection_to(hop, true);
     if (!c) return {Errc::unreachable, fmt::format("no route to daemon {} (via {}): no contact", f.dest, hop)};
-    c->send(f);
-    return {};
+    return c->send(f);
 }
 
 Status Messenger::send(Rank dest, Tag tag, Payload payload)
@@ -313,8 +356,7 @@ Status Messenger::send_direct(Rank dest, Tag tag, Payload payload)
     if (!base_) return {Errc::internal, "the messenger is not running"};
     Connection* c = connection_to(dest, true);
     if (!c) return {Errc::unreachable, fmt::format("no contact for daemon {}", dest)};
-    c->send(Frame{options_.self, dest, tag, next_seq_++, std::move(payload)});
-    return {};
+    return c->send(Frame{options_.self, dest, tag, next_seq_++, std::move(payload)});
 }
 
 void Messenger::bury(Connection& c)

@@ -39,6 +39,7 @@ struct Options {
     // Interfaces or IPv4 networks to listen on and advertise ("lo", "eth0", "198.18.0.0/24"); empty:
     // every IPv4 interface that is up, loopback only when nothing else is.
     std::vector<std::string> if_include;
+    Limits limits;  // per connection (connection.h); every daemon of a DVM uses the same
 };
 
 // Registers rml_radix, oob_tcp_if_include and rml_base_verbose (setup_mca does, for every program,

@@ -37,6 +37,11 @@ inline constexpr Tag alloc_query_reply = 24;  // the master's answer
 inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
 }  // namespace tag
 
+// The most daemons a DVM may have (ranks 0 .. kMaxDaemons-1). Every daemon sizes its routing tree
+// by the rank span a wireup announces, so a span beyond this is refused as corrupt rather than
+// allocated for.
+inline constexpr uint32_t kMaxDaemons = 1u << 20;
+
 // An opaque, already-packed message body (packed with the PMIx data buffer API by the sender).
 using Payload = std::vector<uint8_t>;
 

@@ -1,16 +1,59 @@
 #include "mca/plm/base/plm_messages.h"
 
+#include <csignal>
+#include <cstring>
+#include <set>
+
 #include <fmt/format.h>
 
 #include "rml/buffer.h"
+#include "runtime/states.h"
 
 namespace prte::plm::msg {
 namespace {
 
-Status finish(const rml::Reader& r)
+// Every decoder ends here: the first error the reader met (bytes that do not parse or a value out
+// of range, named by message and field), or bytes left over after the last field.
+Status finish(rml::Reader& r)
 {
+    r.expect_end();
     if (!r.ok()) return {Errc::bad_file, r.error()};
     return {};
+}
+
+// A daemon's URI lists one address per interface it listens on.
+constexpr size_t kMaxUri = 4096;
+
+// A daemon's rank as a message may carry it: below the most daemons a DVM can have.
+runtime::Rank daemon_rank(rml::Reader& r, const char* what)
+{
+    runtime::Rank rank = r.u32();
+    if (r.ok() && rank >= rml::kMaxDaemons) {
+        r.fail(fmt::format("{} {} is beyond the {} daemons a DVM may have", what, rank, rml::kMaxDaemons));
+    }
+    return rank;
+}
+
+// A signal number kill(2) accepts (0: none).
+int32_t signal_number(rml::Reader& r, const char* what)
+{
+    int32_t sig = r.i32();
+    if (r.ok() && (sig < 0 || sig > SIGRTMAX)) r.fail(fmt::format("{} {} is not a signal", what, sig));
+    return sig;
+}
+
+// A state the process state machine names (runtime/states.h): any other integer would index its
+// table of callbacks as a state nobody defined. undef is never reported.
+runtime::ProcState proc_state(rml::Reader& r)
+{
+    int32_t value = r.i32();
+    auto state = static_cast<runtime::ProcState>(value);
+    if (r.ok() && (state == runtime::ProcState::undef ||
+                   std::strcmp(runtime::to_string(state), "PRTE_PROC_STATE_UNKNOWN") == 0)) {
+        r.fail(fmt::format("{} is not a process state", value));
+        return runtime::ProcState::undef;
+    }
+    return state;
 }
 
 }  // namespace
@@ -26,13 +69,14 @@ rml::Payload encode(const DaemonReport& d)
 Status decode(const rml::Payload& in, DaemonReport& d)
 {
     rml::Reader r(in, "daemon report");
-    d.rank = r.u32();
-    d.node_name = r.str();
-    d.uri = r.str();
-    d.topology.packages = r.i32();
-    d.topology.numa_domains = r.i32();
-    d.topology.cores = r.i32();
-    d.topology.hwthreads = r.i32();
+    d.rank = daemon_rank(r, "daemon");
+    d.node_name = r.name("node name");
+    if (r.ok() && d.node_name.empty()) r.fail("no node name");
+    d.uri = r.name("URI", kMaxUri);
+    for (int32_t* count : {&d.topology.packages, &d.topology.numa_domains, &d.topology.cores, &d.topology.hwthreads}) {
+        *count = r.i32();
+        if (r.ok() && *count < 0) r.fail(fmt::format("a negative count ({}) in the node's topology", *count));
+    }
     return finish(r);
 }
 
@@ -46,27 +90,45 @@ rml::Payload encode(const Wireup& wu)
     return w.take();
 }
 
+// The rank span sizes every daemon's routing tree and the lists below index by rank: each is
+// bounded before it is used, and every rank is in the span and named once.
 Status decode(const rml::Payload& in, Wireup& wu)
 {
     rml::Reader r(in, "wireup");
     wu.size = r.u32();
-    uint32_t n = r.u32();
-    if (r.ok() && n > wu.size) return {Errc::bad_file, fmt::format("wireup: {} daemons in a DVM of {}", n, wu.size)};
+    if (r.ok() && (wu.size == 0 || wu.size > rml::kMaxDaemons)) {
+        r.fail(fmt::format("a DVM of {} daemons (1 to {} allowed)", wu.size, rml::kMaxDaemons));
+    }
+    std::set<runtime::Rank> named;
+    auto in_span = [&](runtime::Rank rank, const char* what) {
+        if (!r.ok()) return;
+        if (rank >= wu.size) {
+            r.fail(fmt::format("{} {} is beyond the DVM's {} ranks", what, rank, wu.size));
+        } else if (!named.insert(rank).second) {
+            r.fail(fmt::format("daemon {} is named twice", rank));
+        }
+    };
+    uint32_t n = r.count("daemons");
+    if (r.ok() && n > wu.size) r.fail(fmt::format("{} daemons in a DVM of {}", n, wu.size));
     for (uint32_t i = 0; i < n && r.ok(); ++i) {
         WireupEntry e;
         e.rank = r.u32();
-        e.node_name = r.str();
-        e.uri = r.str();
+        in_span(e.rank, "daemon");
+        e.node_name = r.name("node name");
+        if (r.ok() && e.node_name.empty()) r.fail(fmt::format("daemon {} has no node name", e.rank));
+        e.uri = r.name("URI", kMaxUri);
         e.slots = r.i32();
-        e.allocated = r.u8() != 0;
-        if (r.ok() && e.rank >= wu.size) return {Errc::bad_file, fmt::format("wireup: daemon {} beyond the DVM's {} ranks", e.rank, wu.size)};
+        if (r.ok() && e.slots < 0) r.fail(fmt::format("daemon {}'s node has {} slots", e.rank, e.slots));
+        uint8_t allocated = r.u8();
+        if (r.ok() && allocated > 1) r.fail(fmt::format("{} is not a yes or no", allocated));
+        e.allocated = allocated != 0;
         wu.daemons.push_back(std::move(e));
     }
-    uint32_t gone = r.u32();
-    if (r.ok() && gone > wu.size) return {Errc::bad_file, fmt::format("wireup: {} departed daemons in a DVM of {}", gone, wu.size)};
+    uint32_t gone = r.count("departed daemons");
+    if (r.ok() && gone > wu.size) r.fail(fmt::format("{} departed daemons in a DVM of {}", gone, wu.size));
     for (uint32_t i = 0; i < gone && r.ok(); ++i) {
         runtime::Rank rank = r.u32();
-        if (r.ok() && rank >= wu.size) return {Errc::bad_file, fmt::format("wireup: departed daemon {} beyond the DVM's {} ranks", rank, wu.size)};
+        in_span(rank, "departed daemon");
         wu.departed.push_back(rank);
     }
     return finish(r);
@@ -87,14 +149,15 @@ Status decode(const rml::Payload& in, DaemonCommand& c)
 {
     rml::Reader r(in, "daemon command");
     uint8_t cmd = r.u8();
-    c.nspace = r.str();
-    c.signal = r.i32();
-    if (r.ok() && (cmd < 1 || cmd > 5)) return {Errc::bad_file, fmt::format("daemon command: unknown command {}", cmd)};
+    if (r.ok() && (cmd < static_cast<uint8_t>(Command::exit) || cmd > static_cast<uint8_t>(Command::shrink))) {
+        r.fail(fmt::format("unknown command {}", cmd));
+    }
     c.command = static_cast<Command>(cmd);
+    c.nspace = r.name("namespace", PMIX_MAX_NSLEN);
+    c.signal = signal_number(r, "signal");
     if (r.ok() && c.command == Command::shrink) {
-        uint32_t n = r.u32();
-        if (r.ok() && n > in.size()) return {Errc::bad_file, "daemon command: absurd shrink target count"};
-        for (uint32_t i = 0; i < n && r.ok(); ++i) c.targets.push_back(r.u32());
+        uint32_t n = r.count("shrink targets");
+        for (uint32_t i = 0; i < n && r.ok(); ++i) c.targets.push_back(daemon_rank(r, "shrink target"));
     }
     return finish(r);
 }
@@ -120,43 +183,49 @@ Status decode_job(const rml::Payload& in, runtime::NodePool& pool, runtime::JobP
 {
     rml::Reader r(in, "launch message");
     auto job = std::make_shared<runtime::Job>();
-    job->nspace = r.str();
-    uint32_t napps = r.u32();
-    if (r.ok() && napps > in.size()) return {Errc::bad_file, "launch message: absurd number of apps"};
+    job->nspace = r.name("namespace", PMIX_MAX_NSLEN);
+    if (r.ok() && job->nspace.empty()) r.fail("no namespace");
+    uint32_t napps = r.count("apps");
     for (uint32_t i = 0; i < napps && r.ok(); ++i) {
         runtime::AppContext app;
         app.index = r.i32();
+        if (r.ok() && app.index < 0) r.fail(fmt::format("app index {}", app.index));
         app.executable = r.str();
         app.argv = r.strings();
         app.env = r.strings();
         app.working_dir = r.str();
         app.num_procs = r.i32();
+        if (r.ok() && app.num_procs < 0) r.fail(fmt::format("app {} has {} processes", app.index, app.num_procs));
         job->apps.push_back(std::move(app));
     }
     uint8_t bind = r.u8();
+    if (r.ok() && bind > static_cast<uint8_t>(runtime::BindTo::package)) r.fail(fmt::format("unknown binding {}", bind));
+    job->mapping.bind_to = static_cast<runtime::BindTo>(bind);
     uint8_t stdin_kind = r.u8();
+    if (r.ok() && stdin_kind > static_cast<uint8_t>(runtime::StdinTarget::Kind::all)) {
+        r.fail(fmt::format("unknown stdin target {}", stdin_kind));
+    }
+    job->stdin_target.kind = static_cast<runtime::StdinTarget::Kind>(stdin_kind);
     job->stdin_target.rank = r.u32();
     uint8_t report_bindings = r.u8();
-    uint32_t nprocs = r.u32();
-    if (r.ok() && (bind > static_cast<uint8_t>(runtime::BindTo::package) || stdin_kind > 2 || report_bindings > 1 ||
-                   nprocs > in.size())) {
-        return {Errc::bad_file, "launch message: a value out of range"};
-    }
-    job->mapping.bind_to = static_cast<runtime::BindTo>(bind);
-    job->stdin_target.kind = static_cast<runtime::StdinTarget::Kind>(stdin_kind);
+    if (r.ok() && report_bindings > 1) r.fail(fmt::format("report-bindings flag {}", report_bindings));
     job->reports.bindings = report_bindings == 1;
+    uint32_t nprocs = r.count("processes");
     for (uint32_t i = 0; i < nprocs && r.ok(); ++i) {
         auto proc = std::make_unique<runtime::Proc>();
         proc->rank = r.u32();
+        if (r.ok() && proc->rank != i) r.fail(fmt::format("process {} comes in place {}", proc->rank, i));
         proc->app_index = r.i32();
-        std::string node = r.str();
+        if (r.ok() && (proc->app_index < 0 || static_cast<size_t>(proc->app_index) >= napps)) {
+            r.fail(fmt::format("rank {} belongs to app {} of {}", proc->rank, proc->app_index, napps));
+        }
+        std::string node = r.name("node name");
+        proc->node = r.ok() ? pool.find(node) : nullptr;
+        if (r.ok() && !proc->node) r.fail(fmt::format("rank {} is placed on unknown node '{}'", proc->rank, node));
         proc->local_rank = r.i32();
         proc->node_rank = r.i32();
-        if (!r.ok()) break;
-        proc->node = pool.find(node);
-        if (!proc->node || proc->rank != i || proc->app_index < 0 || static_cast<size_t>(proc->app_index) >= napps) {
-            return {Errc::bad_file, fmt::format("launch message for {}: rank {} is placed on unknown node '{}' or app {}",
-                                                job->nspace, proc->rank, node, proc->app_index)};
+        if (r.ok() && (proc->local_rank < 0 || proc->node_rank < 0)) {
+            r.fail(fmt::format("rank {} has local rank {} and node rank {}", proc->rank, proc->local_rank, proc->node_rank));
         }
         job->procs.push_back(std::move(proc));
     }
@@ -176,12 +245,13 @@ rml::Payload encode(const ProcUpdate& u)
 Status decode(const rml::Payload& in, ProcUpdate& u)
 {
     rml::Reader r(in, "process update");
-    u.nspace = r.str();
+    u.nspace = r.name("namespace", PMIX_MAX_NSLEN);
     u.rank = r.u32();
-    u.state = static_cast<runtime::ProcState>(r.i32());
+    u.state = proc_state(r);
     u.pid = r.i32();
+    if (r.ok() && u.pid < 0) r.fail(fmt::format("pid {}", u.pid));
     u.exit_code = r.i32();
-    u.term_signal = r.i32();
+    u.term_signal = signal_number(r, "terminating signal");
     u.message = r.str();
     return finish(r);
 }
@@ -196,9 +266,15 @@ rml::Payload encode(const Output& o)
 Status decode(const rml::Payload& in, Output& o)
 {
     rml::Reader r(in, "output");
-    o.nspace = r.str();
+    o.nspace = r.name("namespace", PMIX_MAX_NSLEN);
     o.rank = r.u32();
-    o.channel = static_cast<pmix_iof_channel_t>(r.u32());
+    uint32_t channel = r.u32();
+    // One of the channels a process writes to (a daemon forwards each chunk on its own channel).
+    if (r.ok() && channel != PMIX_FWD_STDOUT_CHANNEL && channel != PMIX_FWD_STDERR_CHANNEL &&
+        channel != PMIX_FWD_STDDIAG_CHANNEL) {
+        r.fail(fmt::format("{:#x} is not an output channel", channel));
+    }
+    o.channel = static_cast<pmix_iof_channel_t>(channel);
     o.data = r.bytes();
     return finish(r);
 }
@@ -214,9 +290,8 @@ rml::Payload encode_ranks(const std::vector<runtime::Rank>& ranks)
 Status decode_ranks(const rml::Payload& in, std::vector<runtime::Rank>& out)
 {
     rml::Reader r(in, "daemon list");
-    uint32_t n = r.u32();
-    if (r.ok() && n > in.size()) return {Errc::bad_file, "daemon list: absurd length"};
-    for (uint32_t i = 0; i < n && r.ok(); ++i) out.push_back(r.u32());
+    uint32_t n = r.count("daemons");
+    for (uint32_t i = 0; i < n && r.ok(); ++i) out.push_back(daemon_rank(r, "daemon"));
     return finish(r);
 }
 

@@ -1,0 +1,420 @@
+// The daemons' message decoders (src/mca/plm/base/plm_messages.cc): every message round-trips;
+// values a well-behaved daemon never sends (a rank span beyond any DVM, a rank out of the span or
+// named twice, a state or channel or signal no one defined, bytes left over) are refused on one
+// line naming the message and the field; and a seeded fuzz feeds random and mutated frames to
+// every decoder, which must never crash, never keep memory, and either refuse them with such a
+// line or accept something that encodes and decodes again to itself.
+#include "mca/plm/base/plm_messages.h"
+
+#include <malloc.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pmix_server_env.h"
+#include "rml/buffer.h"
+
+namespace {
+
+namespace msg = prte::plm::msg;
+using prte::Status;
+using prte::rml::Payload;
+using prte::runtime::ProcState;
+using prte::runtime::Rank;
+
+int64_t heap_in_use()
+{
+    struct mallinfo2 m = mallinfo2();
+    return static_cast<int64_t>(m.hblkhd + m.uordblks);
+}
+
+msg::Wireup sample_wireup()
+{
+    msg::Wireup w;
+    w.size = 5;
+    w.daemons = {{0, "head", "tcp://127.0.0.1:4000", 4, false}, {1, "node01", "tcp://127.0.0.1:4001", 2, true},
+                 {3, "node03", "tcp://127.0.0.1:4003,10.0.0.3:4003", 8, true}};
+    w.departed = {2};  // and 4 is still starting
+    return w;
+}
+
+msg::ProcUpdate sample_update()
+{
+    return {"prte-job-7", 3, ProcState::waitpid_fired, 4242, 1, 0, "exited with status 1"};
+}
+
+prte::runtime::NodePool& pool()
+{
+    static prte::runtime::NodePool nodes = [] {
+        prte::runtime::NodePool p;
+        for (const char* name : {"node01", "node02"}) {
+            prte::runtime::Node n;
+            n.name = name;
+            p.add(n);
+        }
+        return p;
+    }();
+    return nodes;
+}
+
+prte::runtime::Job sample_job()
+{
+    prte::runtime::Job job;
+    job.nspace = "prte-job-9";
+    prte::runtime::AppContext a;
+    a.index = 0;
+    a.executable = "/bin/echo";
+    a.argv = {"echo", "hello", ""};
+    a.env = {"A=1", "B="};
+    a.working_dir = "/tmp";
+    a.num_procs = 3;
+    job.apps.push_back(a);
+    a.index = 1;
+    a.executable = "/bin/true";
+    a.argv = {"true"};
+    a.env = {};
+    a.num_procs = 0;
+    job.apps.push_back(a);
+    job.mapping.bind_to = prte::runtime::BindTo::core;
+    job.stdin_target.kind = prte::runtime::StdinTarget::Kind::rank;
+    job.stdin_target.rank = 0;
+    for (Rank r = 0; r < 4; ++r) {
+        auto p = std::make_unique<prte::runtime::Proc>();
+        p->rank = r;
+        p->app_index = r < 3 ? 0 : 1;
+        p->node = pool().find(r % 2 ? "node02" : "node01");
+        p->local_rank = static_cast<int>(r / 2);
+        p->node_rank = static_cast<int>(r / 2);
+        job.procs.push_back(std::move(p));
+    }
+    return job;
+}
+
+// A decoder as the fuzz sees it: the name its errors start with, valid frames to mutate, and a
+// decode that, when it accepts, re-encodes what it decoded.
+struct Decoder {
+    std::string name;
+    std::vector<Payload> samples;
+    std::function<Status(const Payload& in, Payload& reencoded)> decode;
+};
+
+template <typename Message>
+Decoder simple(std::string name, std::vector<Message> samples)
+{
+    Decoder d;
+    d.name = std::move(name);
+    for (const auto& m : samples) d.samples.push_back(msg::encode(m));
+    d.decode = [](const Payload& in, Payload& again) {
+        Message m;
+        Status st = msg::decode(in, m);
+        if (st) again = msg::encode(m);
+        return st;
+    };
+    return d;
+}
+
+std::vector<Decoder> all_decoders()
+{
+    std::vector<Decoder> out;
+    out.push_back(simple<msg::DaemonReport>(
+        "daemon report", {{7, "node07", "tcp://127.0.0.1:4007", {1, 1, 4, 8}}, {1, "n", "", {0, 0, 0, 0}}}));
+    out.push_back(simple<msg::Wireup>("wireup", {sample_wireup(), msg::Wireup{1, {{0, "head", "u", 1, true}}, {}}}));
+    out.push_back(simple<msg::DaemonCommand>(
+        "daemon command", {{msg::Command::exit, "", 0, {}},
+                           {msg::Command::signal_job, "prte-job-3", 15, {}},
+                           {msg::Command::shrink, "", 0, {4, 5, 9}}}));
+    out.push_back(simple<msg::ProcUpdate>("process update", {sample_update(), {"j", 0, ProcState::running, 0, 0, 0, ""}}));
+    out.push_back(simple<msg::Output>(
+        "output", {{"prte-job-1", 2, PMIX_FWD_STDERR_CHANNEL, {'h', 'i', '\n'}}, {"j", 0, PMIX_FWD_STDOUT_CHANNEL, {}}}));
+    Decoder ranks;
+    ranks.name = "daemon list";
+    ranks.samples = {msg::encode_ranks({3, 1, 4}), msg::encode_ranks({})};
+    ranks.decode = [](const Payload& in, Payload& again) {
+        std::vector<Rank> r;
+        Status st = msg::decode_ranks(in, r);
+        if (st) again = msg::encode_ranks(r);
+        return st;
+    };
+    out.push_back(ranks);
+    Decoder job;
+    job.name = "launch message";
+    job.samples = {msg::encode_job(sample_job())};
+    job.decode = [](const Payload& in, Payload& again) {
+        prte::runtime::JobPtr j;
+        Status st = msg::decode_job(in, pool(), j);
+        if (st) again = msg::encode_job(*j);
+        return st;
+    };
+    out.push_back(job);
+    return out;
+}
+
+// A refusal names its message and a field, on one line.
+bool clean_error(const Decoder& d, const Status& st, const Payload& in)
+{
+    const std::string& e = st.message();
+    bool named = e.rfind(d.name + ": field ", 0) == 0;
+    bool one_line = e.find('\n') == std::string::npos && e.size() < 400;
+    EXPECT_TRUE(named) << "not named after its message and field: " << e << " (input of " << in.size() << " bytes)";
+    EXPECT_TRUE(one_line) << "not one short line: " << e << " (input of " << in.size() << " bytes)";
+    return named && one_line;
+}
+
+TEST(PlmMessages, EveryMessageRoundTrips)
+{
+    for (const Decoder& d : all_decoders()) {
+        for (const Payload& sample : d.samples) {
+            Payload again;
+            Status st = d.decode(sample, again);
+            EXPECT_TRUE(st) << d.name << ": " << st.message();
+            EXPECT_EQ(again, sample) << d.name;
+        }
+    }
+}
+
+TEST(PlmMessages, WireupDecodesWhatWasSent)
+{
+    msg::Wireup w;
+    ASSERT_TRUE(msg::decode(msg::encode(sample_wireup()), w));
+    EXPECT_EQ(w.size, 5u);
+    ASSERT_EQ(w.daemons.size(), 3u);
+    EXPECT_EQ(w.daemons[2].rank, 3u);
+    EXPECT_EQ(w.daemons[2].uri, "tcp://127.0.0.1:4003,10.0.0.3:4003");
+    EXPECT_FALSE(w.daemons[0].allocated);
+    EXPECT_EQ(w.departed, std::vector<Rank>{2});
+}
+
+Status decode_wireup(const msg::Wireup& w)
+{
+    msg::Wireup out;
+    return msg::decode(msg::encode(w), out);
+}
+
+// The span sizes every daemon's routing tree: 2^32-1 ranks would be vectors of 4 G entries.
+TEST(PlmMessages, AWireupSpanBeyondAnyDvmIsRefused)
+{
+    msg::Wireup w;
+    w.size = 0xffffffffu;
+    Status st = decode_wireup(w);
+    EXPECT_FALSE(st);
+    EXPECT_EQ(st.message(), "wireup: field 1 (u32) at byte 0: a DVM of 4294967295 daemons (1 to 1048576 allowed)");
+    w.size = 0;
+    EXPECT_FALSE(decode_wireup(w));
+}
+
+TEST(PlmMessages, WireupRanksMustBeInTheSpanAndNamedOnce)
+{
+    msg::Wireup beyond = sample_wireup();
+    beyond.daemons[1].rank = 5;
+    Status st = decode_wireup(beyond);
+    EXPECT_NE(st.message().find("wireup: field "), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("daemon 5 is beyond the DVM's 5 ranks"), std::string::npos) << st.message();
+
+    msg::Wireup twice = sample_wireup();
+    twice.daemons[2].rank = 1;
+    st = decode_wireup(twice);
+    EXPECT_NE(st.message().find("daemon 1 is named twice"), std::string::npos) << st.message();
+
+    msg::Wireup listed_and_gone = sample_wireup();
+    listed_and_gone.departed = {3};
+    st = decode_wireup(listed_and_gone);
+    EXPECT_NE(st.message().find("daemon 3 is named twice"), std::string::npos) << st.message();
+
+    msg::Wireup negative = sample_wireup();
+    negative.daemons[0].slots = -4;
+    st = decode_wireup(negative);
+    EXPECT_NE(st.message().find("daemon 0's node has -4 slots"), std::string::npos) << st.message();
+}
+
+TEST(PlmMessages, AProcessStateNobodyDefinedIsRefused)
+{
+    for (int32_t value : {12345, -1, 0, 30}) {
+        msg::ProcUpdate u = sample_update();
+        u.state = static_cast<ProcState>(value);
+        msg::ProcUpdate out;
+        Status st = msg::decode(msg::encode(u), out);
+        EXPECT_FALSE(st) << value;
+        EXPECT_NE(st.message().find(std::to_string(value) + " is not a process state"), std::string::npos)
+            << st.message();
+    }
+    for (ProcState s : {ProcState::running, ProcState::failed_to_start, ProcState::error, ProcState::peer_unknown}) {
+        msg::ProcUpdate u = sample_update();
+        u.state = s;
+        msg::ProcUpdate out;
+        EXPECT_TRUE(msg::decode(msg::encode(u), out));
+        EXPECT_EQ(out.state, s);
+    }
+}
+
+TEST(PlmMessages, AnOutputChannelNobodyWritesToIsRefused)
+{
+    msg::Output o{"j", 0, static_cast<pmix_iof_channel_t>(0x40), {'x'}};
+    msg::Output out;
+    Status st = msg::decode(msg::encode(o), out);
+    EXPECT_EQ(st.message(), "output: field 3 (u32) at byte 6: 0x40 is not an output channel");
+}
+
+TEST(PlmMessages, ASignalOutOfRangeIsRefused)
+{
+    msg::DaemonCommand c{msg::Command::signal_job, "j", 1000, {}};
+    msg::DaemonCommand out;
+    Status st = msg::decode(msg::encode(c), out);
+    EXPECT_NE(st.message().find("signal 1000 is not a signal"), std::string::npos) << st.message();
+    msg::ProcUpdate u = sample_update();
+    u.term_signal = -9;
+    msg::ProcUpdate uout;
+    st = msg::decode(msg::encode(u), uout);
+    EXPECT_NE(st.message().find("terminating signal -9 is not a signal"), std::string::npos) << st.message();
+}
+
+TEST(PlmMessages, AnUnknownCommandIsRefused)
+{
+    msg::DaemonCommand c{static_cast<msg::Command>(9), "", 0, {}};
+    msg::DaemonCommand out;
+    EXPECT_EQ(msg::decode(msg::encode(c), out).message(), "daemon command: field 1 (u8) at byte 0: unknown command 9");
+}
+
+TEST(PlmMessages, ADaemonRankBeyondAnyDvmIsRefused)
+{
+    std::vector<Rank> out;
+    Status st = msg::decode_ranks(msg::encode_ranks({1, 1u << 20}), out);
+    EXPECT_NE(st.message().find("daemon 1048576 is beyond the 1048576 daemons a DVM may have"), std::string::npos)
+        << st.message();
+}
+
+TEST(PlmMessages, BytesLeftOverAreRefused)
+{
+    Payload in = msg::encode(sample_update());
+    Payload extra = prte::rml::Writer().u32(1).take();
+    in.insert(in.end(), extra.begin(), extra.end());
+    msg::ProcUpdate out;
+    Status st = msg::decode(in, out);
+    EXPECT_NE(st.message().find("byte(s) left over after this last field"), std::string::npos) << st.message();
+}
+
+TEST(PlmMessages, ALaunchMessageNamesTheBadField)
+{
+    prte::runtime::Job job = sample_job();
+    job.procs[2]->node = nullptr;  // encoded as "", which no node is called
+    prte::runtime::JobPtr out;
+    Status st = msg::decode_job(msg::encode_job(job), pool(), out);
+    EXPECT_FALSE(st);
+    EXPECT_EQ(out, nullptr);
+    EXPECT_EQ(st.message().rfind("launch message: field ", 0), 0u) << st.message();
+    EXPECT_NE(st.message().find("rank 2 is placed on unknown node ''"), std::string::npos) << st.message();
+
+    job = sample_job();
+    job.procs[3]->app_index = 2;
+    st = msg::decode_job(msg::encode_job(job), pool(), out);
+    EXPECT_NE(st.message().find("rank 3 belongs to app 2 of 2"), std::string::npos) << st.message();
+}
+
+// One mutation of a valid frame, chosen by the generator.
+Payload mutate(const Payload& in, const std::vector<Payload>& others, std::mt19937& rng)
+{
+    Payload out = in;
+    auto pick = [&](size_t n) { return n == 0 ? size_t(0) : std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+    auto byte = [&] { return static_cast<uint8_t>(std::uniform_int_distribution<int>(0, 255)(rng)); };
+    static const uint8_t kEdges[] = {0x00, 0x01, 0x02, 0x7f, 0x80, 0xfe, 0xff};
+    int rounds = 1 + static_cast<int>(pick(3));
+    for (int i = 0; i < rounds; ++i) {
+        switch (pick(8)) {
+        case 0:  // flip a bit
+            if (!out.empty()) out[pick(out.size())] ^= static_cast<uint8_t>(1u << pick(8));
+            break;
+        case 1:  // a byte set to a value at an edge of the varint encoding
+            if (!out.empty()) out[pick(out.size())] = kEdges[pick(sizeof(kEdges))];
+            break;
+        case 2:  // cut short
+            out.resize(pick(out.size() + 1));
+            break;
+        case 3: {  // bytes inserted
+            size_t at = pick(out.size() + 1);
+            size_t n = 1 + pick(8);
+            for (size_t k = 0; k < n; ++k) out.insert(out.begin() + static_cast<long>(at), byte());
+            break;
+        }
+        case 4:  // a range deleted
+            if (!out.empty()) {
+                size_t at = pick(out.size());
+                size_t n = 1 + pick(std::min<size_t>(8, out.size() - at));
+                out.erase(out.begin() + static_cast<long>(at), out.begin() + static_cast<long>(at + n));
+            }
+            break;
+        case 5:  // a slice repeated
+            if (!out.empty()) {
+                size_t at = pick(out.size());
+                size_t n = 1 + pick(std::min<size_t>(16, out.size() - at));
+                Payload slice(out.begin() + static_cast<long>(at), out.begin() + static_cast<long>(at + n));
+                out.insert(out.begin() + static_cast<long>(at), slice.begin(), slice.end());
+            }
+            break;
+        case 6: {  // the tail of another message spliced on
+            const Payload& other = others[pick(others.size())];
+            out.resize(pick(out.size() + 1));
+            size_t from = pick(other.size() + 1);
+            out.insert(out.end(), other.begin() + static_cast<long>(from), other.end());
+            break;
+        }
+        default:  // a stretch of random bytes written over
+            for (size_t k = 0, at = pick(out.size() + 1); k < 4 && at + k < out.size(); ++k) out[at + k] = byte();
+            break;
+        }
+    }
+    return out;
+}
+
+// Iterations per decoder: enough to reach every field's error paths in well under a second each;
+// PRTE_FUZZ_ITERATIONS runs longer (or shorter under valgrind).
+int iterations()
+{
+    const char* env = std::getenv("PRTE_FUZZ_ITERATIONS");
+    return env ? std::atoi(env) : 30000;
+}
+
+TEST(PlmMessagesFuzz, RandomAndMutatedFramesAreRefusedCleanlyOrRoundTrip)
+{
+    std::vector<Decoder> decoders = all_decoders();
+    std::vector<Payload> every_sample;
+    for (const Decoder& d : decoders) every_sample.insert(every_sample.end(), d.samples.begin(), d.samples.end());
+    for (const Decoder& d : decoders) {
+        std::mt19937 rng(20261125u + static_cast<uint32_t>(d.name.size()));
+        size_t accepted = 0, refused = 0;
+        int64_t before = heap_in_use();
+        bool sound = true;  // stop this decoder at its first failure, go on with the next
+        for (int i = 0; i < iterations() && sound; ++i) {
+            Payload in;
+            if (i % 4 == 0) {  // bytes from nowhere
+                in.resize(std::uniform_int_distribution<size_t>(0, 64)(rng));
+                for (auto& b : in) b = static_cast<uint8_t>(rng());
+            } else {
+                in = mutate(d.samples[static_cast<size_t>(i) % d.samples.size()], every_sample, rng);
+            }
+            Payload again;
+            Status st = d.decode(in, again);
+            if (!st) {
+                ++refused;
+                sound = clean_error(d, st, in);
+                continue;
+            }
+            // Accepted: what was decoded is a message of its own, which must survive another trip.
+            ++accepted;
+            Payload third;
+            Status st2 = d.decode(again, third);
+            EXPECT_TRUE(st2) << d.name << ": a re-encoded message no longer decodes: " << st2.message();
+            EXPECT_EQ(third, again) << d.name << ": decoding is not stable";
+            sound = st2 && third == again;
+        }
+        EXPECT_GT(refused, 0u) << d.name;
+        EXPECT_LT(heap_in_use() - before, 256 << 10) << d.name << ": decoding kept memory";
+        std::printf("%s: %zu refused, %zu accepted\n", d.name.c_str(), refused, accepted);
+    }
+}
+
+}  // namespace

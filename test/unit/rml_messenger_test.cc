@@ -1,0 +1,146 @@
+// The messenger (src/rml/rml.cc) facing its peers over loopback: frames whose origin cannot be
+// right are dropped (this daemon's own rank, no rank, a call home relayed by another daemon) while
+// relayed frames are delivered; a message beyond the frame limit is refused to its sender with an
+// error and the peer stays connected; and connections still authenticating are bounded, the oldest
+// giving way, so strangers cannot hold every socket.
+#include "rml/rml.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rml/auth.h"
+#include "rml_test_loop.h"
+
+namespace {
+
+using prte::rml::Connection;
+using prte::rml::Frame;
+using prte::rml::Messenger;
+using prte::rml::Payload;
+using prte::runtime::kInvalidRank;
+using prte::runtime::Rank;
+using prte::test::RawClient;
+using prte::test::TestLoop;
+namespace tag = prte::rml::tag;
+
+class RmlMessenger : public ::testing::Test {
+  protected:
+    void start(prte::rml::Limits limits = {})
+    {
+        prte::rml::Options o;
+        o.self = 0;
+        o.secret = secret_;
+        o.if_include = {"lo"};  // loopback only
+        o.limits = limits;
+        limits_ = limits;
+        prte::Status st = messenger().start(loop_.base(), o);
+        ASSERT_TRUE(st) << st.message();
+        const std::string prefix = "tcp://";
+        address_ = messenger().uri().substr(prefix.size());
+        port_ = static_cast<uint16_t>(std::stoi(address_.substr(address_.rfind(':') + 1)));
+    }
+    void TearDown() override
+    {
+        peers_.clear();
+        messenger().stop();
+    }
+    static Messenger& messenger() { return Messenger::instance(); }
+
+    // A daemon of rank `rank` connecting to the messenger; what it receives goes to `got`.
+    Connection& peer(Rank rank, std::vector<Frame>& got, bool& closed)
+    {
+        Connection::Events e;
+        e.frame = [&got](Connection&, Frame&& f) { got.push_back(std::move(f)); };
+        e.closed = [&closed](Connection&, const std::string&) { closed = true; };
+        peers_.push_back(Connection::initiate(loop_.base(), {address_}, rank, 0, secret_, std::move(e), limits_));
+        peers_.back()->start();
+        return *peers_.back();
+    }
+
+    TestLoop loop_;
+    std::string secret_ = prte::rml::auth::make_secret();
+    prte::rml::Limits limits_;
+    std::string address_;
+    uint16_t port_ = 0;
+    std::vector<std::unique_ptr<Connection>> peers_;
+};
+
+TEST_F(RmlMessenger, FramesWhoseOriginCannotBeRightAreDroppedAndRelayedOnesDelivered)
+{
+    start();
+    std::vector<std::pair<Rank, prte::rml::Tag>> delivered;
+    bool marker = false;
+    messenger().register_handler(tag::plm, [&](Rank origin, Payload&&) { delivered.push_back({origin, tag::plm}); });
+    messenger().register_handler(tag::daemon_report,
+                                 [&](Rank origin, Payload&&) { delivered.push_back({origin, tag::daemon_report}); });
+    messenger().register_handler(tag::xcast_ack, [&](Rank, Payload&&) { marker = true; });
+    std::vector<Frame> got;
+    bool closed = false;
+    Connection& one = peer(1, got, closed);
+    one.send(Frame{0, 0, tag::plm, 1, {}});                       // claims to be the messenger itself
+    one.send(Frame{kInvalidRank, 0, tag::plm, 2, {}});            // claims no daemon
+    one.send(Frame{1, kInvalidRank, tag::plm, 3, {}});            // for no daemon
+    one.send(Frame{2, 0, tag::daemon_report, 4, {}});             // daemon 2's call home, through daemon 1
+    one.send(Frame{1, 0, tag::daemon_report, 5, {}});             // daemon 1's own call home
+    one.send(Frame{7, 0, tag::plm, 6, {}});                       // relayed from below daemon 1
+    one.send(Frame{1, 0, tag::xcast_ack, 7, {}});                 // the end (frames arrive in order)
+    ASSERT_TRUE(loop_.run_until([&] { return marker; }));
+    using Seen = std::vector<std::pair<Rank, prte::rml::Tag>>;
+    EXPECT_EQ(delivered, (Seen{{1, tag::daemon_report}, {7, tag::plm}}));
+    EXPECT_FALSE(closed) << "a dropped frame must not cost the connection";
+    EXPECT_EQ(messenger().connected_peers(), std::set<Rank>{1});
+}
+
+TEST_F(RmlMessenger, AMessageBeyondTheFrameLimitIsRefusedToItsSender)
+{
+    prte::rml::Limits limits;
+    limits.max_payload = 1000;
+    start(limits);
+    std::vector<Frame> got;
+    bool closed = false;
+    peer(1, got, closed);
+    ASSERT_TRUE(loop_.run_until([&] { return messenger().connected_peers().count(1) == 1; }));
+    prte::Status st = messenger().send(1, tag::launch_apps, Payload(1001, 0));
+    EXPECT_FALSE(st);
+    EXPECT_EQ(st.message(), "a message of 1001 bytes (tag 5) for daemon 1 is larger than the 1000 bytes a frame may carry");
+    st = messenger().send_direct(1, tag::launch_apps, Payload(4000, 0));
+    EXPECT_FALSE(st);
+    EXPECT_TRUE(messenger().send(1, tag::launch_apps, Payload(1000, 0)));
+    ASSERT_TRUE(loop_.run_until([&] { return !got.empty(); }));
+    EXPECT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].payload.size(), 1000u);
+    EXPECT_FALSE(closed) << "the peer dropped the connection, as it would for a lost daemon";
+}
+
+TEST_F(RmlMessenger, ConnectionsStillAuthenticatingAreBoundedTheOldestGivingWay)
+{
+    prte::rml::Limits limits;
+    limits.max_strangers = 4;
+    start(limits);
+    size_t rejected_before = messenger().rejected_connections();
+    std::vector<std::unique_ptr<RawClient>> strangers;
+    for (int i = 0; i < 4; ++i) {
+        strangers.push_back(std::make_unique<RawClient>(port_));
+        RawClient& s = *strangers.back();
+        // Each is accepted (and greeted) before the next arrives, so their age is their order.
+        ASSERT_TRUE(loop_.run_until([&] { return s.poll() || s.received() == 40; })) << "stranger " << i;
+    }
+    strangers.push_back(std::make_unique<RawClient>(port_));
+    RawClient& newest = *strangers.back();
+    RawClient& oldest = *strangers.front();
+    ASSERT_TRUE(loop_.run_until([&] { return newest.poll() || newest.received() == 40; }));
+    ASSERT_TRUE(loop_.run_until([&] { return oldest.poll(); }, 3000)) << "the oldest stranger still holds its socket";
+    EXPECT_EQ(messenger().rejected_connections(), rejected_before + 1);
+    for (size_t i = 1; i < strangers.size(); ++i) EXPECT_FALSE(strangers[i]->poll()) << "stranger " << i;
+    // A daemon still gets in.
+    std::vector<Frame> got;
+    bool closed = false;
+    peer(2, got, closed);
+    ASSERT_TRUE(loop_.run_until([&] { return messenger().connected_peers().count(2) == 1; }));
+}
+
+}  // namespace
