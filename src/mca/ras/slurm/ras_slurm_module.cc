@@ -226,6 +226,9 @@ void SlurmModule::finish_grow(uint64_t grow_id)
     if (alloc_id.empty()) alloc_id = fmt::format("slurm-{}", ++allocations_granted_);
     ModifyResult result{{}, alloc_id, {}, {}};
     std::vector<std::string> granted;
+    // Slurm grants them in any order; the DVM lists them by name.
+    std::sort(g->jobs.begin(), g->jobs.end(),
+              [](const auto& a, const auto& b) { return a->node() < b->node(); });
     for (auto& job : g->jobs) {
         runtime::Node node;
         node.name = job->node();
