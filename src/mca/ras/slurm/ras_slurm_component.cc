@@ -18,6 +18,7 @@ const prte::mca::Param* timeout_param = nullptr;
 const prte::mca::Param* salloc_param = nullptr;
 const prte::mca::Param* salloc_args_param = nullptr;
 const prte::mca::Param* scontrol_param = nullptr;
+const prte::mca::Param* watch_param = nullptr;
 
 void register_params(prte::mca::ParamRegistry& registry) noexcept
 {
@@ -35,6 +36,11 @@ void register_params(prte::mca::ParamRegistry& registry) noexcept
             "as SelectTypeParameters=CR_Core needs");
         scontrol_param = &registry.register_string({"ras", "slurm", "scontrol"}, "scontrol",
                                                    "The scontrol command that shrinks the DVM's own job");
+        watch_param = &registry.register_int(
+            {"ras", "slurm", "watch_interval"}, 5,
+            "Seconds between looks at Slurm's node states (sinfo) in elastic mode: a node Slurm drains or finds "
+            "down leaves the DVM; 0: never look",
+            {0, 86400});
     } catch (...) {
         timeout_param = nullptr;
     }
@@ -52,6 +58,7 @@ void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& resul
         if (salloc_param && !salloc_param->as_string().empty()) options.companion.salloc = salloc_param->as_string();
         if (salloc_args_param) options.companion.extra_args = prte::util::split(salloc_args_param->as_string(), ' ', true);
         if (scontrol_param && !scontrol_param->as_string().empty()) options.scontrol = scontrol_param->as_string();
+        if (watch_param) options.watch_interval = static_cast<int>(watch_param->as_int());
         result.module = std::make_unique<prte::ras::slurm::SlurmModule>(std::move(options));
         result.priority = kPriority;
     } catch (...) {

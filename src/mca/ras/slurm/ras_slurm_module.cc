@@ -48,6 +48,8 @@ SlurmModule::SlurmModule(Options options) : options_(std::move(options)) {}
 
 SlurmModule::~SlurmModule()
 {
+    if (watch_timer_) event_free(watch_timer_);
+    watch_.reset();
     for (auto& [id, grow] : grows_) {
         if (grow->timer) event_free(grow->timer);
         grow->timer = nullptr;
@@ -102,7 +104,61 @@ Status SlurmModule::allocate(const AllocateContext&, runtime::NodePool& pool)
     verbose()(5, "slurm: job {} gives {} node(s): {} (slots from {})", job_id_, names.size(), nodelist,
               counts_text ? var : "nowhere: 1 each");
     load_cluster_nodes();
+    start_watching();
     return {};
+}
+
+// spec: elastic-dvm-spec.txt, "No requester, no directed event": a node Slurm takes away is a size
+// change nobody asked for. Outside elastic mode a node lost is a daemon lost, as ever.
+void SlurmModule::start_watching()
+{
+    if (options_.watch_interval <= 0 || !rt().elastic().enabled()) return;
+    watch_timer_ = event_new(rt().loop().base(), -1, EV_PERSIST, &SlurmModule::on_watch, this);
+    timeval tv{options_.watch_interval, 0};
+    evtimer_add(watch_timer_, &tv);
+}
+
+void SlurmModule::on_watch(int, short, void* arg) { static_cast<SlurmModule*>(arg)->look_at_node_states(); }
+
+void SlurmModule::look_at_node_states()
+{
+    if (watch_) return;  // the last look has not answered yet
+    runtime::ChildProcess::Spec spec;
+    spec.argv = {options_.sinfo, "--noheader", "--Node", "--states=drain,down,fail", "--format=%N"};
+    watch_ = std::make_unique<runtime::ChildProcess>();
+    watch_output_.clear();
+    Status st = watch_->start(
+        rt().loop().base(), spec, [this](const std::string& line) { watch_output_.emplace_back(util::trim(line)); },
+        [this](int status) {
+            if (status == 0) {
+                nodes_unusable(watch_output_);
+            } else {
+                verbose()(1, "slurm: cannot look at node states: sinfo {}: {}", runtime::ChildProcess::describe(status),
+                          watch_->tail());
+            }
+            rt().loop().post([this] { watch_.reset(); });
+        });
+    if (!st) {
+        verbose()(1, "slurm: cannot look at node states: {}", st.message());
+        watch_.reset();
+    }
+}
+
+void SlurmModule::nodes_unusable(const std::vector<std::string>& names)
+{
+    runtime::NodePool& pool = rt().pool();
+    std::vector<std::string> leaving;
+    for (const auto& name : names) {
+        const runtime::Node* node = std::as_const(pool).find(name);
+        if (!node || node->ras_component != kComponentName || !node->daemon_launched) continue;
+        if (node->state != runtime::NodeState::up || pushed_out_.count(name)) continue;
+        leaving.push_back(name);
+        pushed_out_.insert(name);
+    }
+    if (leaving.empty()) return;
+    output::warning("Slurm has drained or lost node(s) {}; they leave the DVM", util::join(leaving, ", "));
+    ModifyResult result{{}, "", {}, leaving};
+    base::push(kComponentName, std::move(result), pool);
 }
 
 // libslurm loads its own plugins (auth/munge, ...), which look for libslurm's symbols globally;
@@ -314,6 +370,7 @@ void SlurmModule::give_back(const std::vector<std::string>& names, const runtime
     for (const auto& name : names) {
         const runtime::Node* node = pool.find(name);
         if (!node || node->ras_component != kComponentName) continue;
+        pushed_out_.erase(node->name);  // it may be granted again, and drained again
         auto it = companions_.find(node->name);
         if (it != companions_.end()) {
             verbose()(5, "slurm: giving node {} back (ending companion job {})", node->name, it->second->job_id());

@@ -15,6 +15,11 @@
 // departed nodes this module brought in, and shrink the DVM's own job (`scontrol update
 // NodeList=`) for its original nodes; every other node is left to its own module. When the module
 // goes (the DVM ends), every companion job is ended.
+//
+// Slurm changing the allocation by itself: a companion job Slurm ends (scancel, a time limit) takes
+// its srun step and so its daemon with it, which leaves through the daemon-loss path. A node Slurm
+// drains or finds down is seen by a look at node states every ras_slurm_watch_interval seconds (in
+// elastic mode): the module pushes its release, an unrequested departure, and gives it back.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +42,8 @@ inline constexpr const char* kComponentName = "slurm";
 struct Options {
     CompanionOptions companion;
     std::string scontrol = "scontrol";
+    std::string sinfo = "sinfo";
+    int watch_interval = 5;  // ras_slurm_watch_interval: seconds between looks at node states; 0: never
 };
 
 class SlurmModule : public Module {
@@ -75,6 +82,10 @@ class SlurmModule : public Module {
     void give_back(const std::vector<std::string>& names, const runtime::NodePool& pool);
     void shrink_own_job(const std::vector<std::string>& leaving);
     void load_cluster_nodes();
+    void start_watching();
+    static void on_watch(int fd, short what, void* arg);
+    void look_at_node_states();
+    void nodes_unusable(const std::vector<std::string>& names);
 
     Options options_;
     std::string job_id_;                  // the DVM's own Slurm job
@@ -84,6 +95,10 @@ class SlurmModule : public Module {
     std::map<std::string, std::unique_ptr<CompanionJob>> companions_;  // by node, granted and held
     std::vector<std::unique_ptr<CompanionJob>> retired_;               // given back, not yet ended
     std::vector<std::unique_ptr<runtime::ChildProcess>> commands_;     // scontrol runs in flight
+    event* watch_timer_ = nullptr;
+    std::unique_ptr<runtime::ChildProcess> watch_;  // the sinfo of the look in progress
+    std::vector<std::string> watch_output_;
+    std::set<std::string> pushed_out_;  // nodes whose release was pushed, so it is pushed once
     uint64_t next_grow_ = 0;
     uint64_t allocations_granted_ = 0;
 };
