@@ -12,7 +12,7 @@ namespace {
 
 // Above ras/ssh (20) and ras/hosts (10): inside a Slurm job the job's nodes are the DVM's, and a
 // grow by a number of nodes is Slurm's to grant.
-constexpr int kPriority = 30;
+constexpr int kPriority = 25;
 
 const prte::mca::Param* timeout_param = nullptr;
 const prte::mca::Param* salloc_param = nullptr;
