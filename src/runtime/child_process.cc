@@ -121,6 +121,9 @@ Status ChildProcess::start(event_base* base, const Spec& spec, LineHandler on_li
         ::close(out[0]);
         return {Errc::internal, fmt::format("cannot fork to run '{}': {}", argv[0], std::strerror(fork_errno))};
     }
+    // Also here, so that the group exists before signal() can reach for it (the child may not
+    // have run its own setpgid yet).
+    setpgid(pid, pid);
     pid_ = pid;
     stdin_fd_ = in[1];
     if (!spec.stdin_text.empty() &&
@@ -151,7 +154,7 @@ void ChildProcess::close_stdin()
 
 void ChildProcess::signal(int signal)
 {
-    if (running()) ::kill(-pid_, signal);
+    if (running() && ::kill(-pid_, signal) != 0) ::kill(pid_, signal);
 }
 
 bool ChildProcess::wait_for_exit(int seconds)

@@ -4,7 +4,8 @@
 // Slurm job holding them (the DVM's own job for its original nodes, a companion job for a grown one,
 // runtime::Node::scheduler_job) and each group gets one `srun --overlap --jobid=<job> -N <k>
 // --ntasks-per-node=1 --nodelist=<nodes>`. --overlap lets the daemons' step share the nodes with
-// any other step; --no-kill keeps one node's failure from ending the other daemons. Each task finds
+// any other step, --whole gives it every CPU of them (the daemon's processes run inside it);
+// --no-kill keeps one node's failure from ending the other daemons. Each task finds
 // its own rank from the node Slurm started it on (SLURMD_NODENAME) in a table built into the
 // command, so one command serves every node. The DVM secret goes to srun's standard input, which
 // srun hands to every task (--input=all), never on a command line; the parameters travel as

@@ -97,6 +97,9 @@ Status SlurmLaunchModule::launch_step(const std::string& job, const std::vector<
     runtime::ChildProcess::Spec spec;
     spec.argv = {options_.srun,
                  "--overlap",
+                 // Without it the step has one CPU per node, and a task/affinity or task/cgroup
+                 // plugin would confine the daemon, and every process it starts, to that one.
+                 "--whole",
                  "--jobid=" + job,
                  fmt::format("--nodes={}", names.size()),
                  fmt::format("--ntasks={}", names.size()),
