@@ -112,7 +112,9 @@ AC_DEFUN([PRTE_CHECK_SLURM], [
   AS_IF([test "$prte_have_slurm" = yes],
     [AC_DEFINE([PRTE_HAVE_SLURM], [1], [The Slurm components (ras/slurm, plm/slurm) are built])
      prte_slurm_summary="yes (ras/slurm, plm/slurm)"],
-    [prte_slurm_summary="no (libslurm-dev not found: ras/slurm and plm/slurm are not built)"])
+    [AS_IF([test "x$with_slurm" = xno],
+       [prte_slurm_summary="no (--without-slurm: ras/slurm and plm/slurm are not built)"],
+       [prte_slurm_summary="no (libslurm-dev not found: ras/slurm and plm/slurm are not built)"])])
   AC_SUBST([SLURM_LIBS])
   AM_CONDITIONAL([PRTE_HAVE_SLURM], [test "$prte_have_slurm" = yes])
 ])

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Nothing obtained from Slurm outlives the DVM (root, real slurmctld and slurmd): after pterm, and
-# after prte is killed with SIGKILL, squeue has no companion job and no daemon step left - only
-# the DVM's own job, which is the user's.
+# Nothing obtained from Slurm outlives the DVM (root, real slurmctld and slurmd): after pterm, after
+# prte is killed with SIGKILL, and after pterm while a grow still waits for Slurm, squeue has no
+# companion job and no daemon step left - only the DVM's own job, which is the user's.
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
@@ -42,4 +42,22 @@ DVM_PID=
 only_dvm_job && pass "kill -9 of prte: only the DVM's own job is left" ||
     fail "left after kill -9: $(squeue_jobs); steps: $(squeue -h -s -o '%i %j')"
 wait_gone $daemons && pass "kill -9 of prte: its daemons are gone" || fail "daemons left after kill -9: $daemons"
+
+# pterm while a grow waits for Slurm (every other node taken): prte ends cleanly and the pending
+# request is withdrawn.
+salloc --no-shell -N 2 -w node3,node4 --exclusive -J other-user >"$TEST_TMP/other.out" 2>&1 || fail "salloc of node3,node4"
+start_slurm_dvm --prtemca ras_slurm_grow_timeout 60
+"$PALLOC" -N 1 >"$TEST_TMP/waiting.out" 2>&1 &
+waiting=$!
+t=0
+until squeue -h -t PENDING -o %j | grep -q "^prte-$DVM_JOB-grow$" || [ $t -ge 100 ]; do sleep 0.1; t=$((t + 1)); done
+[ $t -lt 100 ] && pass "the grow waits for Slurm (a pending companion job)" || fail "no pending companion job: $(squeue_jobs)"
+"$PTERM" >/dev/null 2>&1
+wait "$DVM_PID"
+status=$?
+DVM_PID=
+[ $status = 0 ] && pass "pterm during a pending grow: prte exits 0" || fail "pterm during a pending grow: prte exited $status"
+scancel -n other-user
+only_dvm_job && pass "the pending companion job was withdrawn" || fail "left: $(squeue_jobs)"
+kill "$waiting" 2>/dev/null
 finish
