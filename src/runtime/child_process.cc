@@ -181,6 +181,7 @@ std::string ChildProcess::tail() const
 
 std::string ChildProcess::describe(int wait_status)
 {
+    if (wait_status == kStatusUnknown) return "ended (its exit status was collected elsewhere)";
     if (WIFEXITED(wait_status)) return fmt::format("exited with status {}", WEXITSTATUS(wait_status));
     if (WIFSIGNALED(wait_status)) return fmt::format("was killed by signal {}", WTERMSIG(wait_status));
     return "ended";
@@ -233,9 +234,14 @@ void ChildProcess::on_pidfd(int, short, void* arg)
 {
     auto* self = static_cast<ChildProcess*>(arg);
     int status = 0;
-    if (::waitpid(self->pid_, &status, WNOHANG) == self->pid_) {
+    pid_t r = ::waitpid(self->pid_, &status, WNOHANG);
+    if (r == self->pid_) {
         self->exited_ = true;
         self->wait_status_ = status;
+    } else if (r < 0 && errno == ECHILD) {
+        // A readable pidfd means it has ended; someone else reaped it, and its status with it.
+        self->exited_ = true;
+        self->wait_status_ = kStatusUnknown;
     }
     if (self->pidfd_ev_) {
         event_free(self->pidfd_ev_);

@@ -37,8 +37,10 @@ class ChildProcess {
         std::string cwd;  // empty: the parent's
     };
     using LineHandler = std::function<void(const std::string& line)>;
-    // The wait status (as from waitpid), once the output is drained too.
+    // The wait status (as from waitpid), once the output is drained too; kStatusUnknown when
+    // another waitpid in this process took the status first.
     using ExitHandler = std::function<void(int wait_status)>;
+    static constexpr int kStatusUnknown = -1;
 
     ChildProcess() = default;
     ChildProcess(const ChildProcess&) = delete;
