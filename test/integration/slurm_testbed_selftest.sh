@@ -8,7 +8,9 @@
 . "$PRTE_SRCDIR/test/integration/elastic_lib.sh"
 . "$PRTE_SRCDIR/test/integration/slurm_lib.sh"
 require_slurm pslt 198.19.47 16847
-etc_before=$(ls -la /etc/slurm 2>/dev/null | md5sum)
+# What is in /etc/slurm and /etc/munge (names, sizes, times), to see that nothing there changes.
+etc_state() { find /etc/slurm /etc/munge -printf '%p %s %T@\n' 2>/dev/null | sort | md5sum; }
+etc_before=$(etc_state)
 slurm_up 4
 [ "$(sinfo -h -N -t idle -o %N | sort -u | tr '\n' ' ')" = "node1 node2 node3 node4 " ] && pass "4 nodes idle" ||
     fail "sinfo: $(sinfo -h -N -o '%N %T' | tr '\n' ' ')"
@@ -27,7 +29,7 @@ expect_status mark 0
 run look srun -N 2 -w node1,node2 --ntasks-per-node=1 --exclusive sh -c "echo \$(hostname) \$(cat $tmpfs/mark 2>/dev/null || echo none)"
 expect_line look out "node1 here"
 expect_line look out "node2 none"
-[ "$(ls -la /etc/slurm 2>/dev/null | md5sum)" = "$etc_before" ] && pass "/etc/slurm untouched" || fail "/etc/slurm changed"
+[ "$(etc_state)" = "$etc_before" ] && pass "/etc/slurm and /etc/munge untouched" || fail "/etc/slurm or /etc/munge changed"
 
 pids=$(cat "$SLURM_STATE"/slurmctld.pid "$SLURM_STATE"/munged.pid "$SLURM_STATE"/slurmd.*.pid 2>/dev/null)
 run down "$SLURM_NODES" down --dir "$SLURM_STATE"
