@@ -93,3 +93,28 @@ AC_DEFUN([PRTE_CHECK_GTEST], [
     [AC_MSG_WARN([GoogleTest not found: unit tests disabled (install Debian package libgtest-dev)])])
   AM_CONDITIONAL([PRTE_HAVE_GTEST], [test "$prte_have_gtest" = yes])
 ])
+
+# libslurm is optional: with it the Slurm components (ras/slurm, plm/slurm) are built. Debian's
+# libslurm-dev has no pkg-config file, so the header and the library are checked directly.
+# --without-slurm leaves them out even where libslurm is installed.
+AC_DEFUN([PRTE_CHECK_SLURM], [
+  AC_ARG_WITH([slurm],
+    [AS_HELP_STRING([--without-slurm], [do not build the Slurm components even if libslurm is found])],
+    [], [with_slurm=check])
+  prte_have_slurm=no
+  SLURM_LIBS=
+  AS_IF([test "x$with_slurm" != xno], [
+    AC_CHECK_HEADER([slurm/slurm.h],
+      [AC_CHECK_LIB([slurm], [slurm_kill_job], [prte_have_slurm=yes; SLURM_LIBS=-lslurm])])
+    AS_IF([test "$prte_have_slurm" = no && test "x$with_slurm" = xyes],
+      [AC_MSG_ERROR([--with-slurm given but libslurm was not found (slurm/slurm.h, -lslurm): install Debian package libslurm-dev])])
+  ])
+  AS_IF([test "$prte_have_slurm" = yes],
+    [AC_DEFINE([PRTE_HAVE_SLURM], [1], [The Slurm components (ras/slurm, plm/slurm) are built])
+     prte_slurm_summary="yes (ras/slurm, plm/slurm)"],
+    [AS_IF([test "x$with_slurm" = xno],
+       [prte_slurm_summary="no (--without-slurm: ras/slurm and plm/slurm are not built)"],
+       [prte_slurm_summary="no (libslurm-dev not found: ras/slurm and plm/slurm are not built)"])])
+  AC_SUBST([SLURM_LIBS])
+  AM_CONDITIONAL([PRTE_HAVE_SLURM], [test "$prte_have_slurm" = yes])
+])

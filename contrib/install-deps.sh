@@ -6,7 +6,8 @@ if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # openssh-server is there only for the test-bed's sshds, one per namespace node (test/testbed/netns-nodes);
-# a policy-rc.d for the install keeps the package from starting a system sshd on 0.0.0.0:22.
+# slurmctld, slurmd and munge only for the Slurm test-bed (test/testbed/slurm-nodes); a policy-rc.d for
+# the install keeps these packages from starting system services (sshd on 0.0.0.0:22, munged, slurmd).
 POLICY_RC_D=/usr/sbin/policy-rc.d
 if [ ! -e "$POLICY_RC_D" ]; then
     printf '#!/bin/sh\n# written by contrib/install-deps.sh: start no services while it installs\nexit 101\n' |
@@ -21,5 +22,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
     g++ make autoconf automake libtool libltdl-dev pkg-config \
     libpmix-dev libpmix-bin libhwloc-dev libevent-dev libfmt-dev libcli11-dev \
     libgtest-dev cmake openmpi-bin libopenmpi-dev libssl-dev \
-    openssh-server openssh-client iproute2 iputils-ping procps util-linux help2man >/dev/null
+    openssh-server openssh-client iproute2 iputils-ping procps util-linux help2man \
+    slurmctld slurmd slurm-client libslurm-dev munge >/dev/null
 echo "install-deps: build and test dependencies are installed"

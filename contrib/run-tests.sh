@@ -2,7 +2,8 @@
 # The test command: installs dependencies, builds and installs prte, runs the whole suite with
 # CTest (make check), then builds a second time as a PMIx that defines PMIX_DVM_IS_READY and
 # PMIX_ERR_DVM_MOD would (DESIGN.md, "PMIx") and runs the unit tests and the elastic DVM's tests
-# there too.
+# there too; the Slurm tests run in both. A third build without libslurm (--without-slurm) shows
+# the project builds and its component tests pass without the Slurm components (docs/slurm.md).
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -23,5 +24,15 @@ _build-dvm-events/src/tools/prte_info/prte_info --version --parsable | grep -qx 
     exit 1
 }
 make -C _build-dvm-events check CTEST_FLAGS="-L unit"
-# The elastic DVM's tests again, where the completion events are raised (docs/elastic.md).
-make -C _build-dvm-events check CTEST_FLAGS="-R ^elastic_"
+# The elastic DVM's tests again, where the completion events are raised (docs/elastic.md), and the
+# Slurm tests, whose grows and shrinks raise them too (docs/slurm.md).
+make -C _build-dvm-events check CTEST_FLAGS="-R '^(elastic|slurm)_'"
+
+echo "run-tests: third build without the Slurm components"
+PRTE_BUILDDIR_NAME=_build-no-slurm sh contrib/build.sh "$top/_inst-no-slurm" --without-slurm
+_build-no-slurm/src/tools/prte_info/prte_info --version --parsable | grep -qx 'config:slurm:no' || {
+    echo "run-tests: prte_info of the build --without-slurm does not say config:slurm:no" >&2
+    exit 1
+}
+make -C _build-no-slurm check CTEST_FLAGS="-L unit"
+make -C _build-no-slurm check CTEST_FLAGS="-R '^(component_loading|out_of_tree_component|slurm_)'"

@@ -25,6 +25,8 @@ Node& NodePool::add(const Node& node)
         }
         if (node.slots_max > 0) existing->slots_max = node.slots_max;
         for (const auto& alias : node.aliases) existing->aliases.push_back(alias);
+        // A node granted again comes in a new job of its resource manager.
+        if (!node.scheduler_job.empty()) existing->scheduler_job = node.scheduler_job;
         return *existing;
     }
     nodes_.push_back(std::make_unique<Node>(node));

@@ -50,6 +50,9 @@ struct Node {
     // several allocations, and each component releases only its own share.
     std::string ras_component;
     std::string alloc_id;
+    // The resource manager's own job holding the node (a Slurm job id), for a launcher that must
+    // start the daemon inside that job; empty for nodes no resource manager granted.
+    std::string scheduler_job;
 
     int available_slots() const { return slots > slots_inuse ? slots - slots_inuse : 0; }
     bool at_hard_limit() const { return slots_max > 0 && slots_inuse >= slots_max; }

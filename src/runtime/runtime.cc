@@ -126,6 +126,7 @@ Status Runtime::init(mca::ProcessRole role, char** envp, const MCASettings& comm
 
 void Runtime::finalize()
 {
+    finalizing_ = true;
     if (loop_) loop_->stop();
     for (mca::Framework* f : all_frameworks()) f->close();
     if (!identity_.session_dir.empty()) {

@@ -63,6 +63,8 @@ class Runtime {
     void set_shutdown_handler(std::function<void()> handler) { shutdown_handler_ = std::move(handler); }
     const std::string& shutdown_reason() const { return shutdown_reason_; }
     bool shutting_down() const { return shutdown_status_.has_value(); }
+    // finalize() has begun: the loop has stopped and the frameworks are closing.
+    bool finalizing() const { return finalizing_; }
     // During a shutdown, stops the progress loop once no application job is left (called as jobs
     // are cleaned up, and once by the shutdown handler).
     void finish_shutdown_when_idle();
@@ -87,6 +89,7 @@ class Runtime {
     std::function<void()> shutdown_handler_;
     std::string shutdown_reason_;
     std::function<void(std::function<void()>)> teardown_;
+    bool finalizing_ = false;
     bool teardown_started_ = false;
 };
 

@@ -20,6 +20,9 @@ start_local_nodes_dvm() {
 # that its stderr - where the daemons' own messages arrive, prefixed with their node - stays in
 # $TEST_TMP/prte.err for the checks. Waits for "DVM ready" (or prte's exit, or 60 s).
 start_dvm_foreground() {
+    # Emptied here, not only by the background redirection below, which may run after the first
+    # look: a second DVM of a test must not be taken as ready on the first one's "DVM ready".
+    : >"$TEST_TMP/prte.out"
     "$PRTE" "$@" >"$TEST_TMP/prte.out" 2>"$TEST_TMP/prte.err" &
     DVM_PID=$!
     t=0

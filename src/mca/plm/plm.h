@@ -21,7 +21,8 @@
 namespace prte::plm {
 
 // 2: daemon_reported.
-inline constexpr uint32_t kInterfaceVersion = 2;
+// 3: runtime::Node gained scheduler_job (the job a resource manager's launcher starts a daemon in).
+inline constexpr uint32_t kInterfaceVersion = 3;
 
 class Module : public mca::Module {
   public:

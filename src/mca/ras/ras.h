@@ -30,7 +30,8 @@ namespace prte::ras {
 
 // Bumped whenever this header changes in a way that breaks a built component.
 // 2: grow_failed(), and AllocationRequest gained requester_daemon and serial.
-inline constexpr uint32_t kInterfaceVersion = 2;
+// 3: runtime::Node gained scheduler_job.
+inline constexpr uint32_t kInterfaceVersion = 3;
 
 // What the DVM was started with, for allocate().
 struct AllocateContext {

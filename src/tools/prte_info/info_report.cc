@@ -40,11 +40,17 @@ void print_version(const Options& options)
 #else
     const char* dvm_events = "no";
 #endif
+#ifdef PRTE_HAVE_SLURM
+    const char* slurm = "yes";
+#else
+    const char* slurm = "no";
+#endif
     if (options.parsable) {
         line(fmt::format("package:{}", PACKAGE_STRING));
         line(fmt::format("version:prte:{}", PACKAGE_VERSION));
         line(fmt::format("version:pmix:{}", PMIx_Get_version()));
         line(fmt::format("config:dvm_completion_events:{}", dvm_events));
+        line(fmt::format("config:slurm:{}", slurm));
         return;
     }
     line(fmt::format("prte {} — an elastic PMIx runtime environment", PACKAGE_VERSION));
@@ -53,6 +59,9 @@ void print_version(const Options& options)
     // gets no PMIX_DVM_IS_READY / PMIX_ERR_DVM_MOD event; say so where a user will look.
     line(fmt::format("DVM completion events (PMIX_DVM_IS_READY, PMIX_ERR_DVM_MOD): {}",
                      std::string(dvm_events) == "yes" ? "yes" : "no (this PMIx does not define them)"));
+    // A DVM inside a Slurm job without these falls back to ras/hosts and plm/ssh: say why here.
+    line(fmt::format("Slurm components (ras/slurm, plm/slurm): {}",
+                     std::string(slurm) == "yes" ? "yes" : "no (built without libslurm-dev)"));
 }
 
 void print_components(const Options& options)

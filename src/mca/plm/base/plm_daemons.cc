@@ -218,13 +218,18 @@ std::vector<Rank> assign_daemons(const std::vector<runtime::Node*>& nodes)
 
 std::vector<std::string> daemon_command(Rank rank)
 {
-    std::vector<std::string> words = {prted_path(), "--dvm-uri", messenger().uri(), "--rank", std::to_string(rank),
-                                      "--dvm-nspace", rt().identity().dvm_nspace};
+    return daemon_command_for_shell(quote(std::to_string(rank)), "");
+}
+
+std::vector<std::string> daemon_command_for_shell(const std::string& rank_word, const std::string& node_word)
+{
+    std::vector<std::string> words = {quote(prted_path()), "--dvm-uri", quote(messenger().uri()), "--rank", rank_word,
+                                      "--dvm-nspace", quote(rt().identity().dvm_nspace)};
     for (const auto& [name, value] : mca::ParamRegistry::instance().explicit_settings()) {
         if (name == "prte_node_name") continue;  // each daemon has its own
-        words.insert(words.end(), {"--prtemca", name, value});
+        words.insert(words.end(), {"--prtemca", quote(name), quote(value)});
     }
-    for (auto& w : words) w = quote(w);
+    if (!node_word.empty()) words.insert(words.end(), {"--prtemca", "prte_node_name", node_word});
     return words;
 }
 
@@ -298,6 +303,7 @@ void reset_node(runtime::Node& node)
     node.topology = {};
     node.ras_component.clear();
     node.alloc_id.clear();
+    node.scheduler_job.clear();
 }
 
 void end_jobs_on_node(const runtime::Node* node, const std::string& why)

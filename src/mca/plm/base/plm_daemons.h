@@ -28,6 +28,10 @@ std::vector<runtime::Rank> assign_daemons(const std::vector<runtime::Node*>& nod
 // The words of the command that starts daemon `rank`: prted with the master's contact and the
 // DVM's parameters, each word quoted for the remote shell.
 std::vector<std::string> daemon_command(runtime::Rank rank);
+// The same for a launcher that starts many daemons with one command (srun): the rank and the node
+// name (prte_node_name; empty: the daemon's hostname) are shell words the node evaluates, such as
+// "\"$r\"", inserted as they are; every other word is quoted.
+std::vector<std::string> daemon_command_for_shell(const std::string& rank_word, const std::string& node_word);
 // A launcher could not start daemon `rank` or it did not call home; `why` names the node and says
 // what the launcher saw (its stderr). Ends a DVM start-up with that message.
 void daemon_failed(runtime::Rank rank, const std::string& why);

@@ -8,11 +8,10 @@
 // within `plm_ssh_callhome_timeout` seconds, is reported with its node name and the last lines the
 // agent printed (ssh's own errors, or the daemon's).
 //
-// Agents are children of the master; each leads its own process group (a ^C at prte's terminal is
-// prte's to handle, not theirs), and they are reaped here on SIGCHLD, by pid, never waitpid(-1).
+// Agents are children of the master run as runtime::ChildProcess: each leads its own process group
+// (a ^C at prte's terminal is prte's to handle, not theirs), and each is reaped by its own pidfd,
+// never by waitpid(-1).
 #pragma once
-
-#include <sys/types.h>
 
 #include <deque>
 #include <map>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "mca/plm/plm.h"
+#include "runtime/child_process.h"
 
 struct event;
 
@@ -48,31 +48,21 @@ class SshModule final : public Module {
         SshModule* owner = nullptr;
         runtime::Rank rank = 0;
         std::string node;
-        pid_t pid = 0;
-        int output_fd = -1;
-        event* output_ev = nullptr;
+        runtime::ChildProcess process;
         event* timer = nullptr;
         bool reported = false;
-        bool exited = false;
-        std::string partial;               // an output line not finished yet
-        std::deque<std::string> last_lines;  // for the failure message
     };
 
     void pump();
     void start(Agent& agent);
     void fail(Agent& agent, const std::string& why);
     void leave_flight(Agent& agent);
-    void read_output(Agent& agent);
-    void stop_watching(Agent& agent);
-    void reap();
+    void agent_exited(runtime::Rank rank, int status);
     std::string tail(const Agent& agent) const;
 
-    static void on_output(int fd, short what, void* arg);
     static void on_timeout(int fd, short what, void* arg);
-    static void on_sigchld(int fd, short what, void* arg);
 
     Options options_;
-    event* sigchld_ = nullptr;
     std::map<runtime::Rank, std::unique_ptr<Agent>> agents_;
     std::deque<runtime::Rank> waiting_;
     int in_flight_ = 0;

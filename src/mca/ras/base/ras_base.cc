@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/runtime.h"
 #include "util/strings.h"
 
 namespace prte::ras {
@@ -125,6 +126,13 @@ Status modify(const runtime::AllocationRequest& request, runtime::NodePool& pool
 void complete_request(const std::string& component, const runtime::AllocationRequest& request, ModifyResult result,
                       runtime::NodePool& pool)
 {
+    if (runtime::Runtime::instance().finalizing()) {
+        // A request still pending when a component closes (a scheduler had not answered): the
+        // PMIx server that would carry the answer is gone, and so is the DVM it was for.
+        framework().verbose()(5, "complete_request: {} request from {} dropped: the DVM has ended",
+                              to_string(request.directive), component);
+        return;
+    }
     CompletedRequest done{request, std::move(result), {}, {}};
     if (done.result.status) {
         if (done.result.alloc_id.empty()) done.result.alloc_id = request.alloc_id;

@@ -1,0 +1,444 @@
+#include "mca/ras/slurm/ras_slurm_module.h"
+
+#include <dlfcn.h>
+#include <event2/event.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "mca/ras/base/ras_base.h"
+#include "mca/ras/slurm/ras_slurm_counts.h"
+#include "runtime/runtime.h"
+#include "util/hostlist.h"
+#include "util/output.h"
+#include "util/strings.h"
+
+namespace prte::ras::slurm {
+namespace {
+
+const output::VerboseStream& verbose() { return base::framework().verbose(); }
+runtime::Runtime& rt() { return runtime::Runtime::instance(); }
+Status pass(const std::string& why) { return {Errc::take_next_option, why}; }
+
+const char* env(const char* name) { return getenv(name); }
+const char* env(const char* name, const char* fallback)
+{
+    const char* v = getenv(name);
+    return v ? v : getenv(fallback);
+}
+
+// Which variable holds the slots per node: the task layout when the job was given a task count
+// (salloc -n / --ntasks-per-node), else the CPUs Slurm allocated on each node.
+const char* slots_variable()
+{
+    if (env("SLURM_NTASKS") || env("SLURM_NTASKS_PER_NODE")) {
+        if (env("SLURM_TASKS_PER_NODE")) return "SLURM_TASKS_PER_NODE";
+    }
+    return "SLURM_JOB_CPUS_PER_NODE";
+}
+
+}  // namespace
+
+SlurmModule::SlurmModule(Options options) : options_(std::move(options)) {}
+
+SlurmModule::~SlurmModule()
+{
+    if (watch_timer_) event_free(watch_timer_);
+    watch_.reset();
+    for (auto& [id, grow] : grows_) {
+        if (grow->timer) event_free(grow->timer);
+        grow->timer = nullptr;
+        for (auto& job : grow->jobs) job->release();
+    }
+    // Every node obtained from Slurm goes back before prte exits: release all, then wait for each
+    // salloc to have told Slurm.
+    for (auto& [node, job] : companions_) job->release();
+    for (auto& [node, job] : companions_) job->release_and_wait(5);
+    for (auto& [id, grow] : grows_) {
+        for (auto& job : grow->jobs) job->release_and_wait(5);
+    }
+    for (auto& job : retired_) job->release_and_wait(5);
+    for (auto& command : commands_) command->wait_for_exit(5);
+}
+
+Status SlurmModule::allocate(const AllocateContext&, runtime::NodePool& pool)
+{
+    const char* job = env("SLURM_JOB_ID", "SLURM_JOBID");
+    if (!job || !*job) return pass("not inside a Slurm job (no SLURM_JOB_ID)");
+    const char* nodelist = env("SLURM_JOB_NODELIST", "SLURM_NODELIST");
+    if (!nodelist || !*nodelist) {
+        return {Errc::bad_param, fmt::format("inside Slurm job {} but SLURM_JOB_NODELIST is not set", job)};
+    }
+    std::vector<std::string> names;
+    if (Status st = util::expand_hostlist(nodelist, names); !st) {
+        return {st.code(), fmt::format("SLURM_JOB_NODELIST: {}", st.message())};
+    }
+    const char* var = slots_variable();
+    const char* counts_text = env(var);
+    std::vector<int> slots;
+    if (counts_text) {
+        if (Status st = expand_counts(counts_text, slots); !st) return {st.code(), fmt::format("{}: {}", var, st.message())};
+        if (slots.size() != names.size()) {
+            return {Errc::bad_param, fmt::format("{}='{}' gives {} count(s) for the {} node(s) of SLURM_JOB_NODELIST='{}'",
+                                                 var, counts_text, slots.size(), names.size(), nodelist)};
+        }
+    }
+    job_id_ = job;
+    for (size_t i = 0; i < names.size(); ++i) {
+        runtime::Node node;
+        node.name = names[i];
+        if (!slots.empty() && slots[i] > 0) {
+            node.slots = slots[i];
+            node.slots_given = true;
+        }
+        node.ras_component = kComponentName;
+        node.scheduler_job = job_id_;
+        pool.add(node);
+        own_nodes_.push_back(names[i]);
+    }
+    verbose()(5, "slurm: job {} gives {} node(s): {} (slots from {})", job_id_, names.size(), nodelist,
+              counts_text ? var : "nowhere: 1 each");
+    load_cluster_nodes();
+    start_watching();
+    return {};
+}
+
+// spec: elastic-dvm-spec.txt, "No requester, no directed event": a node Slurm takes away is a size
+// change nobody asked for. Outside elastic mode a node lost is a daemon lost, as ever.
+void SlurmModule::start_watching()
+{
+    if (options_.watch_interval <= 0 || !rt().elastic().enabled()) return;
+    watch_timer_ = event_new(rt().loop().base(), -1, EV_PERSIST, &SlurmModule::on_watch, this);
+    timeval tv{options_.watch_interval, 0};
+    evtimer_add(watch_timer_, &tv);
+}
+
+void SlurmModule::on_watch(int, short, void* arg) { static_cast<SlurmModule*>(arg)->look_at_node_states(); }
+
+void SlurmModule::look_at_node_states()
+{
+    if (watch_) return;  // the last look has not answered yet
+    runtime::ChildProcess::Spec spec;
+    spec.argv = {options_.sinfo, "--noheader", "--Node", "--states=drain,down,fail", "--format=%N"};
+    watch_ = std::make_unique<runtime::ChildProcess>();
+    watch_output_.clear();
+    Status st = watch_->start(
+        rt().loop().base(), spec, [this](const std::string& line) { watch_output_.emplace_back(util::trim(line)); },
+        [this](int status) {
+            if (status == 0) {
+                nodes_unusable(watch_output_);
+            } else {
+                verbose()(1, "slurm: cannot look at node states: sinfo {}: {}", runtime::ChildProcess::describe(status),
+                          watch_->tail());
+            }
+            rt().loop().post([this] { watch_.reset(); });
+        });
+    if (!st) {
+        verbose()(1, "slurm: cannot look at node states: {}", st.message());
+        watch_.reset();
+    }
+}
+
+void SlurmModule::nodes_unusable(const std::vector<std::string>& names)
+{
+    runtime::NodePool& pool = rt().pool();
+    std::vector<std::string> leaving;
+    for (const auto& name : names) {
+        const runtime::Node* node = std::as_const(pool).find(name);
+        if (!node || node->ras_component != kComponentName || !node->daemon_launched) continue;
+        if (node->state != runtime::NodeState::up || pushed_out_.count(name)) continue;
+        leaving.push_back(name);
+        pushed_out_.insert(name);
+    }
+    if (leaving.empty()) return;
+    output::warning("Slurm has drained or lost node(s) {}; they leave the DVM", util::join(leaving, ", "));
+    ModifyResult result{{}, "", {}, leaving};
+    base::push(kComponentName, std::move(result), pool);
+}
+
+// libslurm loads its own plugins (auth/munge, ...), which look for libslurm's symbols globally;
+// this component was loaded with RTLD_LOCAL, so libslurm is made global first. Without that the
+// first RPC ends the process with "undefined symbol: slurm_conf".
+static bool make_libslurm_global()
+{
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&slurm_init), &info) == 0 || !info.dli_fname) return false;
+    return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL) != nullptr;
+}
+
+// The cluster's node names, so that a grow naming nodes is taken only when they are Slurm's.
+// libslurm ends the process on a missing configuration, so it is asked only when one is there.
+void SlurmModule::load_cluster_nodes()
+{
+    const char* conf = env("SLURM_CONF");
+    std::string path = conf ? conf : "/etc/slurm/slurm.conf";
+    if (access(path.c_str(), R_OK) != 0) {
+        verbose()(1, "slurm: no readable Slurm configuration at {}: a grow naming nodes is left to other components",
+                  path);
+        return;
+    }
+    if (!make_libslurm_global()) {
+        verbose()(1, "slurm: cannot make libslurm's symbols global ({}): a grow naming nodes is left to other "
+                     "components", [] { const char* e = dlerror(); return e ? e : "no reason given"; }());
+        return;
+    }
+    slurm_init(nullptr);
+    node_info_msg_t* info = nullptr;
+    if (slurm_load_node(0, &info, SHOW_ALL) != SLURM_SUCCESS || !info) {
+        verbose()(1, "slurm: cannot list Slurm's nodes ({}): a grow naming nodes is left to other components",
+                  slurm_strerror(slurm_get_errno()));
+        return;
+    }
+    for (uint32_t i = 0; i < info->record_count; ++i) {
+        if (info->node_array[i].name) cluster_nodes_.insert(info->node_array[i].name);
+    }
+    slurm_free_node_info_msg(info);
+    verbose()(5, "slurm: the cluster has {} node(s)", cluster_nodes_.size());
+}
+
+Status SlurmModule::modify(const runtime::AllocationRequest& request, RequestCompletion&& completion)
+{
+    if (job_id_.empty()) return pass("not inside a Slurm job");
+    if (request.directive != runtime::AllocDirective::new_allocation &&
+        request.directive != runtime::AllocDirective::extend) {
+        return pass("ras/slurm grows the DVM; releases come back through shrink_complete");
+    }
+    if (!request.node_list.empty()) {
+        std::vector<std::string> names;
+        for (const auto& entry : request.node_list) {
+            if (Status st = util::expand_hostlist(entry, names); !st) return pass("not a plain node list");
+        }
+        for (const auto& name : names) {
+            if (!cluster_nodes_.count(name)) return pass(fmt::format("{} is not a Slurm node", name));
+        }
+        return start_grow(request, std::move(completion), names, names.size());
+    }
+    if (request.num_nodes > 0) return start_grow(request, std::move(completion), {}, request.num_nodes);
+    return pass("the request names no node and no number of nodes");
+}
+
+Status SlurmModule::start_grow(const runtime::AllocationRequest& request, RequestCompletion&& completion,
+                               const std::vector<std::string>& names, size_t count)
+{
+    auto grow = std::make_unique<Grow>();
+    grow->id = ++next_grow_;
+    grow->owner = this;
+    grow->request = request;
+    grow->completion = std::move(completion);
+    uint64_t id = grow->id;
+    CompanionOptions companion = options_.companion;
+    companion.job_name = fmt::format("prte-{}-grow", job_id_);
+    grows_[id] = std::move(grow);
+    Grow& g = *grows_[id];
+    for (size_t i = 0; i < count; ++i) {
+        auto job = std::make_unique<CompanionJob>();
+        Status st = job->start(
+            rt().loop().base(), companion, names.empty() ? "" : names[i],
+            [this, id](CompanionJob&) { grow_job_granted(id); },
+            [this, id](CompanionJob& j, const std::string& why) { grow_job_ended(id, j, why); });
+        g.jobs.push_back(std::move(job));
+        if (!st) {
+            fail_grow(id, fmt::format("cannot run {}: {}", companion.salloc, st.message()));
+            return {};
+        }
+    }
+    verbose()(5, "slurm: grow {}: asking Slurm for {} node(s){} (companion jobs, at most {} s)", id, count,
+              names.empty() ? "" : " " + util::join(names, ","), companion.immediate_seconds);
+    // salloc --immediate answers within its timeout; this is the backstop should it not.
+    g.timer = evtimer_new(rt().loop().base(), &SlurmModule::on_grow_timeout, &g);
+    timeval tv{companion.immediate_seconds + 10, 0};
+    evtimer_add(g.timer, &tv);
+    return {};
+}
+
+void SlurmModule::on_grow_timeout(int, short, void* arg)
+{
+    auto* grow = static_cast<Grow*>(arg);
+    grow->owner->fail_grow(grow->id, fmt::format("Slurm did not answer within {} s (ras_slurm_grow_timeout + 10)",
+                                                 grow->owner->options_.companion.immediate_seconds));
+}
+
+void SlurmModule::grow_job_granted(uint64_t grow_id)
+{
+    auto it = grows_.find(grow_id);
+    if (it == grows_.end()) return;
+    Grow& g = *it->second;
+    if (++g.granted < g.jobs.size()) return;
+    finish_grow(grow_id);
+}
+
+void SlurmModule::finish_grow(uint64_t grow_id)
+{
+    auto it = grows_.find(grow_id);
+    std::unique_ptr<Grow> g = std::move(it->second);
+    grows_.erase(it);
+    if (g->timer) event_free(g->timer);
+    std::string alloc_id = g->request.alloc_id;
+    if (alloc_id.empty()) alloc_id = fmt::format("slurm-{}", ++allocations_granted_);
+    ModifyResult result{{}, alloc_id, {}, {}};
+    std::vector<std::string> granted;
+    // Slurm grants them in any order; the DVM lists them by name.
+    std::sort(g->jobs.begin(), g->jobs.end(),
+              [](const auto& a, const auto& b) { return a->node() < b->node(); });
+    for (auto& job : g->jobs) {
+        runtime::Node node;
+        node.name = job->node();
+        if (job->cpus() > 0) {
+            node.slots = job->cpus();
+            node.slots_given = true;
+        }
+        node.ras_component = kComponentName;
+        node.alloc_id = alloc_id;
+        node.scheduler_job = job->job_id();
+        result.nodes_added.push_back(node);
+        granted.push_back(fmt::format("{} (job {})", job->node(), job->job_id()));
+        std::string name = job->node();
+        // From now on its end is a held node's end.
+        job->on_end([this, name](CompanionJob&, const std::string& why) { companion_ended(name, why); });
+        companions_[name] = std::move(job);
+    }
+    verbose()(5, "slurm: grow {} granted as allocation {}: {}", grow_id, alloc_id, util::join(granted, ", "));
+    g->completion.complete(std::move(result));
+}
+
+void SlurmModule::grow_job_ended(uint64_t grow_id, CompanionJob& job, const std::string& why)
+{
+    if (grows_.count(grow_id)) {
+        fail_grow(grow_id, why);
+        return;
+    }
+    retire(job);
+}
+
+// Refused: every job of the grow is given back (a pending salloc is cancelled) and the request
+// fails with what Slurm said; nothing in the DVM changed.
+void SlurmModule::fail_grow(uint64_t grow_id, const std::string& why)
+{
+    auto it = grows_.find(grow_id);
+    if (it == grows_.end()) return;
+    std::unique_ptr<Grow> g = std::move(it->second);
+    grows_.erase(it);
+    if (g->timer) event_free(g->timer);
+    size_t asked = g->jobs.size();
+    // The jobs live on until each salloc has ended (this may run inside one's own callback).
+    for (auto& job : g->jobs) {
+        bool ended = job->ended();
+        if (!ended) job->release();
+        retired_.push_back(std::move(job));
+        if (ended) retire(*retired_.back());
+    }
+    verbose()(5, "slurm: grow {} refused: {}", grow_id, why);
+    g->completion.complete({Status(Errc::out_of_resource,
+                                   fmt::format("Slurm cannot grant {} node(s) now: {}", asked, why)),
+                            g->request.alloc_id, {}, {}});
+}
+
+// A job that was given back has ended: forget it, from a posted task (this runs inside its callback).
+void SlurmModule::retire(CompanionJob& job)
+{
+    CompanionJob* gone = &job;
+    rt().loop().post([this, gone] {
+        std::erase_if(retired_, [gone](const std::unique_ptr<CompanionJob>& j) { return j.get() == gone; });
+    });
+}
+
+void SlurmModule::companion_ended(const std::string& node, const std::string& why)
+{
+    auto it = companions_.find(node);
+    if (it == companions_.end()) return;
+    if (it->second->released()) {
+        verbose()(5, "slurm: node {} is back with Slurm (job {} ended)", node, it->second->job_id());
+    } else {
+        // Slurm ended it (scancel, a time limit, a node failure): its daemon goes with it and
+        // leaves the DVM through the daemon-loss path.
+        output::warning("Slurm ended job {} holding node {} ({}); the node leaves the DVM", it->second->job_id(), node,
+                        why);
+    }
+    retired_.push_back(std::move(it->second));
+    companions_.erase(it);
+    retire(*retired_.back());
+}
+
+void SlurmModule::give_back(const std::vector<std::string>& names, const runtime::NodePool& pool)
+{
+    std::vector<std::string> own_leaving;
+    for (const auto& name : names) {
+        const runtime::Node* node = pool.find(name);
+        if (!node || node->ras_component != kComponentName) continue;
+        pushed_out_.erase(node->name);  // it may be granted again, and drained again
+        auto it = companions_.find(node->name);
+        if (it != companions_.end()) {
+            verbose()(5, "slurm: giving node {} back (ending companion job {})", node->name, it->second->job_id());
+            it->second->release();
+        } else if (std::find(own_nodes_.begin(), own_nodes_.end(), node->name) != own_nodes_.end()) {
+            own_leaving.push_back(node->name);
+        }
+    }
+    if (!own_leaving.empty()) shrink_own_job(own_leaving);
+}
+
+// An original node leaves: the DVM's own job is shrunk to the nodes it still has. Slurm keeps a job
+// at one node at least, and without slurmdbd resizes a job only once: either limit is reported,
+// and the node then stays in the job (unused) until the job ends.
+void SlurmModule::shrink_own_job(const std::vector<std::string>& leaving)
+{
+    std::vector<std::string> remaining;
+    for (const auto& n : own_nodes_) {
+        if (std::find(leaving.begin(), leaving.end(), n) == leaving.end()) remaining.push_back(n);
+    }
+    if (remaining.empty()) {
+        output::warning("Slurm job {} keeps its last node(s) {} until it ends (a job cannot shrink to no node)", job_id_,
+                        util::join(leaving, ","));
+        return;
+    }
+    runtime::ChildProcess::Spec spec;
+    spec.argv = {options_.scontrol, "update", "JobId=" + job_id_, "NodeList=" + util::compress_hostlist(remaining)};
+    // scontrol writes slurm_job_<id>_resize.{sh,csh} into its working directory.
+    spec.cwd = rt().identity().session_dir.empty() ? "/tmp" : rt().identity().session_dir;
+    auto command = std::make_unique<runtime::ChildProcess>();
+    runtime::ChildProcess* raw = command.get();
+    std::string what = fmt::format("shrinking Slurm job {} to {} (giving back {})", job_id_,
+                                   util::compress_hostlist(remaining), util::join(leaving, ","));
+    Status st = command->start(rt().loop().base(), spec, nullptr, [this, raw, what](int status) {
+        if (status != 0) {
+            output::warning("{} failed: scontrol {}: {}", what, runtime::ChildProcess::describe(status), raw->tail());
+        } else {
+            verbose()(5, "slurm: {}: done", what);
+        }
+        rt().loop().post([this, raw] {
+            std::erase_if(commands_, [raw](const std::unique_ptr<runtime::ChildProcess>& c) { return c.get() == raw; });
+        });
+    });
+    if (!st) {
+        output::warning("{} failed: {}", what, st.message());
+        return;
+    }
+    commands_.push_back(std::move(command));
+    own_nodes_ = remaining;
+}
+
+void SlurmModule::shrink_complete(const runtime::ShrinkCampaign& campaign, const runtime::NodePool& pool) noexcept
+{
+    give_back(campaign.target_nodes, pool);
+}
+
+void SlurmModule::grow_failed(const std::vector<std::string>& nodes, const runtime::NodePool& pool) noexcept
+{
+    give_back(nodes, pool);
+}
+
+void SlurmModule::release_allocation(const std::string& alloc_id) noexcept
+{
+    std::vector<std::string> names;
+    for (const runtime::Node* node : std::as_const(rt().pool()).nodes()) {
+        if (node->alloc_id == alloc_id && companions_.count(node->name)) names.push_back(node->name);
+    }
+    give_back(names, rt().pool());
+}
+
+}  // namespace prte::ras::slurm
