@@ -1,5 +1,10 @@
-// prterun: a DVM for one job. Starts a private prte, runs the job with prun, stops the DVM with
-// pterm, and exits with the job's status: `prterun -n 4 ./app` is `prte & prun -n 4 ./app; pterm`.
+// prterun: a DVM for one job. Starts a private prte, runs the job with prun, stops the DVM, and
+// exits with the job's status: `prterun -n 4 ./app` is `prte & prun -n 4 ./app; pterm`.
+//
+// One-shot speed (issue 14): prte runs as prterun's own child in a session of its own (so ^C
+// reaches prun, which ends the job, and not the DVM), prterun reads its "DVM ready" from a pipe
+// rather than waiting for --daemonize's double fork, and stops it with SIGTERM and waitpid rather
+// than starting pterm - a third program's start-up was a third of the whole.
 //
 // The three programs are this installation's own (found next to prterun), and they run with a
 // private TMPDIR so the DVM it starts is the only one prun can find: prterun never attaches to, or
@@ -36,9 +41,8 @@ std::string find_tool(const std::string& self, const std::string& name)
     return {};
 }
 
-// Runs a program and returns its exit status (128+N if killed by signal N). `quiet_stdout` hides
-// what it prints on stdout (prte's "DVM ready" is not the job's output).
-int run(const std::vector<std::string>& argv, bool quiet_stdout = false)
+// Starts a program; its pid, or -1.
+pid_t start(const std::vector<std::string>& argv)
 {
     pid_t pid = fork();
     if (pid < 0) return -1;
@@ -47,19 +51,79 @@ int run(const std::vector<std::string>& argv, bool quiet_stdout = false)
         for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
         cargv.push_back(nullptr);
         signal(SIGINT, SIG_DFL);
-        if (quiet_stdout) {
-            int null_fd = open("/dev/null", O_WRONLY);
-            if (null_fd >= 0) dup2(null_fd, STDOUT_FILENO);
-        }
         execv(cargv[0], cargv.data());
         prte::output::error("cannot run {}: {}", argv[0], std::strerror(errno));
         _exit(127);
     }
+    return pid;
+}
+
+// Its exit status (128+N if killed by signal N).
+int wait_for(pid_t pid)
+{
+    if (pid < 0) return 127;
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     return 128 + WTERMSIG(status);
+}
+
+// The DVM, started in a session of its own with its stdout on a pipe: ready once it says so.
+struct Dvm {
+    pid_t pid = -1;
+    int out = -1;  // read end of its stdout; kept open until it exits, so a late line finds a reader
+};
+
+// Starts prte and waits for its "DVM ready" line (or its exit). Returns prte's exit status if it
+// ended first, or 0 with `dvm` set.
+int start_dvm(const std::vector<std::string>& argv, Dvm& dvm)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        std::vector<char*> cargv;
+        for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+        cargv.push_back(nullptr);
+        setsid();
+        signal(SIGINT, SIG_DFL);
+        dup2(fds[1], STDOUT_FILENO);
+        execv(cargv[0], cargv.data());
+        prte::output::error("cannot run {}: {}", argv[0], std::strerror(errno));
+        _exit(127);
+    }
+    close(fds[1]);
+    std::string seen;
+    char buf[512];
+    while (seen.find("DVM ready") == std::string::npos) {
+        ssize_t n = read(fds[0], buf, sizeof(buf));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {  // it exited (or closed stdout) without being ready
+            close(fds[0]);
+            int status = 0;
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+            }
+            int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            return code ? code : 1;
+        }
+        seen.append(buf, static_cast<size_t>(n));
+    }
+    dvm.pid = pid;
+    dvm.out = fds[0];
+    return 0;
+}
+
+// SIGTERM is prte's orderly shutdown (its jobs ended, its daemons ordered out).
+int stop_dvm(Dvm& dvm)
+{
+    kill(dvm.pid, SIGTERM);
+    int status = 0;
+    while (waitpid(dvm.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    close(dvm.out);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 std::string self_path(const char* argv0)
@@ -80,9 +144,9 @@ int main(int argc, char** argv)
 {
     prte::output::set_program_name("prterun");
     std::string self = self_path(argv[0]);
-    std::string prte = find_tool(self, "prte"), prun = find_tool(self, "prun"), pterm = find_tool(self, "pterm");
-    if (prte.empty() || prun.empty() || pterm.empty()) {
-        prte::output::error("cannot find prte, prun and pterm next to {}: is the installation complete?", self);
+    std::string prte = find_tool(self, "prte"), prun = find_tool(self, "prun");
+    if (prte.empty() || prun.empty()) {
+        prte::output::error("cannot find prte and prun next to {}: is the installation complete?", self);
         return 1;
     }
     std::vector<std::string> args(argv + 1, argv + argc);
@@ -103,7 +167,7 @@ int main(int argc, char** argv)
     }
 
     // The DVM gets the options that describe it; prun gets everything.
-    std::vector<std::string> prte_argv = {prte, "--daemonize"};
+    std::vector<std::string> prte_argv = {prte};
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (!a.empty() && a[0] != '-') break;  // the program and its own arguments start here
@@ -136,14 +200,33 @@ int main(int argc, char** argv)
     // ^C reaches prun (same process group) which ends the job; prterun waits and cleans up.
     signal(SIGINT, SIG_IGN);
 
-    int status = run(prte_argv, /*quiet_stdout=*/true);
+    // prun starts at once and waits for our word on `ready` before it looks for the DVM: its own
+    // start-up (loading, option parsing) then overlaps the DVM's.
+    int ready[2];
+    if (pipe(ready) != 0) {
+        prte::output::error("cannot create a pipe: {}", std::strerror(errno));
+        return 1;
+    }
+    fcntl(ready[1], F_SETFD, FD_CLOEXEC);
+    setenv("PRTE_PRTERUN_READY_FD", std::to_string(ready[0]).c_str(), 1);
+    std::vector<std::string> prun_argv = {prun};
+    prun_argv.insert(prun_argv.end(), args.begin(), args.end());
+    pid_t prun_pid = start(prun_argv);
+    close(ready[0]);
+    unsetenv("PRTE_PRTERUN_READY_FD");
+
+    Dvm dvm;
+    int status = start_dvm(prte_argv, dvm);
     if (status == 0) {
-        std::vector<std::string> prun_argv = {prun};
-        prun_argv.insert(prun_argv.end(), args.begin(), args.end());
-        status = run(prun_argv);
-        int stopped = run({pterm}, /*quiet_stdout=*/true);
-        if (stopped != 0) prte::output::warning("pterm exited with status {}", stopped);
+        char go = 1;
+        (void)!write(ready[1], &go, 1);
+        close(ready[1]);
+        status = wait_for(prun_pid);
+        int stopped = stop_dvm(dvm);
+        if (stopped != 0) prte::output::warning("the DVM exited with status {}", stopped);
     } else {
+        close(ready[1]);  // prun sees EOF and leaves without a word
+        wait_for(prun_pid);
         prte::output::error("the DVM did not start (prte exited with status {})", status);
         status = status ? status : 1;
     }

@@ -889,6 +889,9 @@ int Run::execute()
     return status;
 }
 
+// Set by prterun: the descriptor on which it says its DVM is ready (one byte).
+constexpr const char* kPrterunReadyFd = "PRTE_PRTERUN_READY_FD";
+
 // PMIx_tool_finalize talks to the DVM; a DVM that no longer answers must not keep us from exiting.
 void exit_soon_in_any_case(int status)
 {
@@ -920,6 +923,19 @@ int main(int argc, char** argv)
     }
     if (request.verbose) trace.set_level(1);
     prte::prun::make_hostfiles_absolute(request, current_directory());
+
+    // Started by prterun alongside its DVM, so that our own start-up overlaps the DVM's: wait for
+    // its word that the DVM is ready (EOF: it did not start, and prterun says so).
+    if (const char* fd_text = std::getenv(kPrterunReadyFd)) {
+        int fd = std::atoi(fd_text);
+        unsetenv(kPrterunReadyFd);
+        char ready = 0;
+        ssize_t n;
+        while ((n = read(fd, &ready, 1)) < 0 && errno == EINTR) {
+        }
+        close(fd);
+        if (n != 1) return 1;
+    }
 
     prte::runtime::dvm_registry::Entry dvm;
     if (Status st = prte::runtime::dvm_registry::locate({request.dvm_uri, request.dvm}, dvm); !st) {
