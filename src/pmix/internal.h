@@ -13,6 +13,9 @@
 #include <optional>
 #include <string>
 
+#include <vector>
+
+#include "mca/grpcomm/grpcomm.h"
 #include "runtime/job_table.h"
 #include "util/output.h"
 #include "util/status.h"
@@ -84,7 +87,13 @@ std::optional<std::string> take_refusal(const pmix_proc_t& requester);
 pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directive, const pmix_info_t data[],
                        size_t ndata, pmix_info_cbfunc_t cbfunc, void* cbdata);
 
-// Collectives (collectives.cc).
+// Collectives (collectives.cc). exchange() is the one place a collective crosses daemons: with
+// every participant here and no context id wanted it answers at once with `contribution`,
+// otherwise it is the grpcomm allgather (the daemons' contributions one after the other).
+using ExchangeDone = std::function<void(const Status& status, rml::Payload combined, uint64_t context_id)>;
+void exchange(const grpcomm::Signature& signature, rml::Payload contribution, ExchangeDone done);
+std::vector<pmix_proc_t> copy_procs(const pmix_proc_t procs[], size_t nprocs);
+std::string describe_all(const std::vector<pmix_proc_t>& procs);
 pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo, char* data,
                        size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata);
 pmix_status_t direct_modex(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo,
@@ -93,6 +102,7 @@ pmix_status_t connect_procs(const pmix_proc_t procs[], size_t nprocs, const pmix
                       pmix_op_cbfunc_t cbfunc, void* cbdata);
 pmix_status_t disconnect_procs(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
                          pmix_op_cbfunc_t cbfunc, void* cbdata);
+// Groups (groups.cc).
 pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,
                     const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata);
 

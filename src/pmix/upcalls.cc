@@ -207,7 +207,10 @@ void log_request(const pmix_proc_t* client, const pmix_info_t data[], size_t nda
             ++printed;
         }
     }
-    if (cbfunc) cbfunc(printed > 0 || ndata == 0 ? PMIX_SUCCESS : PMIX_ERR_NOT_SUPPORTED, cbdata);
+    // Never called back from inside the upcall: PMIx 4.2 may still use the request after the
+    // upcall returns, and the callback releases it.
+    pmix_status_t status = printed > 0 || ndata == 0 ? PMIX_SUCCESS : PMIX_ERR_NOT_SUPPORTED;
+    if (cbfunc) post([cbfunc, cbdata, status] { cbfunc(status, cbdata); });
 }
 
 }  // namespace prte::pmix::detail
