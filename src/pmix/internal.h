@@ -44,6 +44,8 @@ bool is_dvm_nspace(const std::string& nspace);
 // True when every process `procs` names (a rank, or the wildcard for a whole job) runs on this
 // node, so a collective over them needs no other daemon. Unknown namespaces count as remote.
 bool all_local(const pmix_proc_t procs[], size_t nprocs);
+// The processes of job `nspace` on this node (none for an unknown job). Progress thread.
+std::vector<pmix_proc_t> local_procs_of(const std::string& nspace);
 // "pterm (pid 1234)" for a connected tool, "rank 3 of prte-x-1@2" for a client; progress thread.
 std::string requestor_name(const pmix_proc_t& proc);
 
@@ -131,6 +133,12 @@ bool wait_for_relay(const std::string& nspace, std::function<void()>& resume);
 void received_from_daemon(const runtime::Job& job, runtime::Rank daemon, size_t bytes);
 void forget_relay(const std::string& nspace);
 void enable_output_relay();
+// Events across the DVM (event_relay.cc): relay_event sends an event PMIx already delivered on
+// this node to every other daemon's server, unless its range stays on the node (false then).
+// Any thread.
+bool relay_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t range, const pmix_info_t info[],
+                 size_t ninfo);
+void enable_event_relay();
 // Master: when the job's originator is a process on a daemon's node, sends it the job's end for
 // that daemon to notify (true), else false.
 bool relay_job_end(const runtime::Job& job);
