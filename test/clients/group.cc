@@ -4,11 +4,14 @@
 // without a context id), so that the test can check that every member got the same id and that
 // no id was issued twice.
 //   --id ID         the group id (default prte-test-group)
-//   --member NS:R   one more member, a process of another job (R may be *): a group of two jobs
+//   --member NS:R   one more member, a process of another job (R may be *): a group of two jobs;
+//                   the construct starts once the DVM lists that job (PMIX_QUERY_NAMESPACES), as a
+//                   construct naming a namespace that is no job yet fails at once
 //   --expect-error  the construct must fail; prints "group refused rank R: <status>" and exits 0
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -73,6 +76,39 @@ long long context_id_of(const pmix_info_t* results, size_t nresults)
     return context_id;
 }
 
+bool namespace_known(const char* nspace)
+{
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    pmix_status_t rc = PMIX_SUCCESS;
+    PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_NAMESPACES);
+    pmix_info_t* results = nullptr;
+    size_t n = 0;
+    rc = PMIx_Query_info(&q, 1, &results, &n);
+    bool found = false;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; ++i) {
+        if (PMIX_CHECK_KEY(&results[i], PMIX_QUERY_NAMESPACES) && results[i].value.type == PMIX_STRING) {
+            std::string list = std::string(",") + results[i].value.data.string + ",";
+            found = list.find(std::string(",") + nspace + ",") != std::string::npos;
+        }
+    }
+    if (results) PMIX_INFO_FREE(results, n);
+    PMIX_QUERY_DESTRUCT(&q);
+    return found;
+}
+
+// Waits (at most 30 s) until the DVM lists every other job named as a member.
+void wait_for_jobs(const std::vector<pmix_proc_t>& extra)
+{
+    for (const pmix_proc_t& p : extra) {
+        int tries = 0;
+        while (!namespace_known(p.nspace)) {
+            if (++tries > 600) prte_test::fail(program, "job %s did not appear within 30 s", p.nspace);
+            usleep(50000);
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -82,6 +118,7 @@ int main(int argc, char** argv)
     std::vector<pmix_proc_t> members(1);
     PMIX_LOAD_PROCID(&members[0], me.nspace, PMIX_RANK_WILDCARD);
     members.insert(members.end(), o.extra.begin(), o.extra.end());
+    if (!o.expect_error) wait_for_jobs(o.extra);
 
     for (int iter = 0; iter < o.repeat; ++iter) {
         std::string id = o.repeat == 1 ? o.id : o.id + "-" + std::to_string(iter);
