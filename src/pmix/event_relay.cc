@@ -52,60 +52,19 @@ bool stays_on_node(pmix_data_range_t range, const pmix_info_t info[], size_t nin
     return range == PMIX_RANGE_PROC_LOCAL || range == PMIX_RANGE_LOCAL || find_info(info, ninfo, kRelayedKey);
 }
 
-// PMIx's thread or the progress thread: packing needs no runtime state.
-bool pack_info(const pmix_info_t info[], size_t ninfo, rml::Payload& out)
-{
-    pmix_data_buffer_t buffer;
-    PMIX_DATA_BUFFER_CONSTRUCT(&buffer);
-    size_t kept = 0;
-    for (size_t i = 0; i < ninfo; ++i) kept += PMIX_CHECK_KEY(&info[i], kPmixInternalKey) ? 0 : 1;
-    bool ok = PMIx_Data_pack(nullptr, &buffer, &kept, 1, PMIX_SIZE) == PMIX_SUCCESS;
-    for (size_t i = 0; ok && i < ninfo; ++i) {
-        if (PMIX_CHECK_KEY(&info[i], kPmixInternalKey)) continue;
-        ok = PMIx_Data_pack(nullptr, &buffer, const_cast<pmix_info_t*>(&info[i]), 1, PMIX_INFO) == PMIX_SUCCESS;
-    }
-    if (ok) {
-        pmix_byte_object_t bo;
-        PMIx_Data_unload(&buffer, &bo);
-        out.assign(reinterpret_cast<uint8_t*>(bo.bytes), reinterpret_cast<uint8_t*>(bo.bytes) + bo.size);
-        PMIX_BYTE_OBJECT_DESTRUCT(&bo);
-    }
-    PMIX_DATA_BUFFER_DESTRUCT(&buffer);
-    return ok;
-}
-
-// The event's info plus kRelayedKey, owned by the returned array; nullptr when malformed. With
-// `targets`, also a custom range of those processes (see on_broadcast).
+// The event's info plus kRelayedKey and, with `targets`, a custom range of those processes;
+// nullptr when malformed. Free with PMIX_INFO_FREE.
 pmix_info_t* unpack_info(const rml::Payload& packed, size_t& ninfo, const std::vector<pmix_proc_t>* targets)
 {
-    pmix_data_buffer_t buffer;
-    PMIX_DATA_BUFFER_CONSTRUCT(&buffer);
-    pmix_byte_object_t bo;
-    bo.bytes = static_cast<char*>(malloc(packed.size() ? packed.size() : 1));
-    bo.size = packed.size();
-    if (!packed.empty()) memcpy(bo.bytes, packed.data(), packed.size());
-    PMIx_Data_load(&buffer, &bo);  // the buffer takes the bytes
-    size_t count = 0;
-    int32_t n = 1;
-    pmix_info_t* info = nullptr;
-    size_t extra = targets ? 2 : 1;
-    if (PMIx_Data_unpack(nullptr, &buffer, &count, &n, PMIX_SIZE) == PMIX_SUCCESS && count <= kMaxInfo) {
-        PMIX_INFO_CREATE(info, count + extra);
-        n = static_cast<int32_t>(count);
-        if (count > 0 && PMIx_Data_unpack(nullptr, &buffer, info, &n, PMIX_INFO) != PMIX_SUCCESS) {
-            PMIX_INFO_FREE(info, count + extra);
-            info = nullptr;
-        }
-    }
-    PMIX_DATA_BUFFER_DESTRUCT(&buffer);
+    pmix_info_t* info = unpack_infos(packed, ninfo, targets ? 2 : 1, kMaxInfo);
     if (!info) return nullptr;
+    size_t slot = ninfo - (targets ? 2 : 1);
     bool yes = true;
-    PMIX_INFO_LOAD(&info[count], kRelayedKey, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[slot], kRelayedKey, &yes, PMIX_BOOL);
     if (targets) {
         pmix_data_array_t array{PMIX_PROC, targets->size(), const_cast<pmix_proc_t*>(targets->data())};
-        PMIX_INFO_LOAD(&info[count + 1], PMIX_EVENT_CUSTOM_RANGE, &array, PMIX_DATA_ARRAY);  // copied
+        PMIX_INFO_LOAD(&info[slot + 1], PMIX_EVENT_CUSTOM_RANGE, &array, PMIX_DATA_ARRAY);  // copied
     }
-    ninfo = count + extra;
     return info;
 }
 
@@ -217,7 +176,7 @@ bool relay_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_
     e.code = code;
     if (source) e.source = *source;
     e.range = range;
-    if (!pack_info(info, ninfo, e.info)) {
+    if (!pack_infos(info, ninfo, e.info, kPmixInternalKey)) {
         verbose()(1, "event {} from {} not relayed: its info cannot be packed", PMIx_Error_string(code),
                   source ? describe(*source) : std::string("?"));
         return false;

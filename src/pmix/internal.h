@@ -133,6 +133,15 @@ bool wait_for_relay(const std::string& nspace, std::function<void()>& resume);
 void received_from_daemon(const runtime::Job& job, runtime::Rank daemon, size_t bytes);
 void forget_relay(const std::string& nspace);
 void enable_output_relay();
+// PMIx_Publish/Lookup/Unpublish (publish.cc): one store on the master; daemons relay to it.
+pmix_status_t publish(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                      void* cbdata);
+pmix_status_t lookup(const pmix_proc_t* proc, char** keys, const pmix_info_t info[], size_t ninfo,
+                     pmix_lookup_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t unpublish(const pmix_proc_t* proc, char** keys, const pmix_info_t info[], size_t ninfo,
+                        pmix_op_cbfunc_t cbfunc, void* cbdata);
+void forget_published(const std::string& nspace);
+void enable_publish_relay();
 // Events across the DVM (event_relay.cc): relay_event sends an event PMIx already delivered on
 // this node to every other daemon's server, unless its range stays on the node (false then).
 // Any thread.
