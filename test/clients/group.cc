@@ -6,7 +6,10 @@
 //   --id ID         the group id (default prte-test-group)
 //   --member NS:R   one more member, a process of another job (R may be *): a group of two jobs;
 //                   the construct starts once the DVM lists that job (PMIX_QUERY_NAMESPACES), as a
-//                   construct naming a namespace that is no job yet fails at once
+//                   construct naming a namespace that is no job yet fails at once (a namespace
+//                   starting "no-such-" is not waited for)
+//   --timeout S     PMIX_TIMEOUT for the construct
+//   --late-rank R   rank R does not construct: it waits (at most 120 s) to be killed
 //   --expect-error  the construct must fail; prints "group refused rank R: <status>" and exits 0
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +29,8 @@ struct Options {
     int repeat = 1;
     bool context_id = true;
     bool expect_error = false;
+    int timeout = 0;
+    long late_rank = -1;
     std::vector<pmix_proc_t> extra;
 };
 
@@ -55,6 +60,10 @@ Options parse(int argc, char** argv)
             o.extra.push_back(parse_member(argv[++i]));
         } else if (a == "--no-context-id") {
             o.context_id = false;
+        } else if (a == "--late-rank" && i + 1 < argc) {
+            o.late_rank = std::atol(argv[++i]);
+        } else if (a == "--timeout" && i + 1 < argc) {
+            o.timeout = std::atoi(argv[++i]);
         } else if (a == "--expect-error") {
             o.expect_error = true;
         } else {
@@ -101,6 +110,7 @@ bool namespace_known(const char* nspace)
 void wait_for_jobs(const std::vector<pmix_proc_t>& extra)
 {
     for (const pmix_proc_t& p : extra) {
+        if (std::strncmp(p.nspace, "no-such-", 8) == 0) continue;
         int tries = 0;
         while (!namespace_known(p.nspace)) {
             if (++tries > 600) prte_test::fail(program, "job %s did not appear within 30 s", p.nspace);
@@ -118,18 +128,31 @@ int main(int argc, char** argv)
     std::vector<pmix_proc_t> members(1);
     PMIX_LOAD_PROCID(&members[0], me.nspace, PMIX_RANK_WILDCARD);
     members.insert(members.end(), o.extra.begin(), o.extra.end());
-    if (!o.expect_error) wait_for_jobs(o.extra);
+    wait_for_jobs(o.extra);
+    if (o.late_rank == static_cast<long>(me.rank)) {
+        std::printf("group late rank %u waits\n", me.rank);
+        std::fflush(stdout);
+        sleep(120);
+        prte_test::fail(program, "rank %u: still alive after 120 s", me.rank);
+    }
 
     for (int iter = 0; iter < o.repeat; ++iter) {
         std::string id = o.repeat == 1 ? o.id : o.id + "-" + std::to_string(iter);
-        pmix_info_t directive;
+        std::vector<pmix_info_t> directives;
         bool yes = true;
-        PMIX_INFO_LOAD(&directive, PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+        if (o.context_id) {
+            directives.emplace_back();
+            PMIX_INFO_LOAD(&directives.back(), PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+        }
+        if (o.timeout > 0) {
+            directives.emplace_back();
+            PMIX_INFO_LOAD(&directives.back(), PMIX_TIMEOUT, &o.timeout, PMIX_INT);
+        }
         pmix_info_t* results = nullptr;
         size_t nresults = 0;
-        pmix_status_t rc = PMIx_Group_construct(id.c_str(), members.data(), members.size(), &directive,
-                                                o.context_id ? 1 : 0, &results, &nresults);
-        PMIX_INFO_DESTRUCT(&directive);
+        pmix_status_t rc = PMIx_Group_construct(id.c_str(), members.data(), members.size(), directives.data(),
+                                                directives.size(), &results, &nresults);
+        for (auto& d : directives) PMIX_INFO_DESTRUCT(&d);
         if (o.expect_error) {
             if (rc == PMIX_SUCCESS) prte_test::fail(program, "rank %u: the construct of %s succeeded", me.rank, id.c_str());
             std::printf("group refused rank %u: %s\n", me.rank, PMIx_Error_string(rc));
