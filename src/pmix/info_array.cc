@@ -155,4 +155,51 @@ std::string describe(const pmix_proc_t& proc)
     return fmt::format("{}:{}", proc.nspace, proc.rank);
 }
 
+bool pack_infos(const pmix_info_t info[], size_t ninfo, std::vector<uint8_t>& out, const char* skip_key)
+{
+    pmix_data_buffer_t buffer;
+    PMIX_DATA_BUFFER_CONSTRUCT(&buffer);
+    auto skipped = [&](size_t i) { return skip_key && PMIX_CHECK_KEY(&info[i], skip_key); };
+    size_t kept = 0;
+    for (size_t i = 0; i < ninfo; ++i) kept += skipped(i) ? 0 : 1;
+    bool ok = PMIx_Data_pack(nullptr, &buffer, &kept, 1, PMIX_SIZE) == PMIX_SUCCESS;
+    for (size_t i = 0; ok && i < ninfo; ++i) {
+        if (skipped(i)) continue;
+        ok = PMIx_Data_pack(nullptr, &buffer, const_cast<pmix_info_t*>(&info[i]), 1, PMIX_INFO) == PMIX_SUCCESS;
+    }
+    if (ok) {
+        pmix_byte_object_t bo;
+        PMIx_Data_unload(&buffer, &bo);
+        out.assign(reinterpret_cast<uint8_t*>(bo.bytes), reinterpret_cast<uint8_t*>(bo.bytes) + bo.size);
+        PMIX_BYTE_OBJECT_DESTRUCT(&bo);
+    }
+    PMIX_DATA_BUFFER_DESTRUCT(&buffer);
+    return ok;
+}
+
+pmix_info_t* unpack_infos(const std::vector<uint8_t>& bytes, size_t& ninfo, size_t spare, size_t max_entries)
+{
+    pmix_data_buffer_t buffer;
+    PMIX_DATA_BUFFER_CONSTRUCT(&buffer);
+    pmix_byte_object_t bo;
+    bo.bytes = static_cast<char*>(malloc(bytes.empty() ? 1 : bytes.size()));
+    bo.size = bytes.size();
+    if (!bytes.empty()) std::memcpy(bo.bytes, bytes.data(), bytes.size());
+    PMIx_Data_load(&buffer, &bo);  // the buffer takes the bytes
+    size_t count = 0;
+    int32_t n = 1;
+    pmix_info_t* info = nullptr;
+    if (PMIx_Data_unpack(nullptr, &buffer, &count, &n, PMIX_SIZE) == PMIX_SUCCESS && count <= max_entries) {
+        PMIX_INFO_CREATE(info, count + spare);
+        n = static_cast<int32_t>(count);
+        if (count > 0 && PMIx_Data_unpack(nullptr, &buffer, info, &n, PMIX_INFO) != PMIX_SUCCESS) {
+            PMIX_INFO_FREE(info, count + spare);
+            info = nullptr;
+        }
+    }
+    PMIX_DATA_BUFFER_DESTRUCT(&buffer);
+    ninfo = info ? count + spare : 0;
+    return info;
+}
+
 }  // namespace prte::pmix

@@ -61,6 +61,15 @@ std::optional<bool> value_flag(const pmix_value_t& value);
 const pmix_info_t* find_info(const pmix_info_t info[], size_t ninfo, const char* key);
 bool has_flag(const pmix_info_t info[], size_t ninfo, const char* key);  // present and true
 
+// An info array as bytes for a daemon-to-daemon message (packed by PMIx, so any value type
+// travels), leaving out entries whose key is `skip_key` (may be null); false when PMIx refuses.
+bool pack_infos(const pmix_info_t info[], size_t ninfo, std::vector<uint8_t>& out, const char* skip_key = nullptr);
+// The array back, with `spare` empty entries at its end for the caller to fill (ninfo counts
+// them); nullptr when the bytes are malformed or claim more than `max_entries`. Free with
+// PMIX_INFO_FREE(info, ninfo).
+pmix_info_t* unpack_infos(const std::vector<uint8_t>& bytes, size_t& ninfo, size_t spare = 0,
+                          size_t max_entries = 4096);
+
 // "nspace:rank" ("nspace:*" for the wildcard rank), for messages.
 std::string describe(const pmix_proc_t& proc);
 

@@ -13,6 +13,9 @@
 #include <optional>
 #include <string>
 
+#include <vector>
+
+#include "mca/grpcomm/grpcomm.h"
 #include "runtime/job_table.h"
 #include "util/output.h"
 #include "util/status.h"
@@ -41,6 +44,8 @@ bool is_dvm_nspace(const std::string& nspace);
 // True when every process `procs` names (a rank, or the wildcard for a whole job) runs on this
 // node, so a collective over them needs no other daemon. Unknown namespaces count as remote.
 bool all_local(const pmix_proc_t procs[], size_t nprocs);
+// The processes of job `nspace` on this node (none for an unknown job). Progress thread.
+std::vector<pmix_proc_t> local_procs_of(const std::string& nspace);
 // "pterm (pid 1234)" for a connected tool, "rank 3 of prte-x-1@2" for a client; progress thread.
 std::string requestor_name(const pmix_proc_t& proc);
 
@@ -84,7 +89,13 @@ std::optional<std::string> take_refusal(const pmix_proc_t& requester);
 pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directive, const pmix_info_t data[],
                        size_t ndata, pmix_info_cbfunc_t cbfunc, void* cbdata);
 
-// Collectives (collectives.cc).
+// Collectives (collectives.cc). exchange() is the one place a collective crosses daemons: with
+// every participant here and no context id wanted it answers at once with `contribution`,
+// otherwise it is the grpcomm allgather (the daemons' contributions one after the other).
+using ExchangeDone = std::function<void(const Status& status, rml::Payload combined, uint64_t context_id)>;
+void exchange(const grpcomm::Signature& signature, rml::Payload contribution, ExchangeDone done);
+std::vector<pmix_proc_t> copy_procs(const pmix_proc_t procs[], size_t nprocs);
+std::string describe_all(const std::vector<pmix_proc_t>& procs);
 pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo, char* data,
                        size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata);
 pmix_status_t direct_modex(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo,
@@ -93,6 +104,7 @@ pmix_status_t connect_procs(const pmix_proc_t procs[], size_t nprocs, const pmix
                       pmix_op_cbfunc_t cbfunc, void* cbdata);
 pmix_status_t disconnect_procs(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
                          pmix_op_cbfunc_t cbfunc, void* cbdata);
+// Groups (groups.cc).
 pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,
                     const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata);
 
@@ -121,6 +133,21 @@ bool wait_for_relay(const std::string& nspace, std::function<void()>& resume);
 void received_from_daemon(const runtime::Job& job, runtime::Rank daemon, size_t bytes);
 void forget_relay(const std::string& nspace);
 void enable_output_relay();
+// PMIx_Publish/Lookup/Unpublish (publish.cc): one store on the master; daemons relay to it.
+pmix_status_t publish(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                      void* cbdata);
+pmix_status_t lookup(const pmix_proc_t* proc, char** keys, const pmix_info_t info[], size_t ninfo,
+                     pmix_lookup_cbfunc_t cbfunc, void* cbdata);
+pmix_status_t unpublish(const pmix_proc_t* proc, char** keys, const pmix_info_t info[], size_t ninfo,
+                        pmix_op_cbfunc_t cbfunc, void* cbdata);
+void forget_published(const std::string& nspace);
+void enable_publish_relay();
+// Events across the DVM (event_relay.cc): relay_event sends an event PMIx already delivered on
+// this node to every other daemon's server, unless its range stays on the node (false then).
+// Any thread.
+bool relay_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t range, const pmix_info_t info[],
+                 size_t ninfo);
+void enable_event_relay();
 // Master: when the job's originator is a process on a daemon's node, sends it the job's end for
 // that daemon to notify (true), else false.
 bool relay_job_end(const runtime::Job& job);

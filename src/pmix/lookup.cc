@@ -49,4 +49,18 @@ bool all_local(const pmix_proc_t procs[], size_t nprocs)
     return true;
 }
 
+std::vector<pmix_proc_t> local_procs_of(const std::string& nspace)
+{
+    std::vector<pmix_proc_t> out;
+    runtime::JobPtr job = rt().jobs().find(nspace);
+    if (!job) return out;
+    for (const auto& proc : job->procs) {
+        if (!proc_is_here(*proc)) continue;
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, nspace.c_str(), proc->rank);
+        out.push_back(p);
+    }
+    return out;
+}
+
 }  // namespace prte::pmix::detail

@@ -188,6 +188,8 @@ void enable_remote_services()
     detail::enable_allocation_relay();
     detail::enable_alloc_status_relay();
     detail::enable_output_relay();
+    detail::enable_event_relay();
+    detail::enable_publish_relay();
 }
 
 void deliver_remote_output(const runtime::Job& job, Rank daemon, pmix_iof_channel_t channel, runtime::Rank rank,

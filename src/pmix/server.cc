@@ -87,8 +87,10 @@ pmix_server_module_t make_module()
     m.iof_pull = iof_pull;
     m.push_stdin = push_stdin;
     m.group = group;
-    // Not offered: publish/lookup/unpublish, monitor, credentials, fabric. PMIx answers
-    // PMIX_ERR_NOT_SUPPORTED for them.
+    m.publish = publish;
+    m.lookup = lookup;
+    m.unpublish = unpublish;
+    // Not offered: monitor, credentials, fabric. PMIx answers PMIX_ERR_NOT_SUPPORTED for them.
     return m;
 }
 

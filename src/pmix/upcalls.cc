@@ -144,13 +144,15 @@ pmix_status_t client_abort(const pmix_proc_t* proc, void*, int status, const cha
 }
 
 // PMIx has already delivered a client's event to the local processes and tools that registered
-// for it before asking us; what is left for the host is relaying it to the other daemons' servers,
-// which a single-node DVM does not have. Delivering it again here would deliver it twice.
-pmix_status_t notify_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t range, pmix_info_t[],
-                           size_t, pmix_op_cbfunc_t, void*)
+// for it before asking us; what is left for the host is relaying it to the other daemons' servers
+// (event_relay.cc). Delivering it again here would deliver it twice.
+pmix_status_t notify_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t range, pmix_info_t info[],
+                           size_t ninfo, pmix_op_cbfunc_t, void*)
 {
-    verbose()(5, "event {} from {} (range {}) delivered locally by PMIx", PMIx_Error_string(code),
-              source ? describe(*source) : std::string("?"), PMIx_Data_range_string(range));
+    bool relayed = relay_event(code, source, range, info, ninfo);
+    verbose()(5, "event {} from {} (range {}) delivered locally by PMIx{}", PMIx_Error_string(code),
+              source ? describe(*source) : std::string("?"), PMIx_Data_range_string(range),
+              relayed ? ", relayed to the other daemons" : "");
     return PMIX_OPERATION_SUCCEEDED;
 }
 
@@ -207,7 +209,10 @@ void log_request(const pmix_proc_t* client, const pmix_info_t data[], size_t nda
             ++printed;
         }
     }
-    if (cbfunc) cbfunc(printed > 0 || ndata == 0 ? PMIX_SUCCESS : PMIX_ERR_NOT_SUPPORTED, cbdata);
+    // Never called back from inside the upcall: PMIx 4.2 may still use the request after the
+    // upcall returns, and the callback releases it.
+    pmix_status_t status = printed > 0 || ndata == 0 ? PMIX_SUCCESS : PMIX_ERR_NOT_SUPPORTED;
+    if (cbfunc) post([cbfunc, cbdata, status] { cbfunc(status, cbdata); });
 }
 
 }  // namespace prte::pmix::detail

@@ -34,6 +34,10 @@ inline constexpr Tag alloc_reply = 21;        // the master's phase-one answer t
 inline constexpr Tag alloc_event = 22;        // its completion event, for the requester's own daemon
 inline constexpr Tag alloc_query = 23;        // PMIX_QUERY_ALLOC_STATUS from a daemon's process, to the master
 inline constexpr Tag alloc_query_reply = 24;  // the master's answer
+inline constexpr Tag event_relay = 25;        // a process's PMIx event, from its daemon to the master
+inline constexpr Tag event_broadcast = 26;    // that event, broadcast to every daemon's PMIx server
+inline constexpr Tag publish_request = 27;    // PMIx_Publish/Lookup/Unpublish, to the master's store
+inline constexpr Tag publish_reply = 28;      // the master's answer
 inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
 }  // namespace tag
 

@@ -1,27 +1,80 @@
-// group: a PMIx group of all the job's ranks, on one node. Every rank constructs the group with a
-// context id, and destructs it; each prints "group ok rank R ctxid C" so that the test can check
-// that every member got the same id.
+// group: PMIx groups of all the job's ranks. Every rank constructs the group (with a context id
+// unless --no-context-id) and destructs it, --repeat N times, each time under its own id
+// ("<id>-<i>" when repeating); each construct prints "group ok rank R iter I ctxid C" (C is -1
+// without a context id), so that the test can check that every member got the same id and that
+// no id was issued twice.
+//   --id ID         the group id (default prte-test-group)
+//   --member NS:R   one more member, a process of another job (R may be *): a group of two jobs;
+//                   the construct starts once the DVM lists that job (PMIX_QUERY_NAMESPACES), as a
+//                   construct naming a namespace that is no job yet fails at once (a namespace
+//                   starting "no-such-" is not waited for)
+//   --timeout S     PMIX_TIMEOUT for the construct
+//   --late-rank R   rank R does not construct: it waits (at most 120 s) to be killed
+//   --expect-error  the construct must fail; prints "group refused rank R: <status>" and exits 0
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+#include <string>
+#include <vector>
 
 #include "client_util.h"
 
-int main()
-{
-    const char* program = "group";
-    pmix_proc_t me = prte_test::init(program);
-    pmix_proc_t job;
-    PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
+namespace {
 
-    pmix_info_t directive;
-    bool yes = true;
-    PMIX_INFO_LOAD(&directive, PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
-    pmix_info_t* results = nullptr;
-    size_t nresults = 0;
-    pmix_status_t rc = PMIx_Group_construct("prte-test-group", &job, 1, &directive, 1, &results, &nresults);
-    PMIX_INFO_DESTRUCT(&directive);
-    if (rc != PMIX_SUCCESS) {
-        prte_test::fail(program, "rank %u: PMIx_Group_construct failed: %s", me.rank, PMIx_Error_string(rc));
+const char* program = "group";
+
+struct Options {
+    std::string id = "prte-test-group";
+    int repeat = 1;
+    bool context_id = true;
+    bool expect_error = false;
+    int timeout = 0;
+    long late_rank = -1;
+    std::vector<pmix_proc_t> extra;
+};
+
+pmix_proc_t parse_member(const char* text)
+{
+    const char* colon = std::strrchr(text, ':');
+    if (!colon || colon == text) prte_test::fail(program, "--member %s: expected NSPACE:RANK", text);
+    std::string nspace(text, colon - text);
+    pmix_proc_t p;
+    pmix_rank_t rank = std::strcmp(colon + 1, "*") == 0 ? PMIX_RANK_WILDCARD
+                                                      : static_cast<pmix_rank_t>(std::strtoul(colon + 1, nullptr, 10));
+    PMIX_LOAD_PROCID(&p, nspace.c_str(), rank);
+    return p;
+}
+
+Options parse(int argc, char** argv)
+{
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--id" && i + 1 < argc) {
+            o.id = argv[++i];
+        } else if (a == "--repeat" && i + 1 < argc) {
+            o.repeat = std::atoi(argv[++i]);
+            if (o.repeat < 1) prte_test::fail(program, "--repeat %s: expected a positive number", argv[i]);
+        } else if (a == "--member" && i + 1 < argc) {
+            o.extra.push_back(parse_member(argv[++i]));
+        } else if (a == "--no-context-id") {
+            o.context_id = false;
+        } else if (a == "--late-rank" && i + 1 < argc) {
+            o.late_rank = std::atol(argv[++i]);
+        } else if (a == "--timeout" && i + 1 < argc) {
+            o.timeout = std::atoi(argv[++i]);
+        } else if (a == "--expect-error") {
+            o.expect_error = true;
+        } else {
+            prte_test::fail(program, "unknown argument '%s'", argv[i]);
+        }
     }
+    return o;
+}
+
+long long context_id_of(const pmix_info_t* results, size_t nresults)
+{
     long long context_id = -1;
     for (size_t i = 0; i < nresults; ++i) {
         int64_t v;
@@ -29,15 +82,100 @@ int main()
             context_id = v;
         }
     }
-    if (results) PMIX_INFO_FREE(results, nresults);
-    if (context_id < 0) prte_test::fail(program, "rank %u: the group has no context id", me.rank);
+    return context_id;
+}
 
-    rc = PMIx_Group_destruct("prte-test-group", nullptr, 0);
-    if (rc != PMIX_SUCCESS) {
-        prte_test::fail(program, "rank %u: PMIx_Group_destruct failed: %s", me.rank, PMIx_Error_string(rc));
+bool namespace_known(const char* nspace)
+{
+    pmix_query_t q;
+    PMIX_QUERY_CONSTRUCT(&q);
+    pmix_status_t rc = PMIX_SUCCESS;
+    PMIX_ARGV_APPEND(rc, q.keys, PMIX_QUERY_NAMESPACES);
+    pmix_info_t* results = nullptr;
+    size_t n = 0;
+    rc = PMIx_Query_info(&q, 1, &results, &n);
+    bool found = false;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < n; ++i) {
+        if (PMIX_CHECK_KEY(&results[i], PMIX_QUERY_NAMESPACES) && results[i].value.type == PMIX_STRING) {
+            std::string list = std::string(",") + results[i].value.data.string + ",";
+            found = list.find(std::string(",") + nspace + ",") != std::string::npos;
+        }
     }
-    std::printf("group ok rank %u ctxid %lld\n", me.rank, context_id);
-    std::fflush(stdout);
+    if (results) PMIX_INFO_FREE(results, n);
+    PMIX_QUERY_DESTRUCT(&q);
+    return found;
+}
+
+// Waits (at most 30 s) until the DVM lists every other job named as a member.
+void wait_for_jobs(const std::vector<pmix_proc_t>& extra)
+{
+    for (const pmix_proc_t& p : extra) {
+        if (std::strncmp(p.nspace, "no-such-", 8) == 0) continue;
+        int tries = 0;
+        while (!namespace_known(p.nspace)) {
+            if (++tries > 600) prte_test::fail(program, "job %s did not appear within 30 s", p.nspace);
+            usleep(50000);
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    Options o = parse(argc, argv);
+    pmix_proc_t me = prte_test::init(program);
+    std::vector<pmix_proc_t> members(1);
+    PMIX_LOAD_PROCID(&members[0], me.nspace, PMIX_RANK_WILDCARD);
+    members.insert(members.end(), o.extra.begin(), o.extra.end());
+    wait_for_jobs(o.extra);
+    if (o.late_rank == static_cast<long>(me.rank)) {
+        std::printf("group late rank %u waits\n", me.rank);
+        std::fflush(stdout);
+        sleep(120);
+        prte_test::fail(program, "rank %u: still alive after 120 s", me.rank);
+    }
+
+    for (int iter = 0; iter < o.repeat; ++iter) {
+        std::string id = o.repeat == 1 ? o.id : o.id + "-" + std::to_string(iter);
+        std::vector<pmix_info_t> directives;
+        bool yes = true;
+        if (o.context_id) {
+            directives.emplace_back();
+            PMIX_INFO_LOAD(&directives.back(), PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+        }
+        if (o.timeout > 0) {
+            directives.emplace_back();
+            PMIX_INFO_LOAD(&directives.back(), PMIX_TIMEOUT, &o.timeout, PMIX_INT);
+        }
+        pmix_info_t* results = nullptr;
+        size_t nresults = 0;
+        pmix_status_t rc = PMIx_Group_construct(id.c_str(), members.data(), members.size(), directives.data(),
+                                                directives.size(), &results, &nresults);
+        for (auto& d : directives) PMIX_INFO_DESTRUCT(&d);
+        if (o.expect_error) {
+            if (rc == PMIX_SUCCESS) prte_test::fail(program, "rank %u: the construct of %s succeeded", me.rank, id.c_str());
+            std::printf("group refused rank %u: %s\n", me.rank, PMIx_Error_string(rc));
+            std::fflush(stdout);
+            prte_test::finalize(program);
+            return 0;
+        }
+        if (rc != PMIX_SUCCESS) {
+            prte_test::fail(program, "rank %u: PMIx_Group_construct(%s) failed: %s", me.rank, id.c_str(),
+                            PMIx_Error_string(rc));
+        }
+        long long context_id = context_id_of(results, nresults);
+        if (results) PMIX_INFO_FREE(results, nresults);
+        if (o.context_id && context_id < 0) prte_test::fail(program, "rank %u: the group has no context id", me.rank);
+
+        rc = PMIx_Group_destruct(id.c_str(), nullptr, 0);
+        if (rc != PMIX_SUCCESS) {
+            prte_test::fail(program, "rank %u: PMIx_Group_destruct(%s) failed: %s", me.rank, id.c_str(),
+                            PMIx_Error_string(rc));
+        }
+        std::printf("group ok rank %u iter %d ctxid %lld\n", me.rank, iter, context_id);
+        std::fflush(stdout);
+    }
     prte_test::finalize(program);
     return 0;
 }

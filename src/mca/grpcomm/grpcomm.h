@@ -23,23 +23,27 @@
 namespace prte::grpcomm {
 
 // 2: job_released(), so a module can forget what it kept about a finished job.
-inline constexpr uint32_t kInterfaceVersion = 2;
+// 3: Signature::assign_context_id and the context id handed to AllgatherCallback (PMIx groups).
+inline constexpr uint32_t kInterfaceVersion = 3;
 
 // Fired on the master only, once every daemon has received the op, or with an error when it
 // cannot be delivered. Runs on the progress thread.
 using XcastCompletion = std::function<void(const Status&)>;
 
 // Identifies one allgather: the participating processes (a PMIx fence's proc list) and an id
-// that tells apart concurrent collectives over the same procs (PMIx group construct).
+// that tells apart concurrent collectives over the same procs (PMIx group construct). With
+// assign_context_id (any participant may ask), the master issues a context id as it releases the
+// result: one counter for the DVM's life, so an id is never issued twice (PMIx groups).
 struct Signature {
     std::vector<pmix_proc_t> procs;
     std::string id;
+    bool assign_context_id = false;
 };
 
-// Fired on each participating daemon with the combined data, or with an error when a daemon
-// hosting participants left before the collective completed (the fence then fails rather than
-// waiting for data that will never come).
-using AllgatherCallback = std::function<void(const Status&, const rml::Payload& combined)>;
+// Fired on each participating daemon with the combined data and the context id (0 when none was
+// asked for), or with an error when a daemon hosting participants left before the collective
+// completed (the fence then fails rather than waiting for data that will never come).
+using AllgatherCallback = std::function<void(const Status&, const rml::Payload& combined, uint64_t context_id)>;
 
 class Module : public mca::Module {
   public:

@@ -15,7 +15,8 @@
 // tree is repaired, a daemon whose parent changed sends what it holds to the new parent. A daemon
 // hosting participants that leaves fails the collective everywhere instead of leaving it waiting.
 // Successive collectives over the same processes are told apart by a per-signature sequence
-// number every participant counts alike.
+// number every participant counts alike. A collective that asks for a context id (a PMIx group
+// construct) gets it from the master's counter when the master releases the result.
 //
 // Memory stays bounded for a long-lived DVM: broadcast ids are remembered as a low-water mark plus
 // the few seen above it, and everything kept per signature goes when its job is released.
@@ -57,6 +58,7 @@ class DirectModule final : public Module {
         AllgatherCallback on_complete;                 // participants only
         runtime::Rank sent_to = runtime::kInvalidRank;  // the parent it last went up to
         bool released = false;                          // the master has broadcast the result
+        bool assign_context_id = false;                 // some participant asked for one
     };
 
     void on_xcast(runtime::Rank origin, rml::Payload&& payload);
@@ -89,6 +91,8 @@ class DirectModule final : public Module {
     std::map<std::string, uint64_t> signature_seq_;
     std::map<std::string, uint64_t> released_seq_;
     std::map<std::string, GatherOp> gathers_;  // by "<signature>#<seq>"
+    // Master: the next group context id. Never reset, so no id is issued twice in a DVM's life.
+    uint64_t next_context_id_ = 1;
 };
 
 }  // namespace prte::grpcomm::direct

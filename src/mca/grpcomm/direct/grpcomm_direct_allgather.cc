@@ -100,6 +100,7 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
     }
     op->shares[self] = contribution;
     op->on_complete = std::move(on_complete);
+    op->assign_context_id = op->assign_context_id || signature.assign_context_id;
     verbose()(5, "allgather {}: {} byte(s) from this daemon; participants {}", op_key(sig, seq), contribution.size(),
               op->participants.size());
     maybe_send_up(*op);
@@ -112,6 +113,7 @@ void DirectModule::on_gather(Rank origin, rml::Payload&& payload)
     std::string sig = r.str();
     uint64_t seq = r.u64();
     std::vector<std::string> procs = r.strings();
+    bool assign_context_id = r.u8() != 0;
     uint32_t count = r.u32();
     std::map<Rank, rml::Payload> shares;
     for (uint32_t i = 0; i < count && r.ok(); ++i) {
@@ -128,6 +130,7 @@ void DirectModule::on_gather(Rank origin, rml::Payload&& payload)
         return;
     }
     verbose()(5, "allgather {}: {} share(s) from daemon {}", op_key(sig, seq), shares.size(), origin);
+    op->assign_context_id = op->assign_context_id || assign_context_id;
     // The same share may come twice after a repair (once through the old path, once resent).
     op->shares.merge(shares);
     maybe_send_up(*op);
@@ -160,9 +163,11 @@ void DirectModule::maybe_send_up(GatherOp& op)
         op.released = true;
         rml::Payload combined;
         for (const auto& [rank, data] : op.shares) combined.insert(combined.end(), data.begin(), data.end());
-        verbose()(5, "allgather {}: complete, {} byte(s) from {} daemon(s)", key, combined.size(), op.shares.size());
+        uint64_t context_id = op.assign_context_id ? next_context_id_++ : 0;
+        verbose()(5, "allgather {}: complete, {} byte(s) from {} daemon(s){}", key, combined.size(), op.shares.size(),
+                  context_id ? fmt::format(", context id {}", context_id) : std::string());
         rml::Writer w;
-        w.str(op.signature).u64(op.seq).bytes(combined);
+        w.str(op.signature).u64(op.seq).u64(context_id).bytes(combined);
         if (Status st = xcast(rml::tag::allgather_release, w.take(), {}); !st) {
             fail_gather(key, {Errc::internal, fmt::format("cannot broadcast the result: {}", st.message())});
         }
@@ -171,7 +176,7 @@ void DirectModule::maybe_send_up(GatherOp& op)
     Rank parent = messenger().tree().parent();
     if (parent == kInvalidRank || parent == op.sent_to) return;
     rml::Writer w;
-    w.str(op.signature).u64(op.seq).strings(op.procs);
+    w.str(op.signature).u64(op.seq).strings(op.procs).u8(op.assign_context_id ? 1 : 0);
     write_shares(w, op.shares);
     if (Status st = messenger().send(parent, rml::tag::allgather, w.take()); !st) {
         // The lost-peer handling repairs the tree and calls us again with the new parent.
@@ -186,6 +191,7 @@ void DirectModule::on_release(Rank, rml::Payload&& payload)
     rml::Reader r(payload, "allgather result");
     std::string sig = r.str();
     uint64_t seq = r.u64();
+    uint64_t context_id = r.u64();
     rml::Payload data = r.bytes();
     if (!r.ok()) {
         output::warning("dropped an allgather result: {}", r.error());
@@ -197,7 +203,7 @@ void DirectModule::on_release(Rank, rml::Payload&& payload)
     if (it == gathers_.end()) return;  // this daemon held no share of it
     AllgatherCallback done = std::move(it->second.on_complete);
     gathers_.erase(it);
-    if (done) done({}, data);
+    if (done) done({}, data, context_id);
 }
 
 void DirectModule::fail_gather(const std::string& key, const Status& why)
@@ -209,7 +215,7 @@ void DirectModule::fail_gather(const std::string& key, const Status& why)
     uint64_t& released = released_seq_[op.signature];
     released = std::max(released, op.seq);
     verbose()(1, "allgather {}: failed: {}", key, why.message());
-    if (op.on_complete) op.on_complete(why, {});
+    if (op.on_complete) op.on_complete(why, {}, 0);
 }
 
 // Called after every tree repair: collectives waiting on a daemon that left fail (its processes

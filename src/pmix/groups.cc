@@ -1,0 +1,148 @@
+// PMIx groups (PMIx_Group_construct/destruct) across nodes and namespaces.
+//
+// PMIx 4.2 completes a group of this node's processes that asks for no context id by itself and
+// only tells us (PMIX_GROUP_LOCAL_ONLY). Otherwise each server hosting members calls the group
+// upcall once, when all its local members have called, with the members, the request for a context
+// id and the local members' data (PMIX_GROUP_ENDPT_DATA). The daemons hosting members meet in a
+// grpcomm allgather (collectives.cc, exchange()) keyed by the group id and the operation; the
+// master issues the context id as it releases the result (one counter for the DVM's life, so an
+// id is never issued twice), and every server gets the context id and every node's data back.
+//
+// Error paths: the PMIx callback is called exactly once, from the progress thread, and only after
+// the upcall has returned PMIX_SUCCESS. PMIx 4.2.2 records a group when the construct completes,
+// whatever the status, and only a destruct removes that record; a construct completed with an
+// error (a member's daemon lost, the job ended) therefore leaves its id unusable on the servers
+// that hosted members: a later construct of the same id there is never handed to the host and
+// waits forever (issue 14 item 1; docs/user-guide.md, "Groups"). Groups of members on several
+// nodes were refused with PMIX_ERR_NOT_SUPPORTED until now, which is how every job constructing
+// such a group wedged its id - and with it the next run of the same program - on every daemon.
+#include <pmix.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "pmix/info_array.h"
+#include "pmix/internal.h"
+#include "rml/buffer.h"
+
+namespace prte::pmix::detail {
+namespace {
+
+void release_info(void* cbdata) { delete static_cast<InfoArray*>(cbdata); }
+
+const char* operation_name(pmix_group_operation_t op)
+{
+    return op == PMIX_GROUP_CONSTRUCT ? "construct" : op == PMIX_GROUP_DESTRUCT ? "destruct" : "operation";
+}
+
+// What a construct hands back: the context id if one was asked for, and each node's member data
+// as PMIx's server packed it (one PMIX_GROUP_ENDPT_DATA per node that had any).
+Status construct_results(const rml::Payload& combined, bool want_context_id, uint64_t context_id, InfoArray& results)
+{
+    if (want_context_id) {
+        if (context_id == 0) return {Errc::internal, "the master issued no context id"};
+        results.add_size(PMIX_GROUP_CONTEXT_ID, context_id);
+    }
+    rml::Reader r(combined, "group member data");
+    while (!r.at_end()) {
+        rml::Payload blob = r.bytes();
+        if (!r.ok()) return {Errc::internal, fmt::format("malformed member data: {}", r.error())};
+        if (blob.empty()) continue;
+        pmix_byte_object_t bo;
+        bo.bytes = reinterpret_cast<char*>(blob.data());
+        bo.size = blob.size();
+        results.add(PMIX_GROUP_ENDPT_DATA, &bo, PMIX_BYTE_OBJECT);  // copied
+    }
+    return {};
+}
+
+struct GroupRequest {
+    pmix_group_operation_t op;
+    std::string id;
+    bool want_context_id = false;
+    rml::Payload endpoint_data;
+    std::vector<pmix_proc_t> members;
+    pmix_info_cbfunc_t cbfunc;
+    void* cbdata;
+};
+
+// A member of no known job would never contribute: the construct fails at once rather than wait.
+Status check_members(const std::vector<pmix_proc_t>& members)
+{
+    for (const pmix_proc_t& m : members) {
+        if (!find_job(m.nspace)) {
+            return {Errc::not_found, fmt::format("member {} names namespace '{}', which is no job of this DVM",
+                                                 describe(m), m.nspace)};
+        }
+    }
+    return {};
+}
+
+void answer_error(const GroupRequest& req, const Status& why)
+{
+    verbose()(1, "group {} {} over {} failed: {}", req.id, operation_name(req.op), describe_all(req.members),
+              why.message());
+    if (req.cbfunc) req.cbfunc(to_pmix_status(why), nullptr, 0, req.cbdata, nullptr, nullptr);
+}
+
+// Progress thread.
+void run_group(std::shared_ptr<GroupRequest> req)
+{
+    const char* what = operation_name(req->op);
+    if (Status st = check_members(req->members); !st) {
+        answer_error(*req, st);
+        return;
+    }
+    grpcomm::Signature signature{req->members, fmt::format("group {} {}", req->id, what), req->want_context_id};
+    rml::Writer w;
+    w.bytes(req->endpoint_data);
+    verbose()(5, "group {} {} over {}{}", req->id, what, describe_all(req->members),
+              req->want_context_id ? ", context id wanted" : "");
+    exchange(signature, w.take(), [req, what](const Status& st, rml::Payload combined, uint64_t context_id) {
+        auto results = std::make_unique<InfoArray>();
+        Status outcome = st;
+        if (outcome && req->op == PMIX_GROUP_CONSTRUCT) {
+            outcome = construct_results(combined, req->want_context_id, context_id, *results);
+        }
+        if (!outcome) {
+            answer_error(*req, outcome);
+            return;
+        }
+        verbose()(5, "group {} {}: done{}", req->id, what,
+                  context_id ? fmt::format(", context id {}", context_id) : std::string());
+        if (!req->cbfunc) return;
+        InfoArray* held = results.release();
+        req->cbfunc(PMIX_SUCCESS, held->data(), held->size(), req->cbdata, release_info, held);
+    });
+}
+
+}  // namespace
+
+pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,
+                    const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata)
+{
+    std::string id = grp ? grp : "";
+    if (has_flag(directives, ndirs, PMIX_GROUP_LOCAL_ONLY)) {
+        verbose()(5, "group {} {}: local, completed by PMIx", id, operation_name(op));
+        return PMIX_OPERATION_SUCCEEDED;
+    }
+    auto req = std::make_shared<GroupRequest>();
+    req->op = op;
+    req->id = id;
+    req->want_context_id = op == PMIX_GROUP_CONSTRUCT && has_flag(directives, ndirs, PMIX_GROUP_ASSIGN_CONTEXT_ID);
+    if (const pmix_info_t* e = find_info(directives, ndirs, PMIX_GROUP_ENDPT_DATA);
+        e && e->value.type == PMIX_BYTE_OBJECT && e->value.data.bo.bytes) {
+        const auto* bytes = reinterpret_cast<const uint8_t*>(e->value.data.bo.bytes);
+        req->endpoint_data.assign(bytes, bytes + e->value.data.bo.size);
+    }
+    req->members = copy_procs(procs, nprocs);
+    req->cbfunc = cbfunc;
+    req->cbdata = cbdata;
+    post([req] { run_group(req); });
+    return PMIX_SUCCESS;
+}
+
+}  // namespace prte::pmix::detail

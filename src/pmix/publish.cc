@@ -1,0 +1,354 @@
+// PMIx_Publish / PMIx_Lookup / PMIx_Unpublish: one store for the DVM, on the master.
+//
+// Open MPI 4.1 exchanges the port of MPI_Comm_spawn and MPI_Comm_accept/connect this way. A
+// daemon's upcall sends the request to the master and answers PMIx with the master's reply; the
+// master's own upcalls use the store directly. A key is published once (a second publish of it is
+// PMIX_ERR_DUPLICATE_KEY), and lives until its publisher unpublishes it or its job ends. A lookup
+// with PMIX_WAIT waits until every key it names is published (or the requester's job ends);
+// without it, it answers with what is there (PMIX_ERR_NOT_FOUND when nothing is). Ranges and
+// persistence other than "until the job ends" are not applied.
+#include <pmix.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "pmix/info_array.h"
+#include "pmix/internal.h"
+#include "rml/buffer.h"
+#include "rml/rml.h"
+#include "runtime/runtime.h"
+
+namespace prte::pmix::detail {
+namespace {
+
+using runtime::Rank;
+
+rml::Messenger& messenger() { return rml::Messenger::instance(); }
+bool is_master() { return runtime::Runtime::instance().identity().role == mca::ProcessRole::master; }
+
+enum class Op : uint8_t { publish = 1, lookup = 2, unpublish = 3 };
+
+// What a lookup answers: per key found, the publisher and the entry (one pmix_info_t, packed).
+struct Found {
+    pmix_proc_t publisher{};
+    rml::Payload entry;
+};
+using Answer = std::function<void(pmix_status_t, const std::vector<Found>&)>;
+
+struct Request {
+    Op op = Op::publish;
+    pmix_proc_t requester{};
+    rml::Payload info;               // publish: the data; lookup/unpublish: directives
+    std::vector<std::string> keys;   // lookup/unpublish
+};
+
+// The master's store.
+struct Entry {
+    pmix_proc_t publisher{};
+    rml::Payload entry;
+};
+struct Waiting {
+    Request request;
+    Answer answer;
+};
+struct Store {
+    std::map<std::string, Entry> entries;
+    std::vector<Waiting> waiting;
+};
+Store& store()
+{
+    static Store s;
+    return s;
+}
+
+// Directives that come with the data in a publish and are not data themselves (PMIx 4.2 also
+// passes entries with an empty key).
+bool is_directive(const pmix_info_t& info)
+{
+    if (info.key[0] == '\0') return true;
+    for (const char* key : {PMIX_RANGE, PMIX_PERSISTENCE, PMIX_TIMEOUT, PMIX_WAIT, PMIX_USERID, PMIX_GRPID}) {
+        if (PMIX_CHECK_KEY(&info, key)) return true;
+    }
+    return false;
+}
+
+struct InfoHolder {
+    pmix_info_t* info = nullptr;
+    size_t n = 0;
+    ~InfoHolder()
+    {
+        if (info) PMIX_INFO_FREE(info, n);
+    }
+};
+
+void publish_here(const Request& r, const Answer& answer)
+{
+    InfoHolder data;
+    data.info = unpack_infos(r.info, data.n);
+    if (!data.info) return answer(PMIX_ERR_UNPACK_FAILURE, {});
+    for (size_t i = 0; i < data.n; ++i) {
+        if (!is_directive(data.info[i]) && store().entries.count(data.info[i].key)) {
+            verbose()(1, "publish from {} refused: key {} is already published", describe(r.requester), data.info[i].key);
+            return answer(PMIX_ERR_DUPLICATE_KEY, {});
+        }
+    }
+    for (size_t i = 0; i < data.n; ++i) {
+        if (is_directive(data.info[i])) continue;
+        Entry e{r.requester, {}};
+        if (!pack_infos(&data.info[i], 1, e.entry)) return answer(PMIX_ERR_PACK_FAILURE, {});
+        verbose()(5, "{} publishes {}", describe(r.requester), data.info[i].key);
+        store().entries[data.info[i].key] = std::move(e);
+    }
+    answer(PMIX_SUCCESS, {});
+}
+
+// True when answered; false when it must wait for keys not yet published.
+bool lookup_here(const Request& r, const Answer& answer, bool may_wait)
+{
+    InfoHolder directives;
+    directives.info = unpack_infos(r.info, directives.n);
+    bool wait = may_wait && directives.info && has_flag(directives.info, directives.n, PMIX_WAIT);
+    std::vector<Found> found;
+    for (const std::string& key : r.keys) {
+        auto it = store().entries.find(key);
+        if (it != store().entries.end()) found.push_back({it->second.publisher, it->second.entry});
+    }
+    if (wait && found.size() < r.keys.size()) return false;
+    verbose()(5, "lookup from {}: {} of {} key(s) found", describe(r.requester), found.size(), r.keys.size());
+    answer(found.empty() ? PMIX_ERR_NOT_FOUND : PMIX_SUCCESS, found);
+    return true;
+}
+
+void unpublish_here(const Request& r, const Answer& answer)
+{
+    std::erase_if(store().entries, [&](const auto& kv) {
+        bool named = r.keys.empty() || std::find(r.keys.begin(), r.keys.end(), kv.first) != r.keys.end();
+        return named && PMIX_CHECK_PROCID(&kv.second.publisher, &r.requester);
+    });
+    answer(PMIX_SUCCESS, {});
+}
+
+void retry_waiting()
+{
+    std::vector<Waiting> still;
+    std::vector<Waiting> pending = std::move(store().waiting);
+    store().waiting.clear();
+    for (Waiting& w : pending) {
+        if (!lookup_here(w.request, w.answer, true)) still.push_back(std::move(w));
+    }
+    for (Waiting& w : still) store().waiting.push_back(std::move(w));
+}
+
+// Master, progress thread.
+void serve(Request r, Answer answer)
+{
+    switch (r.op) {
+    case Op::publish:
+        publish_here(r, answer);
+        retry_waiting();
+        break;
+    case Op::lookup:
+        if (!lookup_here(r, answer, true)) {
+            verbose()(5, "lookup from {} waits for its keys", describe(r.requester));
+            store().waiting.push_back({std::move(r), std::move(answer)});
+        }
+        break;
+    case Op::unpublish: unpublish_here(r, answer); break;
+    }
+}
+
+void write_request(rml::Writer& w, const Request& r)
+{
+    w.u8(static_cast<uint8_t>(r.op)).str(r.requester.nspace).u32(r.requester.rank).bytes(r.info).strings(r.keys);
+}
+
+bool read_request(rml::Reader& rd, Request& r)
+{
+    uint8_t op = rd.u8();
+    std::string nspace = rd.str();
+    r.requester.rank = rd.u32();
+    r.info = rd.bytes();
+    r.keys = rd.strings();
+    if (!rd.ok() || op < 1 || op > 3 || nspace.size() > PMIX_MAX_NSLEN) return false;
+    r.op = static_cast<Op>(op);
+    PMIX_LOAD_NSPACE(r.requester.nspace, nspace.c_str());
+    return true;
+}
+
+// Daemon side: requests waiting for the master's reply.
+struct Pending {
+    Answer answer;
+};
+std::map<uint64_t, Pending>& pending()
+{
+    static std::map<uint64_t, Pending> p;
+    return p;
+}
+
+void on_request(Rank origin, rml::Payload&& payload)
+{
+    rml::Reader rd(payload, "publish/lookup request");
+    uint64_t id = rd.u64();
+    Request r;
+    if (!read_request(rd, r)) {
+        output::warning("dropped a publish/lookup request from daemon {}: {}", origin, rd.ok() ? "bad field" : rd.error());
+        return;
+    }
+    serve(std::move(r), [origin, id](pmix_status_t status, const std::vector<Found>& found) {
+        rml::Writer w;
+        w.u64(id).i32(status).u32(static_cast<uint32_t>(found.size()));
+        for (const Found& f : found) w.str(f.publisher.nspace).u32(f.publisher.rank).bytes(f.entry);
+        if (Status st = messenger().send(origin, rml::tag::publish_reply, w.take()); !st) {
+            verbose()(1, "cannot answer daemon {}'s publish/lookup request: {}", origin, st.message());
+        }
+    });
+}
+
+void on_reply(Rank, rml::Payload&& payload)
+{
+    rml::Reader rd(payload, "publish/lookup reply");
+    uint64_t id = rd.u64();
+    pmix_status_t status = rd.i32();
+    uint32_t count = rd.u32();
+    std::vector<Found> found;
+    for (uint32_t i = 0; i < count && rd.ok() && i < 4096; ++i) {
+        Found f;
+        std::string nspace = rd.str();
+        f.publisher.rank = rd.u32();
+        f.entry = rd.bytes();
+        if (nspace.size() > PMIX_MAX_NSLEN) break;
+        PMIX_LOAD_NSPACE(f.publisher.nspace, nspace.c_str());
+        found.push_back(std::move(f));
+    }
+    auto it = pending().find(id);
+    if (it == pending().end()) return;
+    Answer answer = std::move(it->second.answer);
+    pending().erase(it);
+    if (!rd.ok()) {
+        output::warning("dropped a malformed publish/lookup reply: {}", rd.error());
+        return answer(PMIX_ERR_UNPACK_FAILURE, {});
+    }
+    answer(status, found);
+}
+
+// Any role, progress thread.
+void submit(Request r, Answer answer)
+{
+    if (is_master()) return serve(std::move(r), std::move(answer));
+    static uint64_t next_id = 1;
+    uint64_t id = next_id++;
+    rml::Writer w;
+    w.u64(id);
+    write_request(w, r);
+    Status st = w.ok() ? messenger().send(0, rml::tag::publish_request, w.take())
+                       : Status(Errc::internal, "cannot pack the request");
+    if (!st) {
+        verbose()(1, "publish/lookup from {} failed: cannot reach the master: {}", describe(r.requester), st.message());
+        return answer(PMIX_ERR_UNREACH, {});
+    }
+    pending()[id] = {std::move(answer)};
+}
+
+// The entries found, as PMIx's lookup callback wants them.
+void answer_lookup(pmix_lookup_cbfunc_t cbfunc, void* cbdata, pmix_status_t status, const std::vector<Found>& found)
+{
+    std::vector<pmix_pdata_t> data(found.size());
+    size_t n = 0;
+    for (const Found& f : found) {
+        InfoHolder entry;
+        entry.info = unpack_infos(f.entry, entry.n);
+        if (!entry.info || entry.n != 1) continue;
+        PMIX_PDATA_CONSTRUCT(&data[n]);
+        data[n].proc = f.publisher;
+        PMIX_LOAD_KEY(data[n].key, entry.info[0].key);
+        PMIx_Value_xfer(&data[n].value, &entry.info[0].value);
+        ++n;
+    }
+    if (cbfunc) cbfunc(n == 0 && status == PMIX_SUCCESS ? PMIX_ERR_NOT_FOUND : status, n ? data.data() : nullptr, n, cbdata);
+    for (size_t i = 0; i < n; ++i) PMIX_PDATA_DESTRUCT(&data[i]);
+}
+
+std::vector<std::string> copy_keys(char** keys)
+{
+    std::vector<std::string> out;
+    for (char** k = keys; k && *k; ++k) out.emplace_back(*k);
+    return out;
+}
+
+}  // namespace
+
+pmix_status_t publish(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                      void* cbdata)
+{
+    Request r;
+    r.op = Op::publish;
+    if (proc) r.requester = *proc;
+    if (!pack_infos(info, ninfo, r.info)) return PMIX_ERR_PACK_FAILURE;
+    post([r = std::move(r), cbfunc, cbdata]() mutable {
+        submit(std::move(r), [cbfunc, cbdata](pmix_status_t st, const std::vector<Found>&) {
+            if (cbfunc) cbfunc(st, cbdata);
+        });
+    });
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t lookup(const pmix_proc_t* proc, char** keys, const pmix_info_t info[], size_t ninfo,
+                     pmix_lookup_cbfunc_t cbfunc, void* cbdata)
+{
+    Request r;
+    r.op = Op::lookup;
+    if (proc) r.requester = *proc;
+    r.keys = copy_keys(keys);
+    if (r.keys.empty()) return PMIX_ERR_BAD_PARAM;
+    if (!pack_infos(info, ninfo, r.info)) return PMIX_ERR_PACK_FAILURE;
+    post([r = std::move(r), cbfunc, cbdata]() mutable {
+        submit(std::move(r), [cbfunc, cbdata](pmix_status_t st, const std::vector<Found>& found) {
+            answer_lookup(cbfunc, cbdata, st, found);
+        });
+    });
+    return PMIX_SUCCESS;
+}
+
+pmix_status_t unpublish(const pmix_proc_t* proc, char** keys, const pmix_info_t info[], size_t ninfo,
+                        pmix_op_cbfunc_t cbfunc, void* cbdata)
+{
+    Request r;
+    r.op = Op::unpublish;
+    if (proc) r.requester = *proc;
+    r.keys = copy_keys(keys);
+    if (!pack_infos(info, ninfo, r.info)) return PMIX_ERR_PACK_FAILURE;
+    post([r = std::move(r), cbfunc, cbdata]() mutable {
+        submit(std::move(r), [cbfunc, cbdata](pmix_status_t st, const std::vector<Found>&) {
+            if (cbfunc) cbfunc(st, cbdata);
+        });
+    });
+    return PMIX_SUCCESS;
+}
+
+// Master: a job has ended: its entries go, and so do lookups of its processes still waiting
+// (their PMIx servers are forgetting them).
+void forget_published(const std::string& nspace)
+{
+    std::erase_if(store().entries, [&](const auto& kv) { return nspace == kv.second.publisher.nspace; });
+    std::erase_if(store().waiting, [&](const Waiting& w) { return nspace == w.request.requester.nspace; });
+    if (is_master()) {
+        verbose()(5, "job {} ended: the store holds {} published key(s), {} waiting lookup(s)", nspace,
+                  store().entries.size(), store().waiting.size());
+    }
+}
+
+void enable_publish_relay()
+{
+    if (is_master()) {
+        messenger().register_handler(rml::tag::publish_request, on_request);
+    } else {
+        messenger().register_handler(rml::tag::publish_reply, on_reply);
+    }
+}
+
+}  // namespace prte::pmix::detail

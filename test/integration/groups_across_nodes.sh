@@ -1,0 +1,58 @@
+#!/bin/sh
+# Issue 13 item 2: PMIx groups over ranks on several nodes and of two jobs, on 3 local nodes
+# (rml_radix 2): every member gets the same context id, issued by the master and never twice
+# (100 constructs in a row), groups without a context id, and the collective state freed.
+. "$PRTE_SRCDIR/test/integration/lib.sh"
+. "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
+. "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
+CLIENTS="$PRTE_BUILDDIR/test/clients"
+
+start_local_nodes_dvm 3 2 --prtemca pmix_server_verbose 2 --prtemca grpcomm_base_verbose 5
+dvm_ns=$(sed -n 's/.*PMIx server \(prte-[^ ]*\):0 started.*/\1/p' "$TEST_TMP/prte.err" | head -1)
+[ -n "$dvm_ns" ] || fail "cannot find the DVM's namespace in its log"
+
+# A group of two jobs on all nodes: jobs 1 and 2 of this DVM, each naming the other as members.
+"$PRUN" -n 3 --map-by node:OVERSUBSCRIBE "$CLIENTS/group" --id two-jobs --member "$dvm_ns@2:*" \
+    >"$TEST_TMP/job_a.out" 2>"$TEST_TMP/job_a.err" &
+job_a=$!
+wait_for_line "$TEST_TMP/prte.err" "spawns job $dvm_ns@1" || fail "job 1 did not start"
+run job_b timeout 60 "$PRUN" -n 3 --map-by node:OVERSUBSCRIBE "$CLIENTS/group" --id two-jobs --member "$dvm_ns@1:*"
+wait "$job_a"
+status_a=$?
+cat "$TEST_TMP/job_a.out" "$TEST_TMP/job_b.out" >"$TEST_TMP/two.out"
+members=$(grep -c '^group ok rank' "$TEST_TMP/two.out")
+ids=$(awk '/^group ok/ {print $NF}' "$TEST_TMP/two.out" | sort -u)
+if [ $status_a = 0 ] && [ "$(status_of job_b)" = 0 ] && [ "$members" = 6 ] && [ "$(echo "$ids" | wc -l)" = 1 ]; then
+    pass "a group of two jobs on 3 nodes: 6 members, one context id ($ids)"
+else
+    fail "two jobs: exits $status_a/$(status_of job_b), $members members, context ids: $ids"
+    sed 's/^/    /' "$TEST_TMP/two.out" "$TEST_TMP/job_a.err" "$TEST_TMP/job_b.err"
+fi
+
+# 100 constructs in a row: each one context id for all members, no id issued twice.
+run many timeout 300 "$PRUN" -n 6 --map-by node:OVERSUBSCRIBE "$CLIENTS/group" --repeat 100 --id many
+expect_status many 0
+per_iter=$(awk '/^group ok/ {print $6, $NF}' "$TEST_TMP/many.out" | sort -u | awk '{print $1}' | uniq -d | wc -l)
+distinct=$(awk '/^group ok/ {print $NF}' "$TEST_TMP/many.out" | sort -u | wc -l)
+lines=$(grep -c '^group ok' "$TEST_TMP/many.out")
+[ "$lines" = 600 ] && [ "$per_iter" = 0 ] && [ "$distinct" = 100 ] &&
+    pass "100 constructs: 600 members ok, one id per construct, 100 distinct ids" ||
+    fail "100 constructs: $lines member lines, $per_iter constructs with several ids, $distinct distinct ids"
+# The ids are the master's: all above those of the two-job group, none reused from it.
+if awk '/^group ok/ {print $NF}' "$TEST_TMP/many.out" | grep -qx "$ids"; then
+    fail "a context id of the two-job group was issued again"; else pass "no id of the earlier group issued again"; fi
+
+# Without a context id, across nodes.
+run plain timeout 60 "$PRUN" -n 6 --map-by node:OVERSUBSCRIBE "$CLIENTS/group" --no-context-id --id plain
+expect_status plain 0
+[ "$(grep -c '^group ok rank .* ctxid -1$' "$TEST_TMP/plain.out")" = 6 ] && pass "6 members without a context id" ||
+    fail "plain: $(cat "$TEST_TMP/plain.out")"
+
+# The collective state of every group is freed on every daemon (master and 3) once its jobs are
+# gone: the last job's release line of each says so.
+plain_ns=$(sed -n "s/.*spawns job \($dvm_ns@[0-9]*\).*/\1/p" "$TEST_TMP/prte.err" | tail -1)
+held=$(grep "job $plain_ns released; still held" "$TEST_TMP/prte.err")
+if [ "$(echo "$held" | grep -c ', 0 collective(s),')" = 4 ]; then pass "no collective left on any of the 4 daemons"; else
+    fail "collective state after the last job: $held"; fi
+stop_dvm
+finish
