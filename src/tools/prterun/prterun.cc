@@ -199,6 +199,8 @@ int main(int argc, char** argv)
     setenv("TMPDIR", pattern.c_str(), 1);
     // ^C reaches prun (same process group) which ends the job; prterun waits and cleans up.
     signal(SIGINT, SIG_IGN);
+    // prun may be gone before the DVM is ready (a usage error): our word to it then finds no reader.
+    signal(SIGPIPE, SIG_IGN);
 
     // prun starts at once and waits for our word on `ready` before it looks for the DVM: its own
     // start-up (loading, option parsing) then overlaps the DVM's.

@@ -4,6 +4,7 @@
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/grpcomm/direct/grpcomm_direct.h"
 #include "rml/buffer.h"
+#include "rml/connection.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"
 
@@ -56,6 +57,13 @@ Status DirectModule::xcast(rml::Tag tag, const rml::Payload& message, XcastCompl
     XcastOp op;
     op.tag = tag;
     op.message = w.take();
+    // Refused here, not frame by frame on the way: a child the messenger refused to send to would
+    // count as unreachable and the broadcast would "complete" without it (a job launched on part
+    // of its daemons).
+    if (op.message.size() > rml::Connection::kMaxPayload) {
+        return {Errc::out_of_resource, fmt::format("a broadcast of {} bytes (tag {}) is over the {}-byte frame limit",
+                                                   op.message.size(), tag, rml::Connection::kMaxPayload)};
+    }
     op.on_complete = std::move(on_complete);
     first_sight(id);
     verbose()(5, "xcast {}: tag {} ({} bytes) to {} daemon(s)", id, tag, message.size(),
