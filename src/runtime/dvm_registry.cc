@@ -79,10 +79,35 @@ struct ProcStat {
     int64_t started = -1;  // -1 when unknown
 };
 
+// A whole file, with read(2). Not through iostreams: libstdc++'s filebuf throws from underflow when
+// read() fails, and an istreambuf_iterator does not catch it - reading /proc/<pid>/stat of a process
+// that exits meanwhile (ESRCH) killed pterm with SIGABRT at the end of a DVM (issue 14, item 7), and
+// so did `--dvm-uri file:<a directory>` (EISDIR).
+Status read_text(const std::string& path, std::string& text)
+{
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return {Errc::not_found, fmt::format("cannot read {}: {}", path, std::strerror(errno))};
+    text.clear();
+    char buf[4096];
+    while (true) {
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int err = errno;
+            close(fd);
+            return {Errc::bad_file, fmt::format("cannot read {}: {}", path, std::strerror(err))};
+        }
+        if (n == 0) break;
+        text.append(buf, static_cast<size_t>(n));
+    }
+    close(fd);
+    return {};
+}
+
 std::optional<ProcStat> read_proc_stat(pid_t pid)
 {
-    std::ifstream stat_file(fmt::format("/proc/{}/stat", pid));
-    std::string text((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+    std::string text;
+    if (!read_text(fmt::format("/proc/{}/stat", pid), text)) return std::nullopt;
     // Field 2 (comm) may contain spaces and parentheses: fields resume after the last ')'.
     size_t close = text.rfind(')');
     if (close == std::string::npos) return std::nullopt;
@@ -95,7 +120,9 @@ std::optional<ProcStat> read_proc_stat(pid_t pid)
         if (i == 3 && !field.empty()) out.state = field[0];
     }
     auto ticks = util::parse_int(field);
-    std::ifstream proc_stat("/proc/stat");
+    std::string boot;
+    (void)read_text("/proc/stat", boot);
+    std::istringstream proc_stat(boot);
     std::string line;
     int64_t boot_time = -1;
     while (std::getline(proc_stat, line)) {
@@ -119,14 +146,6 @@ bool is_alive(const Entry& entry)
     auto stat = read_proc_stat(entry.pid);
     if (stat && stat->started >= 0 && entry.started > 0 && stat->started > entry.started + 2) return false;
     return true;
-}
-
-Status read_text(const std::string& path, std::string& text)
-{
-    std::ifstream in(path);
-    if (!in) return {Errc::not_found, fmt::format("cannot read {}: {}", path, std::strerror(errno))};
-    text.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return {};
 }
 
 // A URI given directly, or in a file as written by `prte --report-uri <file>` (its first line).

@@ -239,6 +239,19 @@ TEST_F(DvmRegistry, DvmUriGivenDirectlyOrInAFile)
     EXPECT_NE(st.message().find("holds no DVM URI"), std::string::npos) << st.message();
 }
 
+// Issue 14, item 7: reading went through an istreambuf_iterator, and libstdc++'s filebuf throws
+// from underflow when read() fails - a directory (EISDIR) here, a /proc/<pid>/stat whose process
+// had just exited (ESRCH) in pterm - so the tool died with SIGABRT instead of saying what was wrong.
+TEST_F(DvmRegistry, AFileThatCannotBeReadIsAOneLineErrorNotAnAbort)
+{
+    registry::Entry entry;
+    prte::Status st = registry::locate({"file:" + tmp_.path(), ""}, entry);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("cannot read " + tmp_.path() + ": Is a directory"), std::string::npos) << st.message();
+    st = registry::locate({"", "file:" + tmp_.path()}, entry);
+    ASSERT_FALSE(st.ok());
+}
+
 TEST_F(DvmRegistry, AUriKnownToTheRegistryGetsItsPidAndNamespace)
 {
     ASSERT_TRUE(registry::publish("reg.0;tcp4://127.0.0.1:2", "prte-reg@0").ok());
