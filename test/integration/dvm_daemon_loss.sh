@@ -9,17 +9,6 @@
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
 
-# running_sleeps: the `sleep` processes the daemons of this DVM have launched.
-running_sleeps() {
-    for d in $(dvm_daemons); do pgrep -P "$d" -x sleep; done
-}
-
-wait_for_sleeps() {
-    t=0
-    while [ "$(running_sleeps | wc -l)" -lt "$1" ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
-    [ "$(running_sleeps | wc -l)" -ge "$1" ]
-}
-
 # lose RANK: kill -9 daemon RANK while an 8-rank job runs on every node; check the outcome.
 lose() {
     rank=$1

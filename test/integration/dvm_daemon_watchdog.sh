@@ -8,16 +8,6 @@
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
 
-running_sleeps() {
-    for d in $(dvm_daemons); do pgrep -P "$d" -x sleep; done
-}
-
-wait_for_sleeps() {
-    t=0
-    while [ "$(running_sleeps | wc -l)" -lt "$1" ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
-    [ "$(running_sleeps | wc -l)" -ge "$1" ]
-}
-
 # wedge RANK: blocks daemon RANK's event loop and waits for it to say so.
 wedge() {
     kill -USR2 "$(daemon_pid "$1")"

@@ -10,8 +10,6 @@
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
 . "$PRTE_SRCDIR/test/integration/elastic_lib.sh"
 
-running_sleeps() { for d in $(dvm_daemons); do pgrep -P "$d" -x sleep; done; }
-
 start_elastic_dvm 3 2
 # A job with a process on every node, one of which will be lost.
 "$PRUN" -n 3 --map-by node sleep 60 >"$TEST_TMP/victim.out" 2>"$TEST_TMP/victim.err" &

@@ -118,3 +118,15 @@ expect_placement() {
         sed 's/^/    /' "$TEST_TMP/$1.out" "$TEST_TMP/$1.err"
     fi
 }
+
+# running_sleeps: the `sleep` processes the daemons of this DVM have launched.
+running_sleeps() {
+    for d in $(dvm_daemons); do pgrep -P "$d" -x sleep; done
+}
+
+# wait_for_sleeps N: waits (up to 10 s) until the daemons run at least N of them.
+wait_for_sleeps() {
+    t=0
+    while [ "$(running_sleeps | wc -l)" -lt "$1" ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+    [ "$(running_sleeps | wc -l)" -ge "$1" ]
+}

@@ -41,8 +41,9 @@ std::string find_tool(const std::string& self, const std::string& name)
     return {};
 }
 
-// Starts a program; its pid, or -1.
-pid_t start(const std::vector<std::string>& argv)
+// Starts a program; its pid, or -1. `stdout_fd` >= 0 becomes its stdout, and `own_session` puts it
+// in a session of its own (out of reach of the terminal's ^C).
+pid_t start(const std::vector<std::string>& argv, int stdout_fd = -1, bool own_session = false)
 {
     pid_t pid = fork();
     if (pid < 0) return -1;
@@ -50,7 +51,9 @@ pid_t start(const std::vector<std::string>& argv)
         std::vector<char*> cargv;
         for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
         cargv.push_back(nullptr);
+        if (own_session) setsid();
         signal(SIGINT, SIG_DFL);
+        if (stdout_fd >= 0) dup2(stdout_fd, STDOUT_FILENO);
         execv(cargv[0], cargv.data());
         prte::output::error("cannot run {}: {}", argv[0], std::strerror(errno));
         _exit(127);
@@ -81,20 +84,12 @@ int start_dvm(const std::vector<std::string>& argv, Dvm& dvm)
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) return -1;
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        std::vector<char*> cargv;
-        for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-        cargv.push_back(nullptr);
-        setsid();
-        signal(SIGINT, SIG_DFL);
-        dup2(fds[1], STDOUT_FILENO);
-        execv(cargv[0], cargv.data());
-        prte::output::error("cannot run {}: {}", argv[0], std::strerror(errno));
-        _exit(127);
-    }
+    pid_t pid = start(argv, fds[1], /*own_session=*/true);
     close(fds[1]);
+    if (pid < 0) {
+        close(fds[0]);
+        return -1;
+    }
     std::string seen;
     char buf[512];
     while (seen.find("DVM ready") == std::string::npos) {
