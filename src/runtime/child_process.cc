@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "util/inherited_fds.h"
 #include "util/strings.h"
 
 extern char** environ;
@@ -104,6 +105,7 @@ Status ChildProcess::start(event_base* base, const Spec& spec, LineHandler on_li
         dup2(in[0], STDIN_FILENO);
         dup2(out[1], STDOUT_FILENO);
         dup2(out[1], STDERR_FILENO);
+        util::mark_inherited_fds_cloexec();
         if (cwd && chdir(cwd) != 0) {
             dprintf(STDERR_FILENO, "cannot change to directory '%s': %s\n", cwd, std::strerror(errno));
             _exit(127);

@@ -12,8 +12,8 @@
 // PMIx can query) unless --do-not-wait, and prints it: "<id>: ready; ...", "<id>: released; ...",
 // "<id>: failed: <cause>; ...".
 //
-// Exit status: 0 on success; 1 when the request is refused, the change fails or the wait times
-// out (one line says why); 2 for a usage error.
+// Exit status: 0 on success; 1 when the request is refused, the change fails, the wait times out
+// or the DVM goes away meanwhile (one line says why); 2 for a usage error.
 #include <signal.h>
 #include <unistd.h>
 
@@ -57,6 +57,16 @@ int usage_error(const std::string& message)
 {
     prte::output::error("{} (run 'palloc --help' for usage)", message);
     return 2;
+}
+
+// The DVM gone while we wait (it crashed, was killed or stopped): PMIx's blocking calls would wait
+// for ever, so this handler, on PMIx's thread, says so and ends palloc at once.
+void on_lost_connection(size_t, pmix_status_t, const pmix_proc_t*, pmix_info_t*, size_t, pmix_info_t*, size_t,
+                        pmix_event_notification_cbfunc_fn_t, void*)
+{
+    static const char kLost[] = "palloc: error: lost the connection to the DVM before the request completed\n";
+    (void)!write(STDERR_FILENO, kLost, sizeof(kLost) - 1);
+    _exit(1);
 }
 
 std::atomic<int> outcome_event{0};  // 1 ready, 2 failed
@@ -201,6 +211,8 @@ int main(int argc, char** argv)
     }
     if (!o.status.empty()) return print_status(o.status);
 
+    pmix_status_t lost[] = {PMIX_ERR_LOST_CONNECTION, PMIX_ERR_UNREACH};
+    PMIx_Register_event_handler(lost, 2, nullptr, 0, on_lost_connection, nullptr, nullptr);
 #ifdef PRTE_HAVE_PMIX_DVM_EVENTS
     pmix_status_t codes[] = {PMIX_DVM_IS_READY, PMIX_ERR_DVM_MOD};
     PMIx_Register_event_handler(codes, 2, nullptr, 0, on_outcome, nullptr, nullptr);

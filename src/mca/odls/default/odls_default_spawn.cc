@@ -12,9 +12,7 @@
 
 #include <fmt/format.h>
 
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)  // <linux/close_range.h>, Linux 5.11
-#endif
+#include "util/inherited_fds.h"
 
 namespace prte::odls::default_component {
 namespace {
@@ -49,17 +47,6 @@ struct Pipe {
     ssize_t ignored = ::write(status_fd, &failure, sizeof(failure));
     (void)ignored;
     ::_exit(exit_status_for(failure));
-}
-
-// Everything the parent opened without close-on-exec (sockets of the PMIx server, listening
-// ports, other children's pipes) is marked close-on-exec so it does not leak into the program.
-void mark_inherited_fds_cloexec()
-{
-    if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
-    rlimit limit{};
-    rlim_t max = ::getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : 1024;
-    if (max == RLIM_INFINITY || max > 65536) max = 65536;
-    for (int fd = 3; fd < static_cast<int>(max); ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
 // Handlers first, then the mask (blocked by the parent across fork): a signal that arrived
@@ -100,7 +87,7 @@ bool install_stdio(const int (&fds)[3])
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     reset_signals();
     if (!install_stdio({stdin_fd, stdout_fd, stderr_fd})) fail(status_fd, FailedStep::setup, errno);
-    mark_inherited_fds_cloexec();
+    util::mark_inherited_fds_cloexec();
     if (!request.working_dir.empty() && ::chdir(request.working_dir.c_str()) != 0) {
         fail(status_fd, FailedStep::working_dir, errno);
     }
