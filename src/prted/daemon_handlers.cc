@@ -11,7 +11,6 @@
 #include "mca/odls/base/odls_base.h"
 #include "mca/plm/base/plm_messages.h"
 #include "pmix/server.h"
-#include "prted/exit_watchdog.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"
 #include "util/output.h"
@@ -77,8 +76,6 @@ void on_wireup(Rank, rml::Payload&& payload)
     messenger().mark_departed(w.departed);
     messenger().set_absent(absent);
     messenger().connect_lifeline();
-    // The call-home connection is ready by now (the master read this daemon's report over it).
-    exit_watchdog::watch_master_socket(messenger().socket_to(0));
     verbose()(5, "daemon {}: wired up, {} daemons, parent {}", self(), w.size, messenger().tree().parent());
 }
 

@@ -7,6 +7,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -27,7 +29,7 @@ struct Watch {
     std::mutex mutex;
     std::thread thread;
     int wake_fd = -1;    // eventfd: tells the thread its state changed
-    int master_fd = -1;  // our own duplicate of the master connection's socket
+    std::vector<int> master_fds;  // our own duplicates of the sockets of the connections to the master
     bool stopping = false;
     std::optional<Clock::time_point> deadline;
     std::string reason;
@@ -99,32 +101,37 @@ int kill_children()
 void run(Watch& w)
 {
     while (true) {
-        pollfd fds[2] = {{w.wake_fd, POLLIN, 0}, {-1, POLLRDHUP, 0}};
+        std::vector<pollfd> fds{{w.wake_fd, POLLIN, 0}};
         int timeout_ms = -1;
         {
             std::lock_guard<std::mutex> lock(w.mutex);
             if (w.stopping) return;
-            fds[1].fd = w.master_fd;
+            for (int fd : w.master_fds) fds.push_back({fd, POLLRDHUP, 0});
             if (w.deadline) {
                 auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*w.deadline - Clock::now());
                 if (left.count() <= 0) end_daemon(w.reason, w.timeout);
                 timeout_ms = static_cast<int>(left.count()) + 1;
             }
         }
-        int n = poll(fds, 2, timeout_ms);
+        int n = poll(fds.data(), fds.size(), timeout_ms);
         if (n < 0 && errno != EINTR) return;  // cannot watch at all; the event loop still handles exits
         if (fds[0].revents & POLLIN) {
             uint64_t count = 0;
             (void)!read(w.wake_fd, &count, sizeof(count));
         }
-        if (fds[1].fd >= 0 && (fds[1].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) {
-            {
-                std::lock_guard<std::mutex> lock(w.mutex);
-                if (w.master_fd >= 0) close(w.master_fd);
-                w.master_fd = -1;
+        bool all_gone = false;
+        {
+            std::lock_guard<std::mutex> lock(w.mutex);
+            for (size_t i = 1; i < fds.size(); ++i) {
+                if (!(fds[i].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) continue;
+                auto it = std::find(w.master_fds.begin(), w.master_fds.end(), fds[i].fd);
+                if (it == w.master_fds.end()) continue;
+                close(*it);
+                w.master_fds.erase(it);
+                all_gone = w.master_fds.empty();
             }
-            arm("the connection to the master closed");
         }
+        if (all_gone) arm("the connection to the master closed");
     }
 }
 
@@ -152,8 +159,7 @@ void watch_master_socket(int fd)
     if (copy < 0) return;
     {
         std::lock_guard<std::mutex> lock(w.mutex);
-        if (w.master_fd >= 0) close(w.master_fd);
-        w.master_fd = copy;
+        w.master_fds.push_back(copy);
     }
     wake(w);
 }

@@ -122,6 +122,9 @@ int main(int argc, char** argv)
         return 1;
     }
     messenger.set_contact(0, options.dvm_uri);
+    messenger.set_ready_listener([](prte::runtime::Rank peer, int socket) {
+        if (peer == 0) prte::prted::exit_watchdog::watch_master_socket(socket);
+    });
     messenger.set_lost_peer_handler([](prte::runtime::Rank r) {
         if (auto* m = prte::errmgr::base::module()) m->daemon_lost(r, prte::runtime::ProcState::comm_failed);
     });

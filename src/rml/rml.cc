@@ -283,6 +283,7 @@ Connection* Messenger::connection_to(Rank rank, bool create)
 void Messenger::on_ready(Connection& c)
 {
     verbose_stream()(10, "rml: connection with daemon {} ({}) authenticated", c.peer(), c.address());
+    if (ready_listener_) ready_listener_(c.peer(), c.socket());
 }
 
 void Messenger::on_frame(Connection& c, Frame&& f)
@@ -453,14 +454,6 @@ std::set<Rank> Messenger::connected_peers() const
         if (c->ready()) out.insert(c->peer());
     }
     return out;
-}
-
-int Messenger::socket_to(Rank rank) const
-{
-    for (const auto& c : connections_) {
-        if (c->peer() == rank && c->ready()) return c->socket();
-    }
-    return -1;
 }
 
 }  // namespace prte::rml

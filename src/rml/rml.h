@@ -71,6 +71,9 @@ class Messenger {
 
     void register_handler(Tag tag, Handler handler);
     void set_lost_peer_handler(std::function<void(runtime::Rank)> handler) { lost_peer_ = std::move(handler); }
+    // Told of every connection once it is authenticated: its peer and its socket (prted's exit
+    // watchdog watches each one to the master, from outside the event loop).
+    void set_ready_listener(std::function<void(runtime::Rank, int socket)> listener) { ready_listener_ = std::move(listener); }
 
     // Sends along the tree (a message for this process is delivered to it, posted, not inline).
     Status send(runtime::Rank dest, Tag tag, Payload payload);
@@ -99,9 +102,6 @@ class Messenger {
 
     // Connected (authenticated) peers.
     std::set<runtime::Rank> connected_peers() const;
-
-    // The socket of the ready connection to this peer, or -1 (see Connection::socket).
-    int socket_to(runtime::Rank rank) const;
     size_t rejected_connections() const { return rejected_; }
 
     const output::VerboseStream& verbose() const;
@@ -128,6 +128,7 @@ class Messenger {
     std::map<runtime::Rank, std::string> contacts_;
     std::map<Tag, Handler> handlers_;
     std::function<void(runtime::Rank)> lost_peer_;
+    std::function<void(runtime::Rank, int)> ready_listener_;
     // Every live connection; several may lead to one peer (each side connected to the other).
     std::vector<std::unique_ptr<Connection>> connections_;
     std::vector<std::unique_ptr<Connection>> graveyard_;  // freed on the next loop turn, never inside a callback
