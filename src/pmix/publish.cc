@@ -280,6 +280,16 @@ std::vector<std::string> copy_keys(char** keys)
     return out;
 }
 
+// Publish and unpublish answer with a status alone.
+void submit_op(Request&& r, pmix_op_cbfunc_t cbfunc, void* cbdata)
+{
+    post([r = std::move(r), cbfunc, cbdata]() mutable {
+        submit(std::move(r), [cbfunc, cbdata](pmix_status_t st, const std::vector<Found>&) {
+            if (cbfunc) cbfunc(st, cbdata);
+        });
+    });
+}
+
 }  // namespace
 
 pmix_status_t publish(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
@@ -289,11 +299,7 @@ pmix_status_t publish(const pmix_proc_t* proc, const pmix_info_t info[], size_t 
     r.op = Op::publish;
     if (proc) r.requester = *proc;
     if (!pack_infos(info, ninfo, r.info)) return PMIX_ERR_PACK_FAILURE;
-    post([r = std::move(r), cbfunc, cbdata]() mutable {
-        submit(std::move(r), [cbfunc, cbdata](pmix_status_t st, const std::vector<Found>&) {
-            if (cbfunc) cbfunc(st, cbdata);
-        });
-    });
+    submit_op(std::move(r), cbfunc, cbdata);
     return PMIX_SUCCESS;
 }
 
@@ -322,11 +328,7 @@ pmix_status_t unpublish(const pmix_proc_t* proc, char** keys, const pmix_info_t 
     if (proc) r.requester = *proc;
     r.keys = copy_keys(keys);
     if (!pack_infos(info, ninfo, r.info)) return PMIX_ERR_PACK_FAILURE;
-    post([r = std::move(r), cbfunc, cbdata]() mutable {
-        submit(std::move(r), [cbfunc, cbdata](pmix_status_t st, const std::vector<Found>&) {
-            if (cbfunc) cbfunc(st, cbdata);
-        });
-    });
+    submit_op(std::move(r), cbfunc, cbdata);
     return PMIX_SUCCESS;
 }
 

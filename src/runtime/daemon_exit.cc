@@ -28,12 +28,12 @@ bool test_wedge_on_sigusr2()
     return p && p->as_bool();
 }
 
-std::chrono::milliseconds daemon_exit_timeout()
+std::chrono::seconds daemon_exit_timeout()
 {
     const mca::Param* p = mca::ParamRegistry::instance().find(kParam);
     return std::chrono::seconds(p ? p->as_int() : kDefaultSeconds);
 }
 
-std::chrono::milliseconds master_teardown_timeout() { return daemon_exit_timeout() + kReportMargin; }
+std::chrono::seconds master_teardown_timeout() { return daemon_exit_timeout() + kReportMargin; }
 
 }  // namespace prte::runtime

@@ -109,8 +109,7 @@ void begin_shutdown(prte::runtime::Runtime& rt)
     // Jobs end when their daemons report their processes gone. A daemon that stopped answering
     // never will: after the daemons' own bound, stop waiting and order the daemons out anyway (the
     // teardown then names whichever did not answer).
-    auto wait = std::chrono::duration_cast<std::chrono::microseconds>(prte::runtime::master_teardown_timeout());
-    timeval tv{static_cast<time_t>(wait.count() / 1000000), static_cast<suseconds_t>(wait.count() % 1000000)};
+    timeval tv{static_cast<time_t>(prte::runtime::master_teardown_timeout().count()), 0};
     event_base_once(
         rt.loop().base(), -1, EV_TIMEOUT,
         [](evutil_socket_t, short, void*) {
@@ -121,10 +120,7 @@ void begin_shutdown(prte::runtime::Runtime& rt)
                 if (!job->is_daemon_job) left.push_back(job->nspace);
             }
             prte::output::warning("job(s) {} did not end within {} s of the shutdown; stopping the daemons anyway",
-                                  prte::util::join(left, ", "),
-                                  std::chrono::duration_cast<std::chrono::seconds>(
-                                      prte::runtime::master_teardown_timeout())
-                                      .count());
+                                  prte::util::join(left, ", "), prte::runtime::master_teardown_timeout().count());
             rt.start_teardown();
         },
         nullptr, &tv);

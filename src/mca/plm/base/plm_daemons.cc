@@ -384,13 +384,12 @@ void teardown_daemons(std::function<void()> then)
                 const Daemon& d = master().daemons[r];
                 if (d.reported && !d.gone) left.push_back(fmt::format("{} ({})", r, d.node ? d.node->name : "?"));
             }
-            auto waited = std::chrono::duration_cast<std::chrono::seconds>(runtime::master_teardown_timeout());
-            auto own = std::chrono::duration_cast<std::chrono::seconds>(runtime::daemon_exit_timeout());
             // What the user needs to know: who did not answer, and that nothing is left to them.
             std::string note = fmt::format(
                 "daemon(s) {} did not answer the order to exit within {} s: their launchers were stopped, and each "
                 "ends itself and its processes within {} s of losing the master (prte_daemon_exit_timeout)",
-                util::join(left, ", "), waited.count(), own.count());
+                util::join(left, ", "), runtime::master_teardown_timeout().count(),
+                runtime::daemon_exit_timeout().count());
             output::warning("{}", note);
             if (Status st = runtime::dvm_registry::write_teardown_note(note + "\n"); !st) {
                 verbose()(1, "could not leave the teardown note for pterm: {}", st.message());
@@ -398,8 +397,7 @@ void teardown_daemons(std::function<void()> then)
             finish_teardown();
         },
         nullptr);
-    auto wait = std::chrono::duration_cast<std::chrono::microseconds>(runtime::master_teardown_timeout());
-    timeval tv{static_cast<time_t>(wait.count() / 1000000), static_cast<suseconds_t>(wait.count() % 1000000)};
+    timeval tv{static_cast<time_t>(runtime::master_teardown_timeout().count()), 0};
     evtimer_add(m.teardown_timer, &tv);
 }
 
