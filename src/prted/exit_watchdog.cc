@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -34,6 +35,7 @@ struct Watch {
     std::optional<Clock::time_point> deadline;
     std::string reason;
     std::chrono::milliseconds timeout{0};
+    std::string session_dir;  // set before the thread starts, then only read
 };
 
 Watch& watch()
@@ -86,9 +88,11 @@ int kill_children()
     return killed;
 }
 
-[[noreturn]] void end_daemon(const std::string& reason, std::chrono::milliseconds timeout)
+[[noreturn]] void end_daemon(const std::string& reason, std::chrono::milliseconds timeout, const std::string& session_dir)
 {
     int killed = kill_children();
+    std::error_code ec;
+    if (!session_dir.empty()) std::filesystem::remove_all(session_dir, ec);
     // write(2), not stdio or our output streams: their locks may be held by the stuck thread.
     std::string line = fmt::format(
         "prted (pid {}): its exit did not finish within {:.1f} s of {}: killed {} local process(es) and "
@@ -109,7 +113,7 @@ void run(Watch& w)
             for (int fd : w.master_fds) fds.push_back({fd, POLLRDHUP, 0});
             if (w.deadline) {
                 auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*w.deadline - Clock::now());
-                if (left.count() <= 0) end_daemon(w.reason, w.timeout);
+                if (left.count() <= 0) end_daemon(w.reason, w.timeout, w.session_dir);
                 timeout_ms = static_cast<int>(left.count()) + 1;
             }
         }
@@ -137,10 +141,11 @@ void run(Watch& w)
 
 }  // namespace
 
-void start(std::chrono::milliseconds timeout)
+void start(std::chrono::milliseconds timeout, std::string session_dir)
 {
     Watch& w = watch();
     w.timeout = timeout;
+    w.session_dir = std::move(session_dir);
     w.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (w.wake_fd < 0) return;
     // Signals belong to the event loop's thread: block them here so none is delivered to this one.

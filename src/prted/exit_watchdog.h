@@ -9,7 +9,8 @@
 //   - the daemon's own shutdown starts (any reason: ordered to exit, lost the master, a signal).
 // Once armed, the daemon has `prte_daemon_exit_timeout` seconds to finish its orderly exit. If it is
 // still running then, the watchdog kills every process this daemon started (their process groups,
-// with SIGKILL), says so in one line on stderr, and ends the daemon with _exit(1).
+// with SIGKILL), removes the daemon's session directory (an orderly exit would have), says so in
+// one line on stderr, and ends the daemon with _exit(1).
 #pragma once
 
 #include <chrono>
@@ -17,8 +18,9 @@
 
 namespace prte::prted::exit_watchdog {
 
-// Starts the thread. `timeout` is the grace an armed daemon gets before it is ended.
-void start(std::chrono::milliseconds timeout);
+// Starts the thread. `timeout` is the grace an armed daemon gets before it is ended; `session_dir`
+// is removed when it is.
+void start(std::chrono::milliseconds timeout, std::string session_dir);
 
 // Watches this socket (a connection to the master): when it and every other one watched have hung
 // up, the watchdog is armed. Takes a duplicate, so the messenger closing its own descriptor later

@@ -106,7 +106,7 @@ int main(int argc, char** argv)
         return 1;
     }
     // Before the PMIx server: from here on, nothing this daemon runs can keep it alive past its bound.
-    prte::prted::exit_watchdog::start(prte::runtime::daemon_exit_timeout());
+    prte::prted::exit_watchdog::start(prte::runtime::daemon_exit_timeout(), rt.identity().session_dir);
     prte::pmix::ServerOptions server_options;
     server_options.tmpdir = rt.identity().session_dir;
     if (prte::Status st = prte::pmix::start(server_options); !st) {

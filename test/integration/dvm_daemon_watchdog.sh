@@ -30,6 +30,8 @@ if wait_gone $daemons; then pass "a wedged daemon exits once its master is gone"
     fail "daemons outlived the master: $(dvm_daemons)"; kill -9 $daemons 2>/dev/null; fi
 if wait_gone $sleeps; then pass "the wedged daemon's processes were killed"; else
     fail "application processes outlived the master"; kill -9 $sleeps 2>/dev/null; fi
+left=$(ls -d "$TEST_TMP/prte.$(id -u)"/*.d1.session 2>/dev/null)
+[ -z "$left" ] && pass "the wedged daemon's session directory went with it" || fail "session directory left: $left"
 wait
 
 # 2. pterm with daemon 2 wedged: it returns, names daemon 2 and says what was done; daemon 2 and its
