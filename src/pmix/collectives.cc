@@ -8,7 +8,9 @@
 // is the daemons' contributions one after the other, the form PMIx's server unpacks.
 #include <pmix.h>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,25 @@ void release_payload(void* cbdata) { delete static_cast<rml::Payload*>(cbdata); 
 
 }  // namespace
 
+// PMIX_TIMEOUT on a fence, connect or group operation: the DVM ends the collective on every
+// participating daemon when it has not completed in time (grpcomm's time limit), so that a process
+// that never calls fails the others instead of leaving them waiting. It does so a little before
+// the caller's seconds are up, because PMIx 4.2.2 also arms a timer of its own on the server of
+// every node whose processes called, and must not get there first: its group handler takes the
+// collective's tracker for a request and crashes the daemon (pmix_server_ops.c, grp_timeout), and
+// its fence handler frees the tracker the DVM still holds. A completed collective cancels
+// PMIx's timer, and the DVM's failure is such a completion.
+std::chrono::milliseconds time_limit(const pmix_info_t info[], size_t ninfo)
+{
+    constexpr std::chrono::milliseconds kAheadOfPmix{250};
+    const pmix_info_t* t = find_info(info, ninfo, PMIX_TIMEOUT);
+    if (!t) return std::chrono::milliseconds{0};
+    std::optional<int64_t> seconds = value_integer(t->value);
+    if (!seconds || *seconds <= 0) return std::chrono::milliseconds{0};
+    std::chrono::milliseconds limit = std::chrono::seconds(std::min<int64_t>(*seconds, 86400 * 365));
+    return limit - kAheadOfPmix;
+}
+
 std::vector<pmix_proc_t> copy_procs(const pmix_proc_t procs[], size_t nprocs)
 {
     return procs ? std::vector<pmix_proc_t>(procs, procs + nprocs) : std::vector<pmix_proc_t>{};
@@ -56,10 +77,11 @@ std::string describe_all(const std::vector<pmix_proc_t>& procs)
     return out;
 }
 
-pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t, char* data,
+pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo, char* data,
                        size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata)
 {
     grpcomm::Signature signature{copy_procs(procs, nprocs), {}};
+    signature.time_limit = time_limit(info, ninfo);
     rml::Payload contribution(data, data + ndata);
     post([signature = std::move(signature), contribution = std::move(contribution), cbfunc, cbdata]() mutable {
         verbose()(5, "fence over {}: {} byte(s) from this node", describe_all(signature.procs), contribution.size());
@@ -80,10 +102,11 @@ namespace {
 // meet in an allgather with nothing to exchange (PMIx 4.2 gives the host no data here: each
 // process's data reaches the others by the direct modex). The id keeps a connect and a disconnect
 // over the same processes apart.
-pmix_status_t barrier(const char* what, const pmix_proc_t procs[], size_t nprocs, pmix_op_cbfunc_t cbfunc,
-                      void* cbdata)
+pmix_status_t barrier(const char* what, const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                      size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata)
 {
     grpcomm::Signature signature{copy_procs(procs, nprocs), what};
+    signature.time_limit = time_limit(info, ninfo);
     post([what, signature = std::move(signature), cbfunc, cbdata] {
         verbose()(5, "{} of {}", what, describe_all(signature.procs));
         exchange(signature, {}, [what, cbfunc, cbdata](const Status& st, rml::Payload, uint64_t) {
@@ -96,16 +119,16 @@ pmix_status_t barrier(const char* what, const pmix_proc_t procs[], size_t nprocs
 
 }  // namespace
 
-pmix_status_t connect_procs(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t,
+pmix_status_t connect_procs(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
                             pmix_op_cbfunc_t cbfunc, void* cbdata)
 {
-    return barrier("connect", procs, nprocs, cbfunc, cbdata);
+    return barrier("connect", procs, nprocs, info, ninfo, cbfunc, cbdata);
 }
 
-pmix_status_t disconnect_procs(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t,
+pmix_status_t disconnect_procs(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
                                pmix_op_cbfunc_t cbfunc, void* cbdata)
 {
-    return barrier("disconnect", procs, nprocs, cbfunc, cbdata);
+    return barrier("disconnect", procs, nprocs, info, ninfo, cbfunc, cbdata);
 }
 
 }  // namespace prte::pmix::detail

@@ -8,6 +8,14 @@
 // master issues the context id as it releases the result (one counter for the DVM's life, so an
 // id is never issued twice), and every server gets the context id and every node's data back.
 //
+// PMIX_TIMEOUT: the DVM ends a construct or destruct that has not completed in time on every
+// participating daemon (PMIX_ERR_TIMEOUT to each caller), a little before PMIx 4.2.2's own timer,
+// whose group handler crashes the daemon (collectives.cc, time_limit()). That works when each node
+// has one member, or all of a node's members call. PMIx 4.2.2 arms its timer once per calling member,
+// re-arming a pending libevent timer, and with two or more members on a node its event loop later
+// spins on the stale entry: nothing the host does undoes that, so the daemon warns (below) and
+// docs/user-guide.md says to leave PMIX_TIMEOUT off such groups.
+//
 // Error paths: the PMIx callback is called exactly once, from the progress thread, and only after
 // the upcall has returned PMIX_SUCCESS. PMIx 4.2.2 records a group when the construct completes,
 // whatever the status, and only a destruct removes that record; a construct completed with an
@@ -63,6 +71,7 @@ struct GroupRequest {
     pmix_group_operation_t op;
     std::string id;
     bool want_context_id = false;
+    std::chrono::milliseconds time_limit{0};
     rml::Payload endpoint_data;
     std::vector<pmix_proc_t> members;
     pmix_info_cbfunc_t cbfunc;
@@ -96,7 +105,15 @@ void run_group(std::shared_ptr<GroupRequest> req)
         answer_error(*req, st);
         return;
     }
-    grpcomm::Signature signature{req->members, fmt::format("group {} {}", req->id, what), req->want_context_id};
+    if (size_t here = count_here(req->members.data(), req->members.size());
+        req->time_limit.count() > 0 && here > 1) {
+        output::warning("group {} {}: PMIX_TIMEOUT with {} members on this node: PMIx 4.2.2 arms its timer once "
+                        "per member, and its server here may stop answering once that time has passed (a PMIx "
+                        "4.2.2 defect); leave PMIX_TIMEOUT off groups with several members on a node",
+                        req->id, what, here);
+    }
+    grpcomm::Signature signature{req->members, fmt::format("group {} {}", req->id, what), req->want_context_id,
+                                 req->time_limit};
     rml::Writer w;
     w.bytes(req->endpoint_data);
     verbose()(5, "group {} {} over {}{}", req->id, what, describe_all(req->members),
@@ -138,6 +155,7 @@ pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t pro
         const auto* bytes = reinterpret_cast<const uint8_t*>(e->value.data.bo.bytes);
         req->endpoint_data.assign(bytes, bytes + e->value.data.bo.size);
     }
+    req->time_limit = time_limit(directives, ndirs);
     req->members = copy_procs(procs, nprocs);
     req->cbfunc = cbfunc;
     req->cbdata = cbdata;

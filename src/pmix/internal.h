@@ -9,6 +9,7 @@
 
 #include <pmix_server.h>
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -44,6 +45,8 @@ bool is_dvm_nspace(const std::string& nspace);
 // True when every process `procs` names (a rank, or the wildcard for a whole job) runs on this
 // node, so a collective over them needs no other daemon. Unknown namespaces count as remote.
 bool all_local(const pmix_proc_t procs[], size_t nprocs);
+// How many of the processes (a wildcard rank counts its job's) run on this node.
+size_t count_here(const pmix_proc_t procs[], size_t nprocs);
 // The processes of job `nspace` on this node (none for an unknown job). Progress thread.
 std::vector<pmix_proc_t> local_procs_of(const std::string& nspace);
 // "pterm (pid 1234)" for a connected tool, "rank 3 of prte-x-1@2" for a client; progress thread.
@@ -95,6 +98,9 @@ pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directi
 using ExchangeDone = std::function<void(const Status& status, rml::Payload combined, uint64_t context_id)>;
 void exchange(const grpcomm::Signature& signature, rml::Payload contribution, ExchangeDone done);
 std::vector<pmix_proc_t> copy_procs(const pmix_proc_t procs[], size_t nprocs);
+// The caller's PMIX_TIMEOUT as a collective's time limit (0: none), a little short of it: see
+// collectives.cc.
+std::chrono::milliseconds time_limit(const pmix_info_t info[], size_t ninfo);
 std::string describe_all(const std::vector<pmix_proc_t>& procs);
 pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo, char* data,
                        size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata);

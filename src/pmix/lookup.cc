@@ -49,6 +49,21 @@ bool all_local(const pmix_proc_t procs[], size_t nprocs)
     return true;
 }
 
+size_t count_here(const pmix_proc_t procs[], size_t nprocs)
+{
+    size_t here = 0;
+    for (size_t i = 0; i < nprocs; ++i) {
+        runtime::JobPtr job = rt().jobs().find(procs[i].nspace);
+        if (!job) continue;
+        if (procs[i].rank == PMIX_RANK_WILDCARD) {
+            for (const auto& proc : job->procs) here += proc_is_here(*proc) ? 1 : 0;
+        } else if (runtime::Proc* proc = job->proc(procs[i].rank); proc && proc_is_here(*proc)) {
+            ++here;
+        }
+    }
+    return here;
+}
+
 std::vector<pmix_proc_t> local_procs_of(const std::string& nspace)
 {
     std::vector<pmix_proc_t> out;

@@ -120,6 +120,7 @@ pmix_status_t to_pmix_status(const Status& status)
     case Errc::out_of_resource: return PMIX_ERR_OUT_OF_RESOURCE;
     case Errc::unreachable: return PMIX_ERR_UNREACH;
     case Errc::refused: return PMIX_ERR_NO_PERMISSIONS;
+    case Errc::timed_out: return PMIX_ERR_TIMEOUT;
     default: return PMIX_ERROR;
     }
 }

@@ -38,6 +38,8 @@ inline constexpr Tag event_relay = 25;        // a process's PMIx event, from it
 inline constexpr Tag event_broadcast = 26;    // that event, broadcast to every daemon's PMIx server
 inline constexpr Tag publish_request = 27;    // PMIx_Publish/Lookup/Unpublish, to the master's store
 inline constexpr Tag publish_reply = 28;      // the master's answer
+inline constexpr Tag allgather_abort = 29;    // a participant's time limit passed: to the master
+inline constexpr Tag allgather_failed = 30;   // the master's word that an allgather failed, broadcast
 inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
 }  // namespace tag
 

@@ -16,6 +16,7 @@ const char* to_string(Errc code)
     case Errc::unreachable: return "unreachable";
     case Errc::internal: return "internal error";
     case Errc::cancelled: return "cancelled";
+    case Errc::timed_out: return "timed out";
     }
     return "unknown error";
 }

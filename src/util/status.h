@@ -20,6 +20,7 @@ enum class Errc {
     unreachable,
     internal,
     cancelled,          // the user interrupted it (a signal) before it was done
+    timed_out,          // not done within the time its caller allowed (e.g. PMIX_TIMEOUT)
 };
 
 class Status {

@@ -10,6 +10,7 @@
 //                   starting "no-such-" is not waited for)
 //   --timeout S     PMIX_TIMEOUT for the construct
 //   --late-rank R   rank R does not construct: it waits (at most 120 s) to be killed
+//   --late-until F  ... or, with this, until file F exists, and then leaves normally
 //   --expect-error  the construct must fail; prints "group refused rank R: <status>" and exits 0
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +32,7 @@ struct Options {
     bool expect_error = false;
     int timeout = 0;
     long late_rank = -1;
+    std::string late_until;
     std::vector<pmix_proc_t> extra;
 };
 
@@ -62,6 +64,8 @@ Options parse(int argc, char** argv)
             o.context_id = false;
         } else if (a == "--late-rank" && i + 1 < argc) {
             o.late_rank = std::atol(argv[++i]);
+        } else if (a == "--late-until" && i + 1 < argc) {
+            o.late_until = argv[++i];
         } else if (a == "--timeout" && i + 1 < argc) {
             o.timeout = std::atoi(argv[++i]);
         } else if (a == "--expect-error") {
@@ -132,7 +136,13 @@ int main(int argc, char** argv)
     if (o.late_rank == static_cast<long>(me.rank)) {
         std::printf("group late rank %u waits\n", me.rank);
         std::fflush(stdout);
-        sleep(120);
+        for (int tenths = 0; tenths < 1200; ++tenths) {
+            if (!o.late_until.empty() && access(o.late_until.c_str(), F_OK) == 0) {
+                prte_test::finalize(program);
+                return 0;
+            }
+            usleep(100000);
+        }
         prte_test::fail(program, "rank %u: still alive after 120 s", me.rank);
     }
 

@@ -11,6 +11,7 @@
 
 #include <pmix_common.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -24,7 +25,8 @@ namespace prte::grpcomm {
 
 // 2: job_released(), so a module can forget what it kept about a finished job.
 // 3: Signature::assign_context_id and the context id handed to AllgatherCallback (PMIx groups).
-inline constexpr uint32_t kInterfaceVersion = 3;
+// 4: Signature::time_limit (a PMIx caller's PMIX_TIMEOUT).
+inline constexpr uint32_t kInterfaceVersion = 4;
 
 // Fired on the master only, once every daemon has received the op, or with an error when it
 // cannot be delivered. Runs on the progress thread.
@@ -34,15 +36,19 @@ using XcastCompletion = std::function<void(const Status&)>;
 // that tells apart concurrent collectives over the same procs (PMIx group construct). With
 // assign_context_id (any participant may ask), the master issues a context id as it releases the
 // result: one counter for the DVM's life, so an id is never issued twice (PMIx groups).
+// With a time_limit, a collective still incomplete that long after this daemon contributed fails
+// on every participating daemon with Errc::timed_out (PMIX_TIMEOUT: a process that never calls).
 struct Signature {
     std::vector<pmix_proc_t> procs;
     std::string id;
     bool assign_context_id = false;
+    std::chrono::milliseconds time_limit{0};
 };
 
 // Fired on each participating daemon with the combined data and the context id (0 when none was
 // asked for), or with an error when a daemon hosting participants left before the collective
-// completed (the fence then fails rather than waiting for data that will never come).
+// completed (the fence then fails rather than waiting for data that will never come) or when a
+// participant's time limit passed.
 using AllgatherCallback = std::function<void(const Status&, const rml::Payload& combined, uint64_t context_id)>;
 
 class Module : public mca::Module {

@@ -14,6 +14,8 @@
 // broadcasts the whole, in daemon order. Keying by daemon makes sending again harmless: when the
 // tree is repaired, a daemon whose parent changed sends what it holds to the new parent. A daemon
 // hosting participants that leaves fails the collective everywhere instead of leaving it waiting.
+// So does a participant's time limit (grpcomm_direct_deadline.cc): the daemon whose limit passes
+// first asks the master, which marks the collective released and broadcasts its failure.
 // Successive collectives over the same processes are told apart by a per-signature sequence
 // number every participant counts alike. A collective that asks for a context id (a PMIx group
 // construct) gets it from the master's counter when the master releases the result.
@@ -23,6 +25,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -41,6 +44,7 @@ class DirectModule final : public Module {
     void finalize() noexcept override;
 
   private:
+    struct Deadline;  // grpcomm_direct_deadline.cc
     struct XcastOp {
         rml::Tag tag = 0;
         rml::Payload message;  // the wrapped form, as forwarded
@@ -59,6 +63,7 @@ class DirectModule final : public Module {
         runtime::Rank sent_to = runtime::kInvalidRank;  // the parent it last went up to
         bool released = false;                          // the master has broadcast the result
         bool assign_context_id = false;                 // some participant asked for one
+        std::shared_ptr<Deadline> deadline;             // this daemon's caller's time limit
     };
 
     void on_xcast(runtime::Rank origin, rml::Payload&& payload);
@@ -79,6 +84,12 @@ class DirectModule final : public Module {
     void maybe_send_up(GatherOp& op);
     void fail_gather(const std::string& key, const Status& why);
     void gathers_after_tree_change();
+
+    void arm_deadline(GatherOp& op, std::chrono::milliseconds limit);
+    void deadline_passed(const std::string& key);
+    void on_abort(runtime::Rank origin, rml::Payload&& payload);
+    void fail_everywhere(GatherOp& op, const Status& why);
+    void on_failed(runtime::Rank origin, rml::Payload&& payload);
 
     uint64_t next_op_ = 1;
     std::map<uint64_t, XcastOp> ops_;

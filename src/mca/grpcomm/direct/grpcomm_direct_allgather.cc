@@ -100,6 +100,7 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
     }
     op->shares[self] = contribution;
     op->on_complete = std::move(on_complete);
+    if (signature.time_limit.count() > 0 && !op->deadline) arm_deadline(*op, signature.time_limit);
     op->assign_context_id = op->assign_context_id || signature.assign_context_id;
     verbose()(5, "allgather {}: {} byte(s) from this daemon; participants {}", op_key(sig, seq), contribution.size(),
               op->participants.size());

@@ -35,6 +35,10 @@ Status DirectModule::init()
     messenger().register_handler(rml::tag::allgather, [this](Rank o, rml::Payload&& p) { on_gather(o, std::move(p)); });
     messenger().register_handler(rml::tag::allgather_release,
                                  [this](Rank o, rml::Payload&& p) { on_release(o, std::move(p)); });
+    messenger().register_handler(rml::tag::allgather_abort,
+                                 [this](Rank o, rml::Payload&& p) { on_abort(o, std::move(p)); });
+    messenger().register_handler(rml::tag::allgather_failed,
+                                 [this](Rank o, rml::Payload&& p) { on_failed(o, std::move(p)); });
     messenger().add_tree_listener([this] { on_tree_changed(); });
     return {};
 }

@@ -1,0 +1,146 @@
+// A caller's time limit on an allgather (Signature::time_limit; see grpcomm_direct.h).
+//
+// Each participating daemon times its own contribution. The first whose limit passes asks the
+// master to end the collective; the master marks it released (shares still on their way are
+// dropped as late copies) and broadcasts its failure, so every participant fails it at about the
+// same moment and no daemon keeps waiting for a share that will never come. A collective that
+// completes first simply drops its timer.
+#include <event2/event.h>
+
+#include <fmt/format.h>
+
+#include "mca/grpcomm/base/grpcomm_base.h"
+#include "mca/grpcomm/direct/grpcomm_direct.h"
+#include "rml/buffer.h"
+#include "rml/rml.h"
+#include "runtime/runtime.h"
+
+namespace prte::grpcomm::direct {
+namespace {
+
+using runtime::Rank;
+
+rml::Messenger& messenger() { return rml::Messenger::instance(); }
+const output::VerboseStream& verbose() { return base::framework().verbose(); }
+
+std::string op_key(const std::string& signature, uint64_t seq) { return fmt::format("{}#{}", signature, seq); }
+
+// A failure travels as its Errc; a value this build does not know is reported as internal.
+Errc errc_from_wire(uint32_t code)
+{
+    return code <= static_cast<uint32_t>(Errc::timed_out) ? static_cast<Errc>(code) : Errc::internal;
+}
+
+}  // namespace
+
+struct DirectModule::Deadline {
+    DirectModule* module = nullptr;
+    std::string key;
+    std::chrono::milliseconds limit{0};
+    event* ev = nullptr;
+
+    Deadline() = default;
+    Deadline(const Deadline&) = delete;
+    Deadline& operator=(const Deadline&) = delete;
+    ~Deadline()
+    {
+        if (ev) event_free(ev);
+    }
+
+    static void fired(evutil_socket_t, short, void* arg)
+    {
+        auto* d = static_cast<Deadline*>(arg);
+        // deadline_passed may destroy the op, and with it this Deadline.
+        DirectModule* module = d->module;
+        std::string key = d->key;
+        module->deadline_passed(key);
+    }
+};
+
+void DirectModule::arm_deadline(GatherOp& op, std::chrono::milliseconds limit)
+{
+    auto d = std::make_shared<Deadline>();
+    d->module = this;
+    d->key = op_key(op.signature, op.seq);
+    d->limit = limit;
+    d->ev = evtimer_new(runtime::Runtime::instance().loop().base(), &Deadline::fired, d.get());
+    if (!d->ev) {
+        output::warning("allgather {}: cannot set its time limit (out of memory); it waits without one", d->key);
+        return;
+    }
+    timeval tv{static_cast<time_t>(limit.count() / 1000), static_cast<suseconds_t>(limit.count() % 1000 * 1000)};
+    evtimer_add(d->ev, &tv);
+    op.deadline = std::move(d);
+}
+
+void DirectModule::deadline_passed(const std::string& key)
+{
+    auto it = gathers_.find(key);
+    if (it == gathers_.end() || it->second.released) return;
+    GatherOp& op = it->second;
+    Status why(Errc::timed_out, fmt::format("not complete within the {} ms its caller allowed (PMIX_TIMEOUT)",
+                                            op.deadline ? op.deadline->limit.count() : 0));
+    verbose()(1, "allgather {}: {}; ending it on every participant", key, why.message());
+    if (messenger().self() == 0) {
+        fail_everywhere(op, why);
+        return;
+    }
+    rml::Writer w;
+    w.str(op.signature).u64(op.seq).strings(op.procs).u32(static_cast<uint32_t>(why.code())).str(why.message());
+    if (Status st = messenger().send(0, rml::tag::allgather_abort, w.take()); !st) {
+        // Without the master no result comes either: fail it here.
+        fail_gather(key, why);
+    }
+}
+
+// Master: a participant's time limit passed.
+void DirectModule::on_abort(Rank origin, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "allgather abort");
+    std::string sig = r.str();
+    uint64_t seq = r.u64();
+    std::vector<std::string> procs = r.strings();
+    Errc code = errc_from_wire(r.u32());
+    std::string message = r.str();
+    if (!r.ok()) {
+        output::warning("dropped an allgather abort from daemon {}: {}", origin, r.error());
+        return;
+    }
+    if (messenger().self() != 0) return;
+    GatherOp* op = gather_op(sig, seq, procs);
+    if (!op || op->released) {
+        verbose()(5, "allgather {}: abort from daemon {} after its release; ignored", op_key(sig, seq), origin);
+        return;
+    }
+    verbose()(5, "allgather {}: daemon {} asks to end it: {}", op_key(sig, seq), origin, message);
+    fail_everywhere(*op, {code, message});
+}
+
+// Master.
+void DirectModule::fail_everywhere(GatherOp& op, const Status& why)
+{
+    op.released = true;
+    rml::Writer w;
+    w.str(op.signature).u64(op.seq).u32(static_cast<uint32_t>(why.code())).str(why.message());
+    if (Status st = xcast(rml::tag::allgather_failed, w.take(), {}); !st) {
+        fail_gather(op_key(op.signature, op.seq), why);
+    }
+}
+
+void DirectModule::on_failed(Rank, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "allgather failure");
+    std::string sig = r.str();
+    uint64_t seq = r.u64();
+    Errc code = errc_from_wire(r.u32());
+    std::string message = r.str();
+    if (!r.ok()) {
+        output::warning("dropped an allgather failure: {}", r.error());
+        return;
+    }
+    uint64_t& released = released_seq_[sig];
+    released = std::max(released, seq);
+    fail_gather(op_key(sig, seq), {code, message});
+}
+
+}  // namespace prte::grpcomm::direct
