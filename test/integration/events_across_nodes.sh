@@ -23,11 +23,7 @@ check_range() {
     code=$((code + 1))
     "$PRUN" -n 4 --map-by node:OVERSUBSCRIBE "$CLIENTS/evcount" --code $code >"$TEST_TMP/listen_$range.out" 2>"$TEST_TMP/listen_$range.err" &
     listener=$!
-    t=0
-    while [ "$(grep -c '^evcount ready' "$TEST_TMP/listen_$range.out")" -lt 4 ] && [ $t -lt 300 ]; do
-        sleep 0.1
-        t=$((t + 1))
-    done
+    wait_for_lines "$TEST_TMP/listen_$range.out" '^evcount ready' 4 300
     run "send_$range" timeout 60 "$PRUN" -n 8 --map-by node:OVERSUBSCRIBE "$CLIENTS/evcount" --code $code --send "$range" "$@"
     wait "$listener"
     listen_status=$?
@@ -69,11 +65,7 @@ check_range rm          "0 0 0 0 0 0 0"     "0 0 0 0"
 if command -v pevent >/dev/null; then
     "$PRUN" -n 4 --map-by node:OVERSUBSCRIBE "$CLIENTS/evcount" --code 99 >"$TEST_TMP/pevent.out" 2>"$TEST_TMP/pevent.err" &
     listener=$!
-    t=0
-    while [ "$(grep -c '^evcount ready' "$TEST_TMP/pevent.out" 2>/dev/null)" -lt 4 ] && alive "$listener" && [ $t -lt 600 ]; do
-        sleep 0.1
-        t=$((t + 1))
-    done
+    wait_for_lines "$TEST_TMP/pevent.out" '^evcount ready' 4 600 "$listener"
     run pevent_test timeout 30 pevent --event -3298 --range 5
     run pevent_end timeout 30 pevent --event -3299 --range 5
     wait "$listener"

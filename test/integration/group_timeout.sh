@@ -15,11 +15,7 @@ timeout 120 "$PRUN" -n 3 --map-by node "$CLIENTS/group" --id slow --timeout 2 --
     --late-until "$TEST_TMP/release" --expect-error >"$TEST_TMP/slow.out" 2>"$TEST_TMP/slow.err" &
 slow=$!
 # Rank 2 leaves once both callers have their answer (or after 120 s, failing the job).
-t=0
-while [ "$(grep -c '^group refused rank' "$TEST_TMP/slow.out")" -lt 2 ] && alive "$slow" && [ $t -lt 1200 ]; do
-    sleep 0.1
-    t=$((t + 1))
-done
+wait_for_lines "$TEST_TMP/slow.out" '^group refused rank' 2 1200 "$slow"
 : >"$TEST_TMP/release"
 wait "$slow"
 slow_status=$?

@@ -83,6 +83,17 @@ wait_for_line() {
     done
 }
 
+# wait_for_lines FILE PATTERN COUNT TENTHS [PID]: waits until FILE has COUNT lines matching
+# PATTERN, at most TENTHS tenths of a second, and no longer than process PID lives.
+wait_for_lines() {
+    t=0
+    while [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -lt "$3" ] && [ $t -lt "$4" ]; do
+        [ -n "${5:-}" ] && ! alive "$5" && return
+        sleep 0.1
+        t=$((t + 1))
+    done
+}
+
 # require_netns PREFIX SUBNET: namespace nodes need root and a usable `ip netns`; otherwise the test
 # is skipped (exit 77) with the reason. Exports the test-bed's prefix and subnet (each test its own,
 # so that tests never share namespaces or addresses).
