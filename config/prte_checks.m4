@@ -27,6 +27,34 @@ AC_DEFUN([PRTE_CHECK_PMIX], [
   AC_SUBST([PRTE_PMIX_VERSION])
 ])
 
+# OpenPMIx 4.2.2's server keeps a tool's records for good (issue 14 item 3); the repairs in
+# src/pmix/pmix422_repairs.c need its private headers, which Debian's libpmix-dev installs under
+# the include directory. Only that file is compiled with them (PMIX_PRIVATE_CPPFLAGS), and only
+# when they describe exactly 4.2.2; otherwise prte builds without the repairs and says so.
+AC_DEFUN([PRTE_CHECK_PMIX_PRIVATE_HEADERS], [
+  AC_MSG_CHECKING([for OpenPMIx 4.2.2's private server headers])
+  prte_pmix_includedir=`$PKG_CONFIG --variable=includedir pmix`
+  PMIX_PRIVATE_CPPFLAGS="-I$prte_pmix_includedir/pmix -I$prte_pmix_includedir -I$prte_pmix_includedir/.."
+  AC_LANG_PUSH([C])
+  prte_save_CPPFLAGS=$CPPFLAGS
+  CPPFLAGS="$CPPFLAGS $PMIX_PRIVATE_CPPFLAGS"
+  AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include "src/include/pmix_config.h"
+#include "src/include/pmix_globals.h"
+#include "src/mca/ptl/ptl_types.h"
+#include "src/server/pmix_server_ops.h"
+#if PMIX_MAJOR_VERSION != 4 || PMIX_MINOR_VERSION != 2 || PMIX_RELEASE_VERSION != 2
+#error not 4.2.2
+#endif
+]], [[return pmix_server_globals.clients.size;]])], [prte_have_pmix422_private=yes], [prte_have_pmix422_private=no])
+  CPPFLAGS=$prte_save_CPPFLAGS
+  AC_LANG_POP([C])
+  AC_MSG_RESULT([$prte_have_pmix422_private])
+  AS_IF([test "$prte_have_pmix422_private" = yes],
+    [PMIX_PRIVATE_CPPFLAGS="$PMIX_PRIVATE_CPPFLAGS -DPRTE_PMIX422_PRIVATE_HEADERS"],
+    [PMIX_PRIVATE_CPPFLAGS=""])
+  AC_SUBST([PMIX_PRIVATE_CPPFLAGS])
+])
+
 # spec: Elastic DVM, "Proposed PMIx status codes": the completion events are compiled in only
 # where <pmix.h> defines both codes (CPPFLAGS may supply them, as a newer PMIx would).
 AC_DEFUN([PRTE_CHECK_PMIX_DVM_EVENTS], [

@@ -39,6 +39,7 @@
 #include "mca/base/param.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "pmix/pmix422_repairs.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
 
@@ -168,6 +169,11 @@ Status start(const ServerOptions& options)
     // per job. The hash store has no such leak and served Open MPI and our clients as fast here.
     // A user's own PMIX_MCA_gds still wins.
     setenv("PMIX_MCA_gds", "hash", 0);
+    // PMIx 4.2.2 gathers lost-connection events into one per caching window (1 s), and restarts
+    // the window at every new loss: with a tool leaving more often than once a second (a prun per
+    // job), the gathered event grows by a 552-byte entry per tool, and is copied whole each time,
+    // until the stream of jobs pauses. Without a window each loss is its own event.
+    setenv("PMIX_MCA_pmix_event_caching_window", "0", 0);
     // Our topology, so the server does not discover the node a second time. Passed by pointer,
     // not through PMIx_Info_load, which would duplicate it (and later destroy what it holds).
     std::vector<pmix_info_t> all(info.data(), info.data() + info.size());
@@ -199,6 +205,12 @@ Status start(const ServerOptions& options)
     }
     detail::verbose()(2, "PMIx server {} started{}; uri {}", describe(state().me),
                       options.tool_support ? " with tool support" : "", state().uri.empty() ? "(none)" : state().uri);
+    if (options.tool_support) {
+        // Checked here, on this thread, before any upcall can ask.
+        const char* why_not = prte_pmix422_repairs_state();
+        detail::verbose()(2, "departed tools' PMIx records: {}",
+                          why_not ? fmt::format("kept ({})", why_not) : std::string("released"));
+    }
 
     detail::register_dvm_nspace();
     return {};

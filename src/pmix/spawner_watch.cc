@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
-#include <optional>
 #include <set>
 #include <string>
 
@@ -29,7 +28,6 @@ struct Watch {
     int fd = -1;
     event* ev = nullptr;
     std::set<std::string> jobs;
-    std::optional<pmix_proc_t> tool;  // the prun's own PMIx name, when it is a tool of this server
 };
 
 // By spawner pid. Progress thread.
@@ -54,12 +52,6 @@ void spawner_gone(pid_t pid)
     watches().erase(it);
     event_free(w.ev);
     ::close(w.fd);
-    // PMIx 4.2.2 keeps a tool's peer record (~3 KB) after the tool leaves, and never says it left:
-    // now that the process is gone, release it (issue 14 item 3).
-    if (w.tool) {
-        verbose()(5, "tool {} (pid {}) is gone; deregistering it", describe(*w.tool), pid);
-        PMIx_server_deregister_client(&*w.tool, [](pmix_status_t, void*) {}, nullptr);
-    }
     auto& rt = runtime::Runtime::instance();
     for (const std::string& nspace : w.jobs) {
         runtime::JobPtr job = rt.jobs().find(nspace);
@@ -96,10 +88,6 @@ void watch_spawner(const runtime::Job& job)
         it = watches().emplace(job.spawner_pid, std::move(w)).first;
     }
     it->second.jobs.insert(job.nspace);
-    // A prun is a tool: its name belongs to no job of the DVM.
-    if (job.originator && !runtime::Runtime::instance().jobs().find(job.originator->nspace)) {
-        it->second.tool = *job.originator;
-    }
 }
 
 }  // namespace prte::pmix::detail

@@ -15,6 +15,7 @@
 #include "mca/plm/base/plm_launch.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "pmix/pmix422_repairs.h"
 #include "util/tcp_nodelay.h"
 #include "runtime/runtime.h"
 
@@ -97,12 +98,26 @@ ToolRequest read_tool_request(const pmix_info_t info[], size_t ninfo)
     return r;
 }
 
+// PMIx 4.2.2 keeps about 3.5 KB for every tool that ever connected (pmix422_repairs.h); each new
+// connection releases what departed ones left, so the DVM holds the records of connected tools
+// only. On PMIx's thread, as the repairs require: this runs inside its tool-connection upcall.
+void release_departed_tools()
+{
+    std::string nspace = fmt::format("{}-tools", rt().identity().dvm_nspace);
+    size_t connected = 0;
+    size_t released = prte_pmix422_release_departed_tools(nspace.c_str(), &connected);
+    if (released > 0) {
+        verbose()(5, "released the PMIx records of {} departed tool(s); {} tool(s) still connected", released, connected);
+    }
+}
+
 }  // namespace
 
 // A tool gets "<dvm_nspace>-tool-<n>", rank 0, unless it brought a name of its own. Only the
 // DVM's owner (or root) may connect: a tool can run jobs and stop the DVM.
 void tool_connected(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc, void* cbdata)
 {
+    release_departed_tools();
     ToolRequest request = read_tool_request(info, ninfo);
     if (verbose().enabled(10)) {
         for (size_t i = 0; info && i < ninfo; ++i) {

@@ -12,6 +12,7 @@
 #include "mca/odls/base/odls_base.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "pmix/pmix422_repairs.h"
 #include "runtime/runtime.h"
 
 namespace prte::pmix::detail {
@@ -166,12 +167,19 @@ pmix_status_t register_events(pmix_status_t*, size_t, const pmix_info_t[], size_
 pmix_status_t deregister_events(pmix_status_t*, size_t, pmix_op_cbfunc_t, void*) { return PMIX_OPERATION_SUCCEEDED; }
 
 // The PMIx library keeps the tool's output request itself and sends it what deliver_output hands
-// over; output held for this tool (output_hold.cc) is let go now.
-pmix_status_t iof_pull(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t, pmix_iof_channel_t channels,
-                       pmix_op_cbfunc_t, void*)
+// over; output held for this tool (output_hold.cc) is let go now. A deregistration (PMIX_IOF_STOP)
+// comes here too. Either way PMIx 4.2.2 forgets to release its request: pmix422_repairs does.
+pmix_status_t iof_pull(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t directives[], size_t ndirs,
+                       pmix_iof_channel_t channels, pmix_op_cbfunc_t, void* cbdata)
 {
-    verbose()(5, "output pull for {} process group(s), channels {:#x}", nprocs, static_cast<unsigned>(channels));
-    on_pull_request(procs, nprocs);
+    bool stop = false;
+    for (size_t i = 0; directives && i < ndirs; ++i) {
+        if (PMIX_CHECK_KEY(&directives[i], PMIX_IOF_STOP)) stop = PMIX_INFO_TRUE(&directives[i]);
+    }
+    verbose()(5, "output {} for {} process group(s), channels {:#x}", stop ? "deregistration" : "pull", nprocs,
+              static_cast<unsigned>(channels));
+    if (!stop) on_pull_request(procs, nprocs);
+    prte_pmix422_after_iof_request(cbdata, stop ? 1 : 0);
     return PMIX_OPERATION_SUCCEEDED;
 }
 

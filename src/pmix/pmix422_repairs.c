@@ -1,0 +1,174 @@
+/* Repairs for OpenPMIx 4.2.2's server: records it keeps after every tool connection. See
+ * pmix422_repairs.h. What was found, in PMIx 4.2.2's own source (apt-get source pmix):
+ *
+ *  - A tool's connection record (pmix_peer_t, ~1.8 KB) stays in pmix_server_globals.clients for
+ *    good: neither the end of its connection, nor its finalize, nor
+ *    PMIx_server_deregister_client removes it. Each tool that PMIx names through the host also
+ *    gets a namespace record of its own (~1.5 KB, even when names repeat) and a rank record.
+ *  - _iofreg (after an IOF pull) and iofdereg (after a deregistration) never release the request
+ *    (pmix_server_caddy_t) the switchyard made, which holds the connection record; iofdereg also
+ *    leaks the request's directives.
+ *
+ * Only this file includes PMIx's private headers (configure adds them for it alone). The
+ * repairs depend on 4.2.2's exact layout and behaviour, so they act only when the running libpmix
+ * says it is the version these headers describe: a newer PMIx that releases these itself must not
+ * see them released twice. */
+#include "pmix/pmix422_repairs.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifdef PRTE_PMIX422_PRIVATE_HEADERS
+
+#include <event2/event.h>
+#include <pmix.h>
+
+#include "src/include/pmix_config.h"
+#include "src/include/pmix_globals.h"
+#include "src/mca/ptl/ptl_types.h"
+#include "src/server/pmix_server_ops.h"
+
+#if PMIX_MAJOR_VERSION != 4 || PMIX_MINOR_VERSION != 2 || PMIX_RELEASE_VERSION != 2
+#error "pmix422_repairs.c describes OpenPMIx 4.2.2 only; configure should not have enabled it"
+#endif
+
+static int version_checked;
+static const char *version_problem;
+static char version_text[256];
+
+const char *prte_pmix422_repairs_state(void)
+{
+    if (!version_checked) {
+        /* "OpenPMIx 4.2.2rc2 (PMIx Standard: ...)": the library's version, then a space. */
+        char expected[64];
+        snprintf(expected, sizeof(expected), "OpenPMIx %s ", PMIX_VERSION);
+        const char *running = PMIx_Get_version();
+        if (running == NULL || strncmp(running, expected, strlen(expected)) != 0) {
+            snprintf(version_text, sizeof(version_text), "the running libpmix (%s) is not the OpenPMIx %s they were built for",
+                     running ? running : "unknown", PMIX_VERSION);
+            version_problem = version_text;
+        }
+        version_checked = 1;
+    }
+    return version_problem;
+}
+
+static const struct timeval now = {0, 0};
+
+static void release_request(evutil_socket_t fd, short what, void *arg)
+{
+    (void) fd;
+    (void) what;
+    pmix_server_caddy_t *request = (pmix_server_caddy_t *) arg;
+    PMIX_RELEASE(request);
+}
+
+/* libevent runs active events in the order they were activated (a zero timeout given to
+ * event_base_once is activated at once, "order-preserving"). This one was activated inside the
+ * upcall, before PMIx queued its answer (_iofreg); activating the release from here puts it after
+ * that answer. Releasing it from here instead crashed the DVM when a tool left at once. */
+static void after_answer_queued(evutil_socket_t fd, short what, void *arg)
+{
+    (void) fd;
+    (void) what;
+    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, release_request, arg, &now) != 0) {
+        /* Cannot schedule: keep the request (the leak, not a use after free). */
+    }
+}
+
+void prte_pmix422_after_iof_request(void *cbdata, int stop)
+{
+    if (cbdata == NULL || prte_pmix422_repairs_state() != NULL) return;
+    pmix_setup_caddy_t *cd = (pmix_setup_caddy_t *) cbdata;
+    pmix_server_caddy_t *request = (pmix_server_caddy_t *) cd->cbdata;
+    if (request == NULL) return;
+    /* A deregistration's directives were created for this caddy alone; its destructor frees them
+     * when it owns them. A pull's are freed by _iofreg itself. */
+    if (stop) cd->copied = true;
+    /* After this upcall returns PMIx answers through _iofreg (an event it activates then) or
+     * iofdereg (at once), both of which still use the request: release it in two steps. */
+    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, after_answer_queued, request, &now) != 0) {
+        /* Cannot schedule: keep the request (the leak, not a use after free). */
+    }
+}
+
+static int list_holds(pmix_list_t *list, pmix_list_item_t *wanted)
+{
+    pmix_list_item_t *item;
+    PMIX_LIST_FOREACH (item, list, pmix_list_item_t) {
+        if (item == wanted) return 1;
+    }
+    return 0;
+}
+
+/* Ended: PMIx's lost-connection handling has run (socket closed, its events stopped, and its
+ * event and output registrations purged). */
+static int tool_connection_ended(const pmix_peer_t *peer, const char *tools_nspace)
+{
+    return PMIX_PEER_IS_TOOL(peer) && !PMIX_PEER_IS_CLIENT(peer) && peer->sd < 0 && !peer->recv_ev_active &&
+           !peer->send_ev_active && peer->nptr != NULL && peer->nptr->nspace != NULL &&
+           strcmp(peer->nptr->nspace, tools_nspace) == 0;
+}
+
+static void release_tool(int index, pmix_peer_t *peer)
+{
+    pmix_namespace_t *nspace = peer->nptr;
+    pmix_rank_info_t *rank = peer->info;
+    /* The rank record is listed under the namespace record PMIx made for this connection; the
+     * listing is one of its two references (the peer holds the other). */
+    if (rank != NULL && list_holds(&nspace->ranks, &rank->super)) {
+        pmix_list_remove_item(&nspace->ranks, &rank->super);
+        PMIX_RELEASE(rank);
+    }
+    /* Likewise the namespace record, listed in pmix_globals.nspaces (lookups there are by name,
+     * and every tool record carries the same name: take this one out by identity). */
+    if (pmix_list_get_size(&nspace->ranks) == 0 && list_holds(&pmix_globals.nspaces, &nspace->super)) {
+        pmix_list_remove_item(&pmix_globals.nspaces, &nspace->super);
+        PMIX_RELEASE(nspace);
+    }
+    /* The clients array holds the reference PMIX_NEW gave the peer. A request still in flight
+     * keeps its own, and the record goes when that is released. */
+    pmix_pointer_array_set_item(&pmix_server_globals.clients, index, NULL);
+    PMIX_RELEASE(peer);
+}
+
+size_t prte_pmix422_release_departed_tools(const char *tools_nspace, size_t *connected)
+{
+    size_t released = 0, live = 0;
+    if (tools_nspace != NULL && prte_pmix422_repairs_state() == NULL) {
+        for (int i = 0; i < pmix_server_globals.clients.size; i++) {
+            pmix_peer_t *peer = (pmix_peer_t *) pmix_pointer_array_get_item(&pmix_server_globals.clients, i);
+            if (peer == NULL || peer == pmix_globals.mypeer) continue;
+            if (tool_connection_ended(peer, tools_nspace)) {
+                release_tool(i, peer);
+                ++released;
+            } else if (PMIX_PEER_IS_TOOL(peer) && !PMIX_PEER_IS_CLIENT(peer) && peer->sd >= 0) {
+                ++live;
+            }
+        }
+    }
+    if (connected != NULL) *connected = live;
+    return released;
+}
+
+#else /* built without PMIx's private headers */
+
+const char *prte_pmix422_repairs_state(void)
+{
+    return "prte was built without OpenPMIx 4.2.2's private headers (configure said so)";
+}
+
+void prte_pmix422_after_iof_request(void *cbdata, int stop)
+{
+    (void) cbdata;
+    (void) stop;
+}
+
+size_t prte_pmix422_release_departed_tools(const char *tools_nspace, size_t *connected)
+{
+    (void) tools_nspace;
+    if (connected != NULL) *connected = 0;
+    return 0;
+}
+
+#endif

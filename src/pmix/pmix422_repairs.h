@@ -1,0 +1,36 @@
+/* Repairs for records that OpenPMIx 4.2.2's server keeps for good after every tool connection,
+ * which no public call releases (issue 14 item 3). Implemented in C against PMIx's private
+ * headers (pmix422_repairs.c); everything else in prte uses only the public API.
+ *
+ * Every function must be called on PMIx's progress thread: from inside a server upcall.
+ * When the running libpmix is not the exact version the repairs were written for (or prte was
+ * built without PMIx's private headers), they do nothing and say so through
+ * prte_pmix422_repairs_state(). */
+#ifndef PRTE_PMIX_PMIX422_REPAIRS_H
+#define PRTE_PMIX_PMIX422_REPAIRS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* NULL when the repairs apply to the running libpmix; otherwise why they do not. */
+const char *prte_pmix422_repairs_state(void);
+
+/* The host's iof_pull upcall was handed `cbdata` (PMIx's request) and answers it at once with
+ * PMIX_OPERATION_SUCCEEDED. PMIx 4.2.2 then never releases the client request behind it (and with
+ * it a hold on the tool's connection record), nor, for a deregistration (`stop` true), the request's
+ * directives. This arranges both to be released once PMIx has sent its answer. */
+void prte_pmix422_after_iof_request(void *cbdata, int stop);
+
+/* Releases the connection, rank and namespace records PMIx 4.2.2 keeps for every tool in
+ * namespace `tools_nspace` whose connection has ended. Returns how many tools' records were
+ * released; *connected (if not NULL) is set to the number of tools still connected. */
+size_t prte_pmix422_release_departed_tools(const char *tools_nspace, size_t *connected);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
