@@ -104,6 +104,19 @@ void release_notified(pmix_status_t, void* cbdata)
     delete n;
 }
 
+// Hands an unpacked event to this node's PMIx server, which applies the range; `n` is released.
+void notify_here(pmix_status_t code, const pmix_proc_t& source, pmix_data_range_t range, Notified* n)
+{
+    pmix_status_t rc = PMIx_Notify_event(code, &source, range, n->info, n->ninfo, release_notified, n);
+    if (rc != PMIX_SUCCESS) {
+        if (rc != PMIX_OPERATION_SUCCEEDED) {
+            verbose()(1, "cannot notify event {} from {}: {}", PMIx_Error_string(code), describe(source),
+                      PMIx_Error_string(rc));
+        }
+        release_notified(rc, n);
+    }
+}
+
 // Every daemon, the master included: the broadcast event for this node's processes.
 void on_broadcast(runtime::Rank, rml::Payload&& payload)
 {
@@ -134,13 +147,7 @@ void on_broadcast(runtime::Rank, rml::Payload&& payload)
     }
     verbose()(5, "event {} from {} (range {}) relayed from daemon {}", PMIx_Error_string(e.code), describe(e.source),
               PMIx_Data_range_string(e.range), e.origin);
-    pmix_status_t rc = PMIx_Notify_event(e.code, &e.source, range, n->info, n->ninfo, release_notified, n);
-    if (rc != PMIX_SUCCESS) {
-        if (rc != PMIX_OPERATION_SUCCEEDED) {
-            verbose()(1, "cannot notify relayed event {}: {}", PMIx_Error_string(e.code), PMIx_Error_string(rc));
-        }
-        release_notified(rc, n);
-    }
+    notify_here(e.code, e.source, range, n);
 }
 
 // Master: broadcast an event to every daemon.
@@ -191,6 +198,27 @@ bool relay_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_
                       st.message());
         }
     });
+    return true;
+}
+
+bool raise_everywhere(pmix_status_t code, const pmix_proc_t& source, pmix_data_range_t range, InfoArray& info)
+{
+    Event e;
+    e.code = code;
+    e.source = source;
+    e.range = range;
+    e.origin = messenger().self();
+    if (!pack_infos(info.data(), info.size(), e.info, kPmixInternalKey)) return false;
+    // This node's processes now; the others' through the broadcast, whose copy here is skipped
+    // (its origin is this daemon). kRelayedKey keeps PMIx handing it back to be relayed again.
+    auto* n = new Notified{nullptr, 0};
+    n->info = unpack_info(e.info, n->ninfo, nullptr);
+    if (n->info) {
+        notify_here(code, source, range, n);
+    } else {
+        delete n;
+    }
+    broadcast(encode(e));
     return true;
 }
 

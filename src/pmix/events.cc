@@ -108,6 +108,29 @@ void notify_job_end(const runtime::JobPtr& job)
     detail::notify_job_end_event(job->nspace, job->exit_code, job->abort_message, job->originator);
 }
 
+// A process ended abnormally. Processes anywhere that registered for the code hear of it, with
+// PMIX_EVENT_AFFECTED_PROC naming it (a handler registered with PMIX_EVENT_AFFECTED_PROC or
+// _PROCS hears only of those, PMIx filters); the source is the process itself, as PRRTE sends it.
+// Non-default: a default handler (Open MPI's aborts its job) is never called for another job's
+// failure. Not cached, like the job end: nobody registers later for a failure already past.
+void notify_proc_failure(const runtime::Job& job, const runtime::Proc& proc, pmix_status_t code,
+                         const std::string& message)
+{
+    if (!detail::server_running()) return;
+    pmix_proc_t affected;
+    PMIX_LOAD_PROCID(&affected, job.nspace.c_str(), proc.rank);
+    InfoArray info;
+    info.add_proc(PMIX_EVENT_AFFECTED_PROC, affected);
+    info.add_int(PMIX_EXIT_CODE, proc.exit_code);
+    if (!message.empty()) info.add_string(PMIX_EVENT_TEXT_MESSAGE, message);
+    info.add_bool(PMIX_EVENT_NON_DEFAULT, true);
+    info.add_bool(PMIX_EVENT_DO_NOT_CACHE, true);
+    verbose()(2, "{} of {}: telling every node", PMIx_Error_string(code), describe(affected));
+    if (!detail::raise_everywhere(code, affected, PMIX_RANGE_GLOBAL, info)) {
+        verbose()(1, "cannot notify {} of {}: its info cannot be packed", PMIx_Error_string(code), describe(affected));
+    }
+}
+
 namespace detail {
 
 void notify_job_end_event(const std::string& nspace, int exit_code, const std::string& message,

@@ -191,10 +191,14 @@ pmix_info_t* unpack_infos(const std::vector<uint8_t>& bytes, size_t& ninfo, size
     pmix_info_t* info = nullptr;
     if (PMIx_Data_unpack(nullptr, &buffer, &count, &n, PMIX_SIZE) == PMIX_SUCCESS && count <= max_entries) {
         PMIX_INFO_CREATE(info, count + spare);
-        n = static_cast<int32_t>(count);
-        if (count > 0 && PMIx_Data_unpack(nullptr, &buffer, info, &n, PMIX_INFO) != PMIX_SUCCESS) {
-            PMIX_INFO_FREE(info, count + spare);
-            info = nullptr;
+        // One at a time, as pack_infos packed them: each pack carries its own count, and a single
+        // unpack of `count` entries reads only the first and leaves the rest empty.
+        for (size_t i = 0; info && i < count; ++i) {
+            n = 1;
+            if (PMIx_Data_unpack(nullptr, &buffer, &info[i], &n, PMIX_INFO) != PMIX_SUCCESS || n != 1) {
+                PMIX_INFO_FREE(info, count + spare);
+                info = nullptr;
+            }
         }
     }
     PMIX_DATA_BUFFER_DESTRUCT(&buffer);

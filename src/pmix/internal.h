@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mca/grpcomm/grpcomm.h"
+#include "pmix/info_array.h"
 #include "runtime/job_table.h"
 #include "util/output.h"
 #include "util/status.h"
@@ -153,6 +154,9 @@ void enable_publish_relay();
 // Any thread.
 bool relay_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t range, const pmix_info_t info[],
                  size_t ninfo);
+// Master: notifies an event the DVM raises on every node, this one included (each server applies
+// the range to its own processes). False if its info cannot be packed. Progress thread.
+bool raise_everywhere(pmix_status_t code, const pmix_proc_t& source, pmix_data_range_t range, InfoArray& info);
 void enable_event_relay();
 // Master: when the job's originator is a process on a daemon's node, sends it the job's end for
 // that daemon to notify (true), else false.

@@ -107,4 +107,10 @@ void notify_allocation_outcome(const AllocationOutcome& outcome);
 // (PMIX_EVENT_JOB_END with PMIX_JOB_TERM_STATUS and, on failure, the message). Progress thread.
 void notify_job_end(const runtime::JobPtr& job);
 
+// Tells processes on every node that registered for `code` (PMIX_ERR_PROC_ABORTED_BY_SIG,
+// PMIX_ERR_EXIT_NONZERO_TERM, ...) that this process ended abnormally, naming it in
+// PMIX_EVENT_AFFECTED_PROC. Master, progress thread.
+void notify_proc_failure(const runtime::Job& job, const runtime::Proc& proc, pmix_status_t code,
+                         const std::string& message);
+
 }  // namespace prte::pmix

@@ -290,6 +290,7 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
         job.timeout_seconds = static_cast<int>(*seconds);
         return {};
     }
+    if (PMIX_CHECK_KEY(&info, PMIX_JOB_RECOVERABLE)) return need_flag(info, job.recoverable);
     if (PMIX_CHECK_KEY(&info, PMIX_IOF_TAG_OUTPUT) || PMIX_CHECK_KEY(&info, PMIX_TAG_OUTPUT)) {
         return need_flag(info, job.output.tag);
     }
@@ -383,7 +384,7 @@ Status translate_spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_ap
 
 std::string supported_spawn_directives()
 {
-    return util::join({PMIX_MAPBY, PMIX_RANKBY, PMIX_BINDTO, PMIX_PPR, PMIX_NO_OVERSUBSCRIBE, PMIX_TIMEOUT,
+    return util::join({PMIX_MAPBY, PMIX_RANKBY, PMIX_BINDTO, PMIX_PPR, PMIX_NO_OVERSUBSCRIBE, PMIX_TIMEOUT, PMIX_JOB_RECOVERABLE,
                        PMIX_JOB_TIMEOUT, PMIX_IOF_TAG_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT, PMIX_IOF_MERGE_STDERR_STDOUT,
                        PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_FWD_STDDIAG, PMIX_HOST, PMIX_HOSTFILE, PMIX_ADD_HOST,
                        PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION, PMIX_FWD_STDIN,

@@ -27,7 +27,7 @@
 
 namespace prte::pmix {
 
-// Fills job.apps, job.mapping, job.output, job.stdin_target and job.timeout_seconds from the request. `notes`
+// Fills job.apps, job.mapping, job.output, job.stdin_target, job.timeout_seconds and job.recoverable from the request. `notes`
 // receives one line per directive that was ignored, for the verbose stream.
 Status translate_spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[], size_t napps,
                        runtime::Job& job, std::vector<std::string>& notes);

@@ -108,6 +108,9 @@ struct Job {
     JobReports reports;
     StdinTarget stdin_target;
     int timeout_seconds = 0;  // prun --timeout: abort the job after this long (0: none)
+    // prun --enable-recovery (PMIX_JOB_RECOVERABLE): a process that dies or exits non-zero does
+    // not end the job; its peers are told (PMIx event) and carry on.
+    bool recoverable = false;
     bool is_daemon_job = false;
 
     // The tool or process that asked for the job (PMIx spawn), told of its start and its end.

@@ -232,6 +232,25 @@ TEST(PmixSpawnTranslate, OutputOptionsAndTimeout)
 }
 
 // prun --display map,allocation and --report-bindings.
+// prun --enable-recovery: a process's failure does not end the job (errmgr dvm).
+TEST(PmixSpawnTranslate, RecoverableJobsAreMarked)
+{
+    Request r;
+    r.app("/bin/true", {}, 1);
+    r.job_flag(PMIX_JOB_RECOVERABLE, true);
+    Job job;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(r.translate(job, notes).ok());
+    EXPECT_TRUE(job.recoverable);
+    EXPECT_TRUE(notes.empty());
+
+    Request plain;
+    plain.app("/bin/true", {}, 1);
+    Job job2;
+    ASSERT_TRUE(plain.translate(job2, notes).ok());
+    EXPECT_FALSE(job2.recoverable);
+}
+
 TEST(PmixSpawnTranslate, DisplayAndBindingReports)
 {
     Request r;

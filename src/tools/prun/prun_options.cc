@@ -37,7 +37,8 @@ const std::set<std::string>& single_dash_long_options()
                                                 "dvm-uri", "dvm",    "stdin",    "verbose", "add-host",
                                                 "add-hostfile", "npernode", "pernode", "display", "pmixmca",
                                                 "report-bindings", "tag-output", "timestamp-output",
-                                                "merge-stderr-to-stdout", "display-map", "display-allocation"};
+                                                "merge-stderr-to-stdout", "display-map", "display-allocation",
+                                                "enable-recovery", "disable-recovery"};
     return names;
 }
 
@@ -152,6 +153,9 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
                              "merge-stderr-to-stdout, raw"))
         ->type_name("LIST");
     cli.add_option("--timeout", t.timeout_text, "Terminate the job after this many seconds")->type_name("SECONDS");
+    cli.add_flag("--enable-recovery,!--disable-recovery", r.recoverable,
+                 "A process that dies or exits non-zero does not end the job: the others carry on and are told "
+                 "(PMIx event); the job's status is the first failure's");
     cli.add_option("--stdin", t.stdin_value, "Which rank gets prun's stdin: a rank (default 0), all, or none")
         ->type_name("RANK|all|none");
     cli.add_option("--dvm-uri", r.dvm_uri, "The DVM to use: its URI, or file:<path> holding it (prte --report-uri)")

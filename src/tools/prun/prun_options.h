@@ -53,6 +53,7 @@ struct Request {
     std::string bind_to;
     OutputOptions output;
     int timeout = 0;  // seconds; 0: none
+    bool recoverable = false;  // --enable-recovery: a process's failure does not end the job
     std::string dvm_uri;
     std::string dvm;
     std::vector<std::pair<std::string, std::string>> mca;       // --prtemca name value

@@ -10,6 +10,7 @@
 #include "mca/plm/base/plm_elastic.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/plm/base/plm_messages.h"
+#include "pmix/server.h"
 #include "runtime/runtime.h"
 #include "util/output.h"
 
@@ -47,17 +48,41 @@ JobState job_state_for(const runtime::Proc& proc, ProcState state)
     return JobState::non_zero_term;
 }
 
+// The PMIx event that names this way of ending (PMIx standard, "process termination" codes).
+pmix_status_t failure_event(const runtime::Proc& proc, ProcState state)
+{
+    if (state == ProcState::failed_to_start) return PMIX_ERR_PROC_FAILED_TO_START;
+    if (state == ProcState::called_abort) return PMIX_ERR_PROC_REQUESTED_ABORT;
+    if (proc.term_signal != 0) return PMIX_ERR_PROC_ABORTED_BY_SIG;
+    return PMIX_ERR_EXIT_NONZERO_TERM;
+}
+
+// A job with recovery enabled outlives a process that died or exited non-zero. Not one that
+// failed to start (the job never ran as asked), nor a PMIx_Abort, which asks for the job's end.
+bool survivable(ProcState state) { return state != ProcState::failed_to_start && state != ProcState::called_abort; }
+
 }  // namespace
 
 void DvmErrmgrModule::proc_failed(const runtime::JobPtr& job, runtime::Proc& proc, ProcState state)
 {
     if (job->aborting) return;  // only the first failure decides the outcome
     proc.state = state;
+    std::string what = describe_failure(*job, proc, state);
+    pmix::notify_proc_failure(*job, proc, failure_event(proc, state), what);
+    if (job->recoverable && survivable(state)) {
+        // The first failure is the job's status and message when it ends; the others carry on.
+        if (job->exit_code == 0) {
+            job->exit_code = proc.exit_code != 0 ? proc.exit_code : 1;
+            job->abort_message = what;
+        }
+        base::framework().verbose()(1, "{}: job {} carries on (recovery enabled)", what, job->nspace);
+        return;
+    }
     job->aborting = true;
     job->abort_state = job_state_for(proc, state);
     // A message already set by whoever detected the failure (the launcher's exec error, the PMIx
     // abort text) is more precise than ours; keep it.
-    if (job->abort_message.empty()) job->abort_message = describe_failure(*job, proc, state);
+    if (job->abort_message.empty()) job->abort_message = what;
     job->exit_code = proc.exit_code != 0 ? proc.exit_code : 1;
     base::framework().verbose()(1, "{}: aborting job {}", job->abort_message, job->nspace);
     plm::base::kill_job_procs(job);
