@@ -78,35 +78,38 @@ struct Dvm {
     int out = -1;  // read end of its stdout; kept open until it exits, so a late line finds a reader
 };
 
-// Starts prte and waits for its "DVM ready" line (or its exit). Returns prte's exit status if it
-// ended first, or 0 with `dvm` set.
-int start_dvm(const std::vector<std::string>& argv, Dvm& dvm)
+// Starts prte; wait_until_ready() then waits for its "DVM ready" line.
+bool start_dvm(const std::vector<std::string>& argv, Dvm& dvm)
 {
     int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+    if (pipe2(fds, O_CLOEXEC) != 0) return false;
     pid_t pid = start(argv, fds[1], /*own_session=*/true);
     close(fds[1]);
     if (pid < 0) {
         close(fds[0]);
-        return -1;
+        return false;
     }
+    dvm.pid = pid;
+    dvm.out = fds[0];
+    return true;
+}
+
+// Waits for prte's "DVM ready" line (or its exit). Returns prte's exit status if it ended first
+// (`dvm` is then closed), or 0.
+int wait_until_ready(Dvm& dvm)
+{
     std::string seen;
     char buf[512];
     while (seen.find("DVM ready") == std::string::npos) {
-        ssize_t n = read(fds[0], buf, sizeof(buf));
+        ssize_t n = read(dvm.out, buf, sizeof(buf));
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {  // it exited (or closed stdout) without being ready
-            close(fds[0]);
-            int status = 0;
-            while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-            }
-            int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            close(dvm.out);
+            int code = wait_for(dvm.pid);
             return code ? code : 1;
         }
         seen.append(buf, static_cast<size_t>(n));
     }
-    dvm.pid = pid;
-    dvm.out = fds[0];
     return 0;
 }
 
@@ -197,8 +200,11 @@ int main(int argc, char** argv)
     // prun may be gone before the DVM is ready (a usage error): our word to it then finds no reader.
     signal(SIGPIPE, SIG_IGN);
 
-    // prun starts at once and waits for our word on `ready` before it looks for the DVM: its own
-    // start-up (loading, option parsing) then overlaps the DVM's.
+    // The DVM's start-up is the longest step: it starts first. prun starts next and waits for our
+    // word on `ready` before it looks for the DVM: its own start-up (loading, option parsing)
+    // overlaps the DVM's.
+    Dvm dvm;
+    bool dvm_started = start_dvm(prte_argv, dvm);
     int ready[2];
     if (pipe(ready) != 0) {
         prte::output::error("cannot create a pipe: {}", std::strerror(errno));
@@ -212,8 +218,7 @@ int main(int argc, char** argv)
     close(ready[0]);
     unsetenv("PRTE_PRTERUN_READY_FD");
 
-    Dvm dvm;
-    int status = start_dvm(prte_argv, dvm);
+    int status = dvm_started ? wait_until_ready(dvm) : -1;
     if (status == 0) {
         char go = 1;
         (void)!write(ready[1], &go, 1);
