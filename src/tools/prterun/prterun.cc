@@ -141,12 +141,6 @@ std::string self_path(const char* argv0)
 int main(int argc, char** argv)
 {
     prte::output::set_program_name("prterun");
-    std::string self = self_path(argv[0]);
-    std::string prte = find_tool(self, "prte"), prun = find_tool(self, "prun");
-    if (prte.empty() || prun.empty()) {
-        prte::output::error("cannot find prte and prun next to {}: is the installation complete?", self);
-        return 1;
-    }
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "--help" || args[0] == "-h") {
         // prun's options, from prun's own table: prterun passes them all to prun.
@@ -162,6 +156,14 @@ int main(int argc, char** argv)
     if (args[0] == "--version" || args[0] == "-V") {
         std::printf("prterun %s\n", PACKAGE_VERSION);
         return 0;
+    }
+    // After --help and --version, which must work wherever the binary is (help2man runs it in the
+    // build tree, possibly before prte and prun are built).
+    std::string self = self_path(argv[0]);
+    std::string prte = find_tool(self, "prte"), prun = find_tool(self, "prun");
+    if (prte.empty() || prun.empty()) {
+        prte::output::error("cannot find prte and prun next to {}: is the installation complete?", self);
+        return 1;
     }
 
     // The DVM gets the options that describe it; prun gets everything.

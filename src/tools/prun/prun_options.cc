@@ -153,9 +153,11 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
                              "merge-stderr-to-stdout, raw"))
         ->type_name("LIST");
     cli.add_option("--timeout", t.timeout_text, "Terminate the job after this many seconds")->type_name("SECONDS");
-    cli.add_flag("--enable-recovery,!--disable-recovery", r.recoverable,
+    cli.add_flag("--enable-recovery", r.recoverable,
                  "A process that dies or exits non-zero does not end the job: the others carry on and are told "
                  "(PMIx event); the job's status is the first failure's");
+    cli.add_flag_callback("--disable-recovery", [&r] { r.recoverable = false; },
+                          "A process's failure ends the job (the default)");
     cli.add_option("--stdin", t.stdin_value, "Which rank gets prun's stdin: a rank (default 0), all, or none")
         ->type_name("RANK|all|none");
     cli.add_option("--dvm-uri", r.dvm_uri, "The DVM to use: its URI, or file:<path> holding it (prte --report-uri)")

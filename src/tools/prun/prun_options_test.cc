@@ -55,6 +55,16 @@ TEST(PrunOptions, ParsingStopsAtTheProgram)
     EXPECT_EQ(r.apps[0].command, "-weird-name");
 }
 
+TEST(PrunOptions, RecoveryIsOffUnlessEnabled)
+{
+    EXPECT_FALSE(parse_ok({"-n", "2", "x"}).recoverable);
+    EXPECT_TRUE(parse_ok({"--enable-recovery", "-n", "2", "x"}).recoverable);
+    EXPECT_TRUE(parse_ok({"-enable-recovery", "x"}).recoverable);  // PRRTE's single dash
+    EXPECT_FALSE(parse_ok({"--enable-recovery", "--disable-recovery", "x"}).recoverable);
+    // The program's own --enable-recovery is its own.
+    EXPECT_FALSE(parse_ok({"x", "--enable-recovery"}).recoverable);
+}
+
 TEST(PrunOptions, PrrteSpellings)
 {
     Request r = parse_ok({"-np", "4", "-host", "a,b:2", "--map-by", "core:OVERSUBSCRIBE", "--bind-to", "core",
