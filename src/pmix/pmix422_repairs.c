@@ -101,13 +101,15 @@ static int list_holds(pmix_list_t *list, pmix_list_item_t *wanted)
     return 0;
 }
 
+/* A tool, not a process of a job that is also a tool. */
+static int is_tool(const pmix_peer_t *peer) { return PMIX_PEER_IS_TOOL(peer) && !PMIX_PEER_IS_CLIENT(peer); }
+
 /* Ended: PMIx's lost-connection handling has run (socket closed, its events stopped, and its
  * event and output registrations purged). */
 static int tool_connection_ended(const pmix_peer_t *peer, const char *tools_nspace)
 {
-    return PMIX_PEER_IS_TOOL(peer) && !PMIX_PEER_IS_CLIENT(peer) && peer->sd < 0 && !peer->recv_ev_active &&
-           !peer->send_ev_active && peer->nptr != NULL && peer->nptr->nspace != NULL &&
-           strcmp(peer->nptr->nspace, tools_nspace) == 0;
+    return is_tool(peer) && peer->sd < 0 && !peer->recv_ev_active && !peer->send_ev_active && peer->nptr != NULL &&
+           peer->nptr->nspace != NULL && strcmp(peer->nptr->nspace, tools_nspace) == 0;
 }
 
 static void release_tool(int index, pmix_peer_t *peer)
@@ -142,7 +144,7 @@ size_t prte_pmix422_release_departed_tools(const char *tools_nspace, size_t *con
             if (tool_connection_ended(peer, tools_nspace)) {
                 release_tool(i, peer);
                 ++released;
-            } else if (PMIX_PEER_IS_TOOL(peer) && !PMIX_PEER_IS_CLIENT(peer) && peer->sd >= 0) {
+            } else if (is_tool(peer) && peer->sd >= 0) {
                 ++live;
             }
         }

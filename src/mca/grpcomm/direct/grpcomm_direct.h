@@ -83,6 +83,7 @@ class DirectModule final : public Module {
     runtime::Rank departed_participant(const GatherOp& op) const;
     void maybe_send_up(GatherOp& op);
     void fail_gather(const std::string& key, const Status& why);
+    void mark_released(const std::string& signature, uint64_t seq);
     void gathers_after_tree_change();
 
     void arm_deadline(GatherOp& op, std::chrono::milliseconds limit);

@@ -198,13 +198,20 @@ void DirectModule::on_release(Rank, rml::Payload&& payload)
         output::warning("dropped an allgather result: {}", r.error());
         return;
     }
-    uint64_t& released = released_seq_[sig];
-    released = std::max(released, seq);
+    mark_released(sig, seq);
     auto it = gathers_.find(op_key(sig, seq));
     if (it == gathers_.end()) return;  // this daemon held no share of it
     AllgatherCallback done = std::move(it->second.on_complete);
     gathers_.erase(it);
     if (done) done({}, data, context_id);
+}
+
+// A share or result arriving later for this collective (or an earlier one of the signature) is a
+// late copy: gather_op drops it.
+void DirectModule::mark_released(const std::string& signature, uint64_t seq)
+{
+    uint64_t& released = released_seq_[signature];
+    released = std::max(released, seq);
 }
 
 void DirectModule::fail_gather(const std::string& key, const Status& why)
@@ -213,8 +220,7 @@ void DirectModule::fail_gather(const std::string& key, const Status& why)
     if (it == gathers_.end()) return;
     GatherOp op = std::move(it->second);
     gathers_.erase(it);
-    uint64_t& released = released_seq_[op.signature];
-    released = std::max(released, op.seq);
+    mark_released(op.signature, op.seq);
     verbose()(1, "allgather {}: failed: {}", key, why.message());
     if (op.on_complete) op.on_complete(why, {}, 0);
 }

@@ -138,8 +138,7 @@ void DirectModule::on_failed(Rank, rml::Payload&& payload)
         output::warning("dropped an allgather failure: {}", r.error());
         return;
     }
-    uint64_t& released = released_seq_[sig];
-    released = std::max(released, seq);
+    mark_released(sig, seq);
     fail_gather(op_key(sig, seq), {code, message});
 }
 
