@@ -518,6 +518,7 @@ class Run {
     void forward_stdin();
     void wait_for_barrier(std::chrono::milliseconds limit);
     void wait_for_output_complete(std::chrono::milliseconds limit);
+    void wait_for_push_answer(std::chrono::milliseconds limit);
     std::string job_id() const { return prte::prun::job_label_of(nspace_); }
     std::string dvm_text() const
     {
@@ -699,13 +700,18 @@ void Run::kill_job(const char* why)
     }
 }
 
-void Run::wait_for_barrier(std::chrono::milliseconds limit)
+namespace {
+
+// Waits, woken by the PMIx callbacks (wake()), until `done` holds under the shared lock or the
+// connection is lost; false if `limit` passed first.
+template <typename Done>
+bool wait_until(std::chrono::milliseconds limit, Done done)
 {
     auto deadline = Clock::now() + limit;
     while (Clock::now() < deadline) {
         {
             std::lock_guard<std::mutex> lock(shared.mutex);
-            if (shared.barrier_done || shared.connection_lost) break;
+            if (done() || shared.connection_lost) return true;
         }
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
         struct pollfd p = {wake_fds[0], POLLIN, 0};
@@ -714,26 +720,31 @@ void Run::wait_for_barrier(std::chrono::milliseconds limit)
         while (read(wake_fds[0], drain, sizeof(drain)) > 0) {
         }
     }
+    return false;
+}
+
+}  // namespace
+
+void Run::wait_for_barrier(std::chrono::milliseconds limit)
+{
+    wait_until(limit, [] { return shared.barrier_done; });
     std::lock_guard<std::mutex> lock(shared.mutex);
     shared.barrier_done = false;
 }
 
 void Run::wait_for_output_complete(std::chrono::milliseconds limit)
 {
-    auto deadline = Clock::now() + limit;
-    while (Clock::now() < deadline) {
-        {
-            std::lock_guard<std::mutex> lock(shared.mutex);
-            if (shared.output_complete.count(nspace_) || shared.connection_lost) return;
-        }
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        struct pollfd p = {wake_fds[0], POLLIN, 0};
-        poll(&p, 1, static_cast<int>(std::max<int64_t>(left, 1)));
-        char drain[64];
-        while (read(wake_fds[0], drain, sizeof(drain)) > 0) {
-        }
+    if (!wait_until(limit, [this] { return shared.output_complete.count(nspace_) > 0; })) {
+        trace(1, "the DVM did not mark the end of job {}'s output", job_id());
     }
-    trace(1, "the DVM did not mark the end of job {}'s output", job_id());
+}
+
+// PMIx answers a push (a chunk of stdin, or its end) on our connection once the DVM has taken it.
+// Leaving before that answer made the DVM's PMIx print "PMIX ERROR: UNREACHABLE ... line 3098" on
+// the DVM's stderr (a one-shot prterun with stdin at its end at once, about 1 run in 60).
+void Run::wait_for_push_answer(std::chrono::milliseconds limit)
+{
+    if (!wait_until(limit, [] { return !shared.push_pending; })) trace(1, "the DVM did not answer our last stdin push");
 }
 
 void Run::loop()
@@ -821,6 +832,7 @@ int Run::finish()
     // The DVM marks the end of the job's output; PMIx may deliver the end event before the last
     // chunks, so wait for the marker (a DVM that sends none costs us the limit, once).
     if (output_path_ == OutputPath::pull && pull_ref_) wait_for_output_complete(std::chrono::seconds(5));
+    if (forwarding_stdin_) wait_for_push_answer(std::chrono::seconds(2));
     // Everything the DVM sent before our request arrives before its answer.
     if (output_path_ == OutputPath::pull && pull_ref_) {
         if (PMIx_IOF_deregister(*pull_ref_, nullptr, 0, on_barrier, nullptr) == PMIX_SUCCESS) {
