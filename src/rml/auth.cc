@@ -1,8 +1,7 @@
 #include "rml/auth.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <nettle/hmac.h>
+#include <nettle/memops.h>
 #include <sys/random.h>
 
 #include <cerrno>
@@ -15,8 +14,8 @@
 namespace prte::rml::auth {
 namespace {
 
-// The kernel's CSPRNG (what OpenSSL's generator seeds itself from). Not RAND_bytes: setting up
-// OpenSSL's generator costs the master ~0.5 ms of its start-up, before any daemon needs a proof.
+// The kernel's CSPRNG: what a library's generator would seed itself from, without setting one up
+// (OpenSSL's RAND_bytes cost the master ~0.5 ms of its start-up, before any daemon needed a proof).
 void random_bytes(uint8_t* out, size_t n)
 {
     size_t got = 0;
@@ -37,10 +36,12 @@ Mac proof(const char* role, const std::string& secret, const Nonce& server_nonce
     for (uint32_t rank : ranks) {
         for (int shift = 24; shift >= 0; shift -= 8) message.push_back(static_cast<uint8_t>(rank >> shift));
     }
+    static_assert(std::tuple_size<Mac>::value == SHA256_DIGEST_SIZE);
+    hmac_sha256_ctx ctx;
+    hmac_sha256_set_key(&ctx, secret.size(), reinterpret_cast<const uint8_t*>(secret.data()));
+    hmac_sha256_update(&ctx, message.size(), message.data());
     Mac mac{};
-    unsigned int length = 0;
-    HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()), message.data(), message.size(), mac.data(),
-         &length);
+    hmac_sha256_digest(&ctx, mac.size(), mac.data());
     return mac;
 }
 
@@ -82,6 +83,6 @@ Mac server_proof(const std::string& secret, const Nonce& server_nonce, const Non
     return proof("prte-rml-server", secret, server_nonce, client_nonce, {client_rank, server_rank});
 }
 
-bool equal(const Mac& a, const Mac& b) { return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0; }
+bool equal(const Mac& a, const Mac& b) { return memeql_sec(a.data(), b.data(), a.size()) != 0; }  // constant time
 
 }  // namespace prte::rml::auth

@@ -1,6 +1,6 @@
 // Authentication between daemons (DESIGN.md, "Wire format and transport"): a connection is used
 // only after both ends prove they know the DVM's secret. The secret itself never crosses the
-// wire: each side sends a fresh random nonce and an HMAC-SHA256 (OpenSSL) over both nonces, its
+// wire: each side sends a fresh random nonce and an HMAC-SHA256 (GNU Nettle) over both nonces, its
 // role and the connecting daemon's rank, so a recorded handshake cannot be replayed and a peer
 // without the secret learns nothing it could use.
 #pragma once

@@ -113,6 +113,15 @@ int wait_until_ready(Dvm& dvm)
     return 0;
 }
 
+// One byte, or EOF: the writer is done either way.
+void wait_for_word(int fd)
+{
+    char word;
+    while (read(fd, &word, 1) < 0 && errno == EINTR) {
+    }
+    close(fd);
+}
+
 // SIGTERM is prte's orderly shutdown (its jobs ended, its daemons ordered out).
 int stop_dvm(Dvm& dvm)
 {
@@ -213,23 +222,36 @@ int main(int argc, char** argv)
         return 1;
     }
     fcntl(ready[1], F_SETFD, FD_CLOEXEC);
+    // prun says on `done` that it has left the DVM (PMIx finalized): stopping the DVM then overlaps
+    // prun's own exit. EOF (prun died first) means the same.
+    int done[2];
+    if (pipe(done) != 0) {
+        prte::output::error("cannot create a pipe: {}", std::strerror(errno));
+        return 1;
+    }
+    fcntl(done[0], F_SETFD, FD_CLOEXEC);
     setenv("PRTE_PRTERUN_READY_FD", std::to_string(ready[0]).c_str(), 1);
+    setenv("PRTE_PRTERUN_DONE_FD", std::to_string(done[1]).c_str(), 1);
     std::vector<std::string> prun_argv = {prun};
     prun_argv.insert(prun_argv.end(), args.begin(), args.end());
     pid_t prun_pid = start(prun_argv);
     close(ready[0]);
+    close(done[1]);
     unsetenv("PRTE_PRTERUN_READY_FD");
+    unsetenv("PRTE_PRTERUN_DONE_FD");
 
     int status = dvm_started ? wait_until_ready(dvm) : -1;
     if (status == 0) {
         char go = 1;
         (void)!write(ready[1], &go, 1);
         close(ready[1]);
-        status = wait_for(prun_pid);
+        wait_for_word(done[0]);
         int stopped = stop_dvm(dvm);
+        status = wait_for(prun_pid);
         if (stopped != 0) prte::output::warning("the DVM exited with status {}", stopped);
     } else {
         close(ready[1]);  // prun sees EOF and leaves without a word
+        wait_for_word(done[0]);
         wait_for(prun_pid);
         prte::output::error("the DVM did not start (prte exited with status {})", status);
         status = status ? status : 1;

@@ -500,12 +500,11 @@ std::string commands_of(const Request& request)
 
 class Run {
   public:
-    Run(const Request& request, const prte::runtime::dvm_registry::Entry& dvm)
-        : request_(request), dvm_(dvm), writer_(request.output)
-    {
-    }
+    explicit Run(const Request& request) : request_(request), writer_(request.output) {}
 
-    int execute();
+    // Optional, before execute(): see ToolConnection::start_unconnected.
+    Status start_pmix_early();
+    int execute(const prte::runtime::dvm_registry::Entry& dvm);
 
   private:
     Status connect_and_register();
@@ -543,6 +542,12 @@ class Run {
     pmix_proc_t stdin_target_{};
     bool stdout_is_pipe_ = false;
 };
+
+Status Run::start_pmix_early()
+{
+    SignalsBlocked blocked;  // PMIx's threads start here
+    return connection_.start_unconnected(trace.enabled(1));
+}
 
 Status Run::connect_and_register()
 {
@@ -873,8 +878,9 @@ int Run::finish()
     return status;
 }
 
-int Run::execute()
+int Run::execute(const prte::runtime::dvm_registry::Entry& dvm)
 {
+    dvm_ = dvm;
     writer = &writer_;
     struct stat st {};
     stdout_is_pipe_ = fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
@@ -902,8 +908,11 @@ int Run::execute()
     return status;
 }
 
-// Set by prterun: the descriptor on which it says its DVM is ready (one byte).
+// Set by prterun: the descriptor on which it says its DVM is ready (one byte), and the one on
+// which we say we have left the DVM (one byte, once PMIx is finalized: prterun then stops the DVM
+// while we exit).
 constexpr const char* kPrterunReadyFd = "PRTE_PRTERUN_READY_FD";
+constexpr const char* kPrterunDoneFd = "PRTE_PRTERUN_DONE_FD";
 
 // PMIx_tool_finalize talks to the DVM; a DVM that no longer answers must not keep us from exiting.
 void exit_soon_in_any_case(int status)
@@ -937,11 +946,28 @@ int main(int argc, char** argv)
     if (request.verbose) trace.set_level(1);
     prte::prun::make_hostfiles_absolute(request, current_directory());
 
-    // Started by prterun alongside its DVM, so that our own start-up overlaps the DVM's: wait for
-    // its word that the DVM is ready (EOF: it did not start, and prterun says so).
+    if (pipe2(wake_fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+        prte::output::error("cannot create a pipe: {}", std::strerror(errno));
+        return 1;
+    }
+    auto run = std::make_unique<Run>(request);
+
+    // Started by prterun alongside its DVM, so that our own start-up overlaps the DVM's: PMIx's
+    // set-up too, then wait for its word that the DVM is ready (EOF: it did not start, and
+    // prterun says so).
+    int done_fd = -1;
+    if (const char* fd_text = std::getenv(kPrterunDoneFd)) {
+        done_fd = std::atoi(fd_text);
+        unsetenv(kPrterunDoneFd);
+        fcntl(done_fd, F_SETFD, FD_CLOEXEC);
+    }
     if (const char* fd_text = std::getenv(kPrterunReadyFd)) {
         int fd = std::atoi(fd_text);
         unsetenv(kPrterunReadyFd);
+        if (Status st = run->start_pmix_early(); !st) {
+            prte::output::error("{}", st.message());
+            return 1;
+        }
         char ready = 0;
         ssize_t n;
         while ((n = read(fd, &ready, 1)) < 0 && errno == EINTR) {
@@ -957,13 +983,13 @@ int main(int argc, char** argv)
     }
     trace(1, "using the DVM {}", prte::runtime::dvm_registry::describe(dvm));
 
-    if (pipe2(wake_fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-        prte::output::error("cannot create a pipe: {}", std::strerror(errno));
-        return 1;
-    }
-    auto run = std::make_unique<Run>(request, dvm);
-    int status = run->execute();
+    int status = run->execute(dvm);
     exit_soon_in_any_case(status);
     run.reset();  // disconnects from the DVM
+    if (done_fd >= 0) {
+        char word = 1;
+        (void)!write(done_fd, &word, 1);
+        close(done_fd);
+    }
     return status;
 }

@@ -88,6 +88,22 @@ class QuietStderr {
 
 }  // namespace
 
+Status ToolConnection::start_unconnected(bool verbose)
+{
+    unsetenv("PMIX_NAMESPACE");  // see connect()
+    unsetenv("PMIX_RANK");
+    InfoList info;
+    info.add_bool(PMIX_TOOL_DO_NOT_CONNECT, true);
+    pmix_status_t rc;
+    {
+        QuietStderr quiet(!verbose);
+        rc = PMIx_tool_init(&self_, info.data(), info.size());
+    }
+    if (rc != PMIX_SUCCESS) return {Errc::internal, fmt::format("cannot start the PMIx tool library: {}", status_text(rc))};
+    started_ = true;
+    return {};
+}
+
 Status ToolConnection::connect(const runtime::dvm_registry::Entry& dvm, bool verbose)
 {
     // A tool started from inside a PMIx job would otherwise take that job's identity.
@@ -101,7 +117,13 @@ Status ToolConnection::connect(const runtime::dvm_registry::Entry& dvm, bool ver
     pmix_status_t rc;
     {
         QuietStderr quiet(!verbose);
-        rc = PMIx_tool_init(&self_, info.data(), info.size());
+        if (started_) {
+            info.add_bool(PMIX_PRIMARY_SERVER, true);
+            pmix_proc_t server;
+            rc = PMIx_tool_attach_to_server(&self_, &server, info.data(), info.size());
+        } else {
+            rc = PMIx_tool_init(&self_, info.data(), info.size());
+        }
     }
     if (rc != PMIX_SUCCESS) {
         std::string which = dvm.pid > 0 ? fmt::format("the DVM (pid {}) at {}", dvm.pid, dvm.uri)
@@ -116,8 +138,8 @@ Status ToolConnection::connect(const runtime::dvm_registry::Entry& dvm, bool ver
 
 void ToolConnection::disconnect()
 {
-    if (!connected_) return;
-    connected_ = false;
+    if (!connected_ && !started_) return;
+    connected_ = started_ = false;
     PMIx_tool_finalize();
 }
 

@@ -50,6 +50,10 @@ class ToolConnection {
     ToolConnection(const ToolConnection&) = delete;
     ToolConnection& operator=(const ToolConnection&) = delete;
 
+    // Starts the PMIx tool library without a server, so that its set-up (about 1 ms: PMIx's own
+    // frameworks and plugins) overlaps the DVM's start when prterun starts both together;
+    // connect() then attaches to the DVM. Optional: connect() alone does both.
+    Status start_unconnected(bool verbose);
     // Connects to `dvm`. The error says which DVM could not be reached and what to do.
     Status connect(const runtime::dvm_registry::Entry& dvm, bool verbose);
     void disconnect();
@@ -58,6 +62,7 @@ class ToolConnection {
     const pmix_proc_t& self() const { return self_; }
 
   private:
+    bool started_ = false;  // PMIx_tool_init done, not connected
     bool connected_ = false;
     pmix_proc_t self_{};
 };
