@@ -34,12 +34,28 @@
 
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "pmix/pmix422_repairs.h"
 #include "rml/buffer.h"
 
 namespace prte::pmix::detail {
 namespace {
 
-void release_info(void* cbdata) { delete static_cast<InfoArray*>(cbdata); }
+// What PMIx holds until it has answered the members: our results, and its own tracker of the
+// operation, which PMIx 4.2.2 never releases (pmix422_repairs.h). PMIx calls release_answer()
+// on its thread once every member's reply is queued.
+struct Answer {
+    std::unique_ptr<InfoArray> results;
+    void* tracker;
+    std::string what;  // "group <id> construct", for the log
+};
+
+void release_answer(void* cbdata)
+{
+    std::unique_ptr<Answer> answer(static_cast<Answer*>(cbdata));
+    if (prte_pmix422_release_group_tracker(answer->tracker)) {
+        verbose()(5, "{}: PMIx's tracker of it released", answer->what);
+    }
+}
 
 const char* operation_name(pmix_group_operation_t op)
 {
@@ -90,11 +106,21 @@ Status check_members(const std::vector<pmix_proc_t>& members)
     return {};
 }
 
+// Answers PMIx (once, progress thread) with its results (none for a failure).
+void answer(const GroupRequest& req, pmix_status_t status, std::unique_ptr<InfoArray> results)
+{
+    if (!req.cbfunc) return;
+    auto* held = new Answer{std::move(results), req.cbdata, fmt::format("group {} {}", req.id, operation_name(req.op))};
+    pmix_info_t* info = held->results ? held->results->data() : nullptr;
+    size_t ninfo = held->results ? held->results->size() : 0;
+    req.cbfunc(status, info, ninfo, req.cbdata, release_answer, held);
+}
+
 void answer_error(const GroupRequest& req, const Status& why)
 {
     verbose()(1, "group {} {} over {} failed: {}", req.id, operation_name(req.op), describe_all(req.members),
               why.message());
-    if (req.cbfunc) req.cbfunc(to_pmix_status(why), nullptr, 0, req.cbdata, nullptr, nullptr);
+    answer(req, to_pmix_status(why), nullptr);
 }
 
 // Progress thread.
@@ -130,9 +156,7 @@ void run_group(std::shared_ptr<GroupRequest> req)
         }
         verbose()(5, "group {} {}: done{}", req->id, what,
                   context_id ? fmt::format(", context id {}", context_id) : std::string());
-        if (!req->cbfunc) return;
-        InfoArray* held = results.release();
-        req->cbfunc(PMIX_SUCCESS, held->data(), held->size(), req->cbdata, release_info, held);
+        answer(*req, PMIX_SUCCESS, std::move(results));
     });
 }
 

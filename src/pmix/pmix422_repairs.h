@@ -1,5 +1,5 @@
-/* Repairs for records that OpenPMIx 4.2.2's server keeps for good after every tool connection,
- * which no public call releases (issue 14 item 3). Implemented in C against PMIx's private
+/* Repairs for records that OpenPMIx 4.2.2's server keeps for good after every tool connection
+ * and every group operation, which no public call releases (issue 14 item 3, issue 13). Implemented in C against PMIx's private
  * headers (pmix422_repairs.c); everything else in prte uses only the public API.
  *
  * Every function must be called on PMIx's progress thread: from inside a server upcall.
@@ -28,6 +28,14 @@ void prte_pmix422_after_iof_request(void *cbdata, int stop);
  * namespace `tools_nspace` whose connection has ended. Returns how many tools' records were
  * released; *connected (if not NULL) is set to the number of tools still connected. */
 size_t prte_pmix422_release_departed_tools(const char *tools_nspace, size_t *connected);
+
+/* The host's group upcall was handed `cbdata` (PMIx's tracker for one construct or destruct);
+ * call this from the release function the host passes with its answer. PMIx 4.2.2's _grpcbfunc
+ * calls that function last, after it has queued every member's reply and taken the tracker off
+ * its list, and never releases the tracker itself (its PMIX_RELEASE is commented out): the
+ * tracker and every member's request (about 9 KB a construct) stayed for good. Returns 1 if it
+ * released the tracker, 0 if it kept it (see pmix422_repairs.c for when). */
+int prte_pmix422_release_group_tracker(void *cbdata);
 
 #ifdef __cplusplus
 }

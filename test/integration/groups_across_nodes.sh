@@ -1,13 +1,14 @@
 #!/bin/sh
 # Issue 13 item 2: PMIx groups over ranks on several nodes and of two jobs, on 3 local nodes
 # (rml_radix 2): every member gets the same context id, issued by the master and never twice
-# (100 constructs in a row), groups without a context id, and the collective state freed.
+# (100 constructs in a row), groups without a context id, and the collective state freed, PMIx's
+# own tracker of each construct and destruct included (PMIx 4.2.2 never frees it: pmix422_repairs.h).
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
 CLIENTS="$PRTE_BUILDDIR/test/clients"
 
-start_local_nodes_dvm 3 2 --prtemca pmix_server_verbose 2 --prtemca grpcomm_base_verbose 5
+start_local_nodes_dvm 3 2 --prtemca pmix_server_verbose 5 --prtemca grpcomm_base_verbose 5
 dvm_ns=$(sed -n 's/.*PMIx server \(prte-[^ ]*\):0 started.*/\1/p' "$TEST_TMP/prte.err" | head -1)
 [ -n "$dvm_ns" ] || fail "cannot find the DVM's namespace in its log"
 
@@ -38,6 +39,12 @@ lines=$(grep -c '^group ok' "$TEST_TMP/many.out")
 [ "$lines" = 600 ] && [ "$per_iter" = 0 ] && [ "$distinct" = 100 ] &&
     pass "100 constructs: 600 members ok, one id per construct, 100 distinct ids" ||
     fail "100 constructs: $lines member lines, $per_iter constructs with several ids, $distinct distinct ids"
+# PMIx 4.2.2 keeps its tracker of every group operation (about 9 KB a construct on each daemon
+# hosting members): the DVM releases it once PMIx has answered the members, on each of the 3
+# daemons hosting members, for each of the 100 constructs and 100 destructs.
+released=$(grep -c "group many-[0-9]* \(construct\|destruct\): PMIx's tracker of it released" "$TEST_TMP/prte.err")
+[ "$released" = 600 ] && pass "PMIx's trackers of 100 constructs and 100 destructs released on 3 daemons" ||
+    fail "PMIx's group trackers released $released times, expected 600 (3 daemons x 200 operations)"
 # The ids are the master's: all above those of the two-job group, none reused from it.
 if awk '/^group ok/ {print $NF}' "$TEST_TMP/many.out" | grep -qx "$ids"; then
     fail "a context id of the two-job group was issued again"; else pass "no id of the earlier group issued again"; fi
