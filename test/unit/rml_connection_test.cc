@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -109,12 +110,9 @@ bool contains(const std::vector<std::string>& reasons, const std::string& part)
 
 std::string hex(const prte::rml::auth::Mac& mac)
 {
-    static const char* digits = "0123456789abcdef";
-    std::string out;
-    for (uint8_t b : mac) {
-        out += digits[b >> 4];
-        out += digits[b & 15];
-    }
+    std::string out(mac.size() * 2 + 1, '\0');
+    for (size_t i = 0; i < mac.size(); ++i) std::snprintf(&out[2 * i], 3, "%02x", mac[i]);
+    out.pop_back();
     return out;
 }
 
