@@ -43,23 +43,24 @@ namespace {
 // What PMIx holds until it has answered the members: our results, and its own tracker of the
 // operation, which PMIx 4.2.2 never releases (pmix422_repairs.h). PMIx calls release_answer()
 // on its thread once every member's reply is queued.
+const char* operation_name(pmix_group_operation_t op)
+{
+    return op == PMIX_GROUP_CONSTRUCT ? "construct" : op == PMIX_GROUP_DESTRUCT ? "destruct" : "operation";
+}
+
 struct Answer {
     std::unique_ptr<InfoArray> results;
     void* tracker;
-    std::string what;  // "group <id> construct", for the log
+    std::string id;  // for the log
+    pmix_group_operation_t op;
 };
 
 void release_answer(void* cbdata)
 {
     std::unique_ptr<Answer> answer(static_cast<Answer*>(cbdata));
     if (prte_pmix422_release_group_tracker(answer->tracker)) {
-        verbose()(5, "{}: PMIx's tracker of it released", answer->what);
+        verbose()(5, "group {} {}: PMIx's tracker of it released", answer->id, operation_name(answer->op));
     }
-}
-
-const char* operation_name(pmix_group_operation_t op)
-{
-    return op == PMIX_GROUP_CONSTRUCT ? "construct" : op == PMIX_GROUP_DESTRUCT ? "destruct" : "operation";
 }
 
 // What a construct hands back: the context id if one was asked for, and each node's member data
@@ -110,7 +111,7 @@ Status check_members(const std::vector<pmix_proc_t>& members)
 void answer(const GroupRequest& req, pmix_status_t status, std::unique_ptr<InfoArray> results)
 {
     if (!req.cbfunc) return;
-    auto* held = new Answer{std::move(results), req.cbdata, fmt::format("group {} {}", req.id, operation_name(req.op))};
+    auto* held = new Answer{std::move(results), req.cbdata, req.id, req.op};
     pmix_info_t* info = held->results ? held->results->data() : nullptr;
     size_t ninfo = held->results ? held->results->size() : 0;
     req.cbfunc(status, info, ninfo, req.cbdata, release_answer, held);

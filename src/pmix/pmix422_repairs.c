@@ -1,6 +1,6 @@
 /* Repairs for OpenPMIx 4.2.2's server: records it keeps after every tool connection and group
- * operation. See
- * pmix422_repairs.h. What was found, in PMIx 4.2.2's own source (apt-get source pmix):
+ * operation. See pmix422_repairs.h. What was found, in PMIx 4.2.2's own source (apt-get source
+ * pmix):
  *
  *  - A tool's connection record (pmix_peer_t, ~1.8 KB) stays in pmix_server_globals.clients for
  *    good: neither the end of its connection, nor its finalize, nor

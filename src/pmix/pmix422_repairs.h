@@ -1,6 +1,7 @@
 /* Repairs for records that OpenPMIx 4.2.2's server keeps for good after every tool connection
- * and every group operation, which no public call releases (issue 14 item 3, issue 13). Implemented in C against PMIx's private
- * headers (pmix422_repairs.c); everything else in prte uses only the public API.
+ * and every group operation, which no public call releases (issue 14 item 3, issue 13).
+ * Implemented in C against PMIx's private headers (pmix422_repairs.c); everything else in prte
+ * uses only the public API.
  *
  * Every function must be called on PMIx's progress thread: from inside a server upcall.
  * When the running libpmix is not the exact version the repairs were written for (or prte was

@@ -251,7 +251,7 @@ int main(int argc, char** argv)
         if (stopped != 0) prte::output::warning("the DVM exited with status {}", stopped);
     } else {
         close(ready[1]);  // prun sees EOF and leaves without a word
-        wait_for_word(done[0]);
+        close(done[0]);
         wait_for(prun_pid);
         prte::output::error("the DVM did not start (prte exited with status {})", status);
         status = status ? status : 1;

@@ -88,10 +88,20 @@ class QuietStderr {
 
 }  // namespace
 
+namespace {
+
+// A tool started from inside a PMIx job would otherwise take that job's identity.
+void forget_inherited_identity()
+{
+    unsetenv("PMIX_NAMESPACE");
+    unsetenv("PMIX_RANK");
+}
+
+}  // namespace
+
 Status ToolConnection::start_unconnected(bool verbose)
 {
-    unsetenv("PMIX_NAMESPACE");  // see connect()
-    unsetenv("PMIX_RANK");
+    forget_inherited_identity();
     InfoList info;
     info.add_bool(PMIX_TOOL_DO_NOT_CONNECT, true);
     pmix_status_t rc;
@@ -106,10 +116,7 @@ Status ToolConnection::start_unconnected(bool verbose)
 
 Status ToolConnection::connect(const runtime::dvm_registry::Entry& dvm, bool verbose)
 {
-    // A tool started from inside a PMIx job would otherwise take that job's identity.
-    unsetenv("PMIX_NAMESPACE");
-    unsetenv("PMIX_RANK");
-
+    forget_inherited_identity();
     InfoList info;
     info.add_string(PMIX_SERVER_URI, dvm.uri);
     info.add_uint32(PMIX_CONNECT_MAX_RETRIES, 2);
@@ -119,8 +126,7 @@ Status ToolConnection::connect(const runtime::dvm_registry::Entry& dvm, bool ver
         QuietStderr quiet(!verbose);
         if (started_) {
             info.add_bool(PMIX_PRIMARY_SERVER, true);
-            pmix_proc_t server;
-            rc = PMIx_tool_attach_to_server(&self_, &server, info.data(), info.size());
+            rc = PMIx_tool_attach_to_server(&self_, nullptr, info.data(), info.size());
         } else {
             rc = PMIx_tool_init(&self_, info.data(), info.size());
         }

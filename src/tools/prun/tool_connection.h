@@ -62,7 +62,7 @@ class ToolConnection {
     const pmix_proc_t& self() const { return self_; }
 
   private:
-    bool started_ = false;  // PMIx_tool_init done, not connected
+    bool started_ = false;  // by start_unconnected(): connect() attaches rather than initialises
     bool connected_ = false;
     pmix_proc_t self_{};
 };
