@@ -114,7 +114,7 @@ void answer_call(pmix_info_cbfunc_t cbfunc, void* cbdata, pmix_status_t status, 
 void notify_locally(const AllocationOutcome& o)
 {
 #ifdef PRTE_HAVE_PMIX_DVM_EVENTS
-    auto* info = new InfoArray;
+    auto info = std::make_unique<InfoArray>();
     info->add_string(PMIX_ALLOC_ID, o.alloc_id);
     if (!o.req_id.empty()) info->add_string(PMIX_ALLOC_REQ_ID, o.req_id);
     if (!o.success) {
@@ -126,14 +126,8 @@ void notify_locally(const AllocationOutcome& o)
     pmix_status_t code = o.success ? PMIX_DVM_IS_READY : PMIX_ERR_DVM_MOD;
     verbose()(2, "allocation {}: {} to {}", o.alloc_id, o.success ? "PMIX_DVM_IS_READY" : "PMIX_ERR_DVM_MOD",
               describe(o.requester));
-    pmix_status_t rc = PMIx_Notify_event(code, &server_proc(), PMIX_RANGE_CUSTOM, info->data(), info->size(),
-                                         [](pmix_status_t, void* arg) { delete static_cast<InfoArray*>(arg); }, info);
-    if (rc != PMIX_SUCCESS) {
-        if (rc != PMIX_OPERATION_SUCCEEDED) {
-            verbose()(1, "cannot notify {} of allocation {}: {}", describe(o.requester), o.alloc_id, PMIx_Error_string(rc));
-        }
-        delete info;
-    }
+    notify_from_dvm(code, PMIX_RANGE_CUSTOM, std::move(info),
+                    fmt::format("{} of allocation {}", describe(o.requester), o.alloc_id));
 #else
     verbose()(2, "allocation {} {}: no completion event (this PMIx defines neither PMIX_DVM_IS_READY nor "
                  "PMIX_ERR_DVM_MOD; PMIX_QUERY_ALLOC_STATUS says it)",

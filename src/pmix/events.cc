@@ -4,8 +4,11 @@
 #include <pmix_server.h>
 
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "pmix/attributes.h"
 #include "pmix/info_array.h"
@@ -133,10 +136,21 @@ void notify_proc_failure(const runtime::Job& job, const runtime::Proc& proc, pmi
 
 namespace detail {
 
+void notify_from_dvm(pmix_status_t code, pmix_data_range_t range, std::unique_ptr<InfoArray> info,
+                     const std::string& what)
+{
+    InfoArray* held = info.release();
+    pmix_status_t rc = PMIx_Notify_event(code, &server_proc(), range, held->data(), held->size(), release_info, held);
+    if (rc != PMIX_SUCCESS) {
+        if (rc != PMIX_OPERATION_SUCCEEDED) verbose()(1, "cannot notify {}: {}", what, PMIx_Error_string(rc));
+        delete held;
+    }
+}
+
 void notify_job_end_event(const std::string& nspace, int exit_code, const std::string& message,
                           const std::optional<pmix_proc_t>& originator)
 {
-    auto* info = new InfoArray;
+    auto info = std::make_unique<InfoArray>();
     pmix_proc_t affected;
     PMIX_LOAD_PROCID(&affected, nspace.c_str(), PMIX_RANK_WILDCARD);
     info->add_proc(PMIX_EVENT_AFFECTED_PROC, affected);
@@ -155,14 +169,7 @@ void notify_job_end_event(const std::string& nspace, int exit_code, const std::s
     verbose()(2, "job {} ended with status {}{}; telling {}", nspace, exit_code,
               message.empty() ? "" : " (" + message + ")",
               originator ? describe(*originator) : std::string("the session"));
-    pmix_status_t rc = PMIx_Notify_event(PMIX_EVENT_JOB_END, &server_proc(), range, info->data(), info->size(),
-                                         release_info, info);
-    if (rc != PMIX_SUCCESS) {
-        if (rc != PMIX_OPERATION_SUCCEEDED) {
-            verbose()(1, "cannot notify the end of job {}: {}", nspace, PMIx_Error_string(rc));
-        }
-        delete info;
-    }
+    notify_from_dvm(PMIX_EVENT_JOB_END, range, std::move(info), fmt::format("the end of job {}", nspace));
 }
 
 }  // namespace detail

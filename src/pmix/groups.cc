@@ -18,12 +18,9 @@
 //
 // Error paths: the PMIx callback is called exactly once, from the progress thread, and only after
 // the upcall has returned PMIX_SUCCESS. PMIx 4.2.2 records a group when the construct completes,
-// whatever the status, and only a destruct removes that record; a construct completed with an
-// error (a member's daemon lost, the job ended) therefore leaves its id unusable on the servers
-// that hosted members: a later construct of the same id there is never handed to the host and
-// waits forever (issue 14 item 1; docs/user-guide.md, "Groups"). Groups of members on several
-// nodes were refused with PMIX_ERR_NOT_SUPPORTED until now, which is how every job constructing
-// such a group wedged its id - and with it the next run of the same program - on every daemon.
+// whatever the status, and only a destruct removes that record, so a later construct of the same
+// id on that node would never be handed to the host: the release after a failed construct drops
+// it (pmix422_groups.c). A member that ends before it joins: process_ended.cc.
 #include <pmix.h>
 
 #include <memory>
@@ -53,12 +50,13 @@ struct Answer {
     void* tracker;
     std::string id;  // for the log
     pmix_group_operation_t op;
+    bool failed;
 };
 
 void release_answer(void* cbdata)
 {
     std::unique_ptr<Answer> answer(static_cast<Answer*>(cbdata));
-    if (prte_pmix422_release_group_tracker(answer->tracker)) {
+    if (prte_pmix422_release_group_tracker(answer->tracker, answer->failed)) {
         verbose()(5, "group {} {}: PMIx's tracker of it released", answer->id, operation_name(answer->op));
     }
 }
@@ -111,7 +109,7 @@ Status check_members(const std::vector<pmix_proc_t>& members)
 void answer(const GroupRequest& req, pmix_status_t status, std::unique_ptr<InfoArray> results)
 {
     if (!req.cbfunc) return;
-    auto* held = new Answer{std::move(results), req.cbdata, req.id, req.op};
+    auto* held = new Answer{std::move(results), req.cbdata, req.id, req.op, status != PMIX_SUCCESS};
     pmix_info_t* info = held->results ? held->results->data() : nullptr;
     size_t ninfo = held->results ? held->results->size() : 0;
     req.cbfunc(status, info, ninfo, req.cbdata, release_answer, held);
@@ -184,6 +182,7 @@ pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t pro
     req->members = copy_procs(procs, nprocs);
     req->cbfunc = cbfunc;
     req->cbdata = cbdata;
+    prte_pmix422_group_handed_to_host(cbdata);
     post([req] { run_group(req); });
     return PMIX_SUCCESS;
 }

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -38,6 +39,12 @@ bool server_running();
 void post(std::function<void()> work);
 
 pmix_status_t to_pmix_status(const Status& status);
+
+// Raises `code` from the DVM itself (server_proc()) through this node's PMIx server, which hands
+// it to its processes in `range`; events from the DVM are not relayed to other daemons
+// (event_relay.cc). `what` names the event in the log line when PMIx refuses it.
+void notify_from_dvm(pmix_status_t code, pmix_data_range_t range, std::unique_ptr<InfoArray> info,
+                     const std::string& what);
 
 // The job a PMIx namespace names; the daemon job for the DVM's own namespace. Progress thread.
 runtime::JobPtr find_job(const std::string& nspace);

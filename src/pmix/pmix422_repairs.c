@@ -9,12 +9,10 @@
  *  - _iofreg (after an IOF pull) and iofdereg (after a deregistration) never release the request
  *    (pmix_server_caddy_t) the switchyard made, which holds the connection record; iofdereg also
  *    leaks the request's directives.
- *  - _grpcbfunc (the end of every group construct and destruct the host completes) takes the
- *    operation's tracker (pmix_server_trkr_t) off pmix_server_globals.collectives and never
- *    releases it ("//  PMIX_RELEASE(trk);"), and with it each member's request and the
- *    directives: about 9 KB per construct on every node hosting members.
+ *  - Group operations: see pmix422_groups.c.
  *
- * Only this file includes PMIx's private headers (configure adds them for it alone). The
+ * Only this file and pmix422_groups.c include PMIx's private headers (configure adds them for
+ * these alone). The
  * repairs depend on 4.2.2's exact layout and behaviour, so they act only when the running libpmix
  * says it is the version these headers describe: a newer PMIx that releases these itself must not
  * see them released twice. */
@@ -158,30 +156,6 @@ size_t prte_pmix422_release_departed_tools(const char *tools_nspace, size_t *con
     return released;
 }
 
-static int has_timeout(const pmix_info_t *info, size_t ninfo)
-{
-    for (size_t n = 0; info != NULL && n < ninfo; n++) {
-        if (PMIX_CHECK_KEY(&info[n], PMIX_TIMEOUT)) return 1;
-    }
-    return 0;
-}
-
-int prte_pmix422_release_group_tracker(void *cbdata)
-{
-    if (cbdata == NULL || prte_pmix422_repairs_state() != NULL) return 0;
-    pmix_server_trkr_t *trk = (pmix_server_trkr_t *) cbdata;
-    if (trk->type != PMIX_GROUP_CONSTRUCT_CMD && trk->type != PMIX_GROUP_DESTRUCT_CMD) return 0;
-    /* Still listed: _grpcbfunc has not finished with it (not called as its release function). */
-    if (list_holds(&pmix_server_globals.collectives, &trk->super)) return 0;
-    /* PMIX_TIMEOUT with several members on this node: PMIx armed the tracker's timer once per
-     * member, re-arming a pending libevent timer, and libevent may still hold the event after
-     * _grpcbfunc deleted it once. Freeing it would turn that known wedge into a use after free:
-     * keep the tracker. */
-    if (trk->nlocal > 1 && has_timeout(trk->info, trk->ninfo)) return 0;
-    PMIX_RELEASE(trk);
-    return 1;
-}
-
 #else /* built without PMIx's private headers */
 
 const char *prte_pmix422_repairs_state(void)
@@ -199,12 +173,6 @@ size_t prte_pmix422_release_departed_tools(const char *tools_nspace, size_t *con
 {
     (void) tools_nspace;
     if (connected != NULL) *connected = 0;
-    return 0;
-}
-
-int prte_pmix422_release_group_tracker(void *cbdata)
-{
-    (void) cbdata;
     return 0;
 }
 

@@ -1,9 +1,11 @@
 /* Repairs for records that OpenPMIx 4.2.2's server keeps for good after every tool connection
- * and every group operation, which no public call releases (issue 14 item 3, issue 13).
- * Implemented in C against PMIx's private headers (pmix422_repairs.c); everything else in prte
- * uses only the public API.
+ * and every group operation, which no public call releases (issue 14 item 3, issue 13), and for
+ * group operations it leaves waiting for ever when a member ends. Implemented in C against PMIx's
+ * private headers (pmix422_repairs.c, pmix422_groups.c); everything else in prte uses only the
+ * public API.
  *
- * Every function must be called on PMIx's progress thread: from inside a server upcall.
+ * Every function must be called on PMIx's progress thread (from inside a server upcall) unless it
+ * says otherwise.
  * When the running libpmix is not the exact version the repairs were written for (or prte was
  * built without PMIx's private headers), they do nothing and say so through
  * prte_pmix422_repairs_state(). */
@@ -11,6 +13,8 @@
 #define PRTE_PMIX_PMIX422_REPAIRS_H
 
 #include <stddef.h>
+
+#include <pmix_common.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,13 +34,31 @@ void prte_pmix422_after_iof_request(void *cbdata, int stop);
  * released; *connected (if not NULL) is set to the number of tools still connected. */
 size_t prte_pmix422_release_departed_tools(const char *tools_nspace, size_t *connected);
 
-/* The host's group upcall was handed `cbdata` (PMIx's tracker for one construct or destruct);
- * call this from the release function the host passes with its answer. PMIx 4.2.2's _grpcbfunc
- * calls that function last, after it has queued every member's reply and taken the tracker off
- * its list, and never releases the tracker itself (its PMIX_RELEASE is commented out): the
- * tracker and every member's request (about 9 KB a construct) stayed for good. Returns 1 if it
- * released the tracker, 0 if it kept it (see pmix422_repairs.c for when). */
-int prte_pmix422_release_group_tracker(void *cbdata);
+/* Group operations (pmix422_groups.c). `cbdata` is what the host's group upcall was handed:
+ * PMIx's tracker of one construct or destruct. */
+
+/* Call from the upcall when the host will answer: PMIx 4.2.2 does not mark a group tracker as
+ * handed to the host (it does for fences), so it could not be told from one left stuck. */
+void prte_pmix422_group_handed_to_host(void *cbdata);
+
+/* Call from the release function the host passes with its answer. PMIx 4.2.2's _grpcbfunc calls
+ * that function last, after it has queued every member's reply and taken the tracker off its list,
+ * and never releases the tracker itself (its PMIX_RELEASE is commented out): the tracker and every
+ * member's request (about 9 KB a construct) stayed for good. With `failed`, a construct's group
+ * record goes too, which PMIx keeps after a failed construct so that its id could not be used
+ * again. Returns 1 if it released the tracker, 0 if it kept it (see pmix422_groups.c for when). */
+int prte_pmix422_release_group_tracker(void *cbdata, int failed);
+
+/* How end_groups_waiting_for reports each group operation it ended (on PMIx's thread): its id,
+ * whether it was a construct, the process that ended and how many callers it answered. */
+typedef void (*prte_pmix422_group_ended_fn)(const char *id, int construct, const pmix_proc_t *ended,
+                                            size_t answered);
+
+/* Any thread: local process `proc` has ended (it was reaped). Once PMIx has seen its connection
+ * close, every group construct or destruct on this node that then waits for nobody but was never
+ * handed to the host (PMIx 4.2.2 hands fences and connects over after such a loss, not groups) is
+ * answered with `status` to each member that called, and its records are released. */
+void prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, prte_pmix422_group_ended_fn report);
 
 #ifdef __cplusplus
 }

@@ -122,6 +122,7 @@ pmix_status_t to_pmix_status(const Status& status)
     case Errc::unreachable: return PMIX_ERR_UNREACH;
     case Errc::refused: return PMIX_ERR_NO_PERMISSIONS;
     case Errc::timed_out: return PMIX_ERR_TIMEOUT;
+    case Errc::peer_ended: return PMIX_ERR_PROC_TERM_WO_SYNC;
     default: return PMIX_ERROR;
     }
 }

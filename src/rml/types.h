@@ -40,6 +40,8 @@ inline constexpr Tag publish_request = 27;    // PMIx_Publish/Lookup/Unpublish, 
 inline constexpr Tag publish_reply = 28;      // the master's answer
 inline constexpr Tag allgather_abort = 29;    // a participant's time limit passed: to the master
 inline constexpr Tag allgather_failed = 30;   // the master's word that an allgather failed, broadcast
+inline constexpr Tag participant_ended = 31;  // a process ended before taking part: to the master
+inline constexpr Tag participant_ended_all = 32;  // ... broadcast to every daemon
 inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
 }  // namespace tag
 

@@ -17,6 +17,7 @@ const char* to_string(Errc code)
     case Errc::internal: return "internal error";
     case Errc::cancelled: return "cancelled";
     case Errc::timed_out: return "timed out";
+    case Errc::peer_ended: return "a participant ended";
     }
     return "unknown error";
 }

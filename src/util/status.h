@@ -21,6 +21,7 @@ enum class Errc {
     internal,
     cancelled,          // the user interrupted it (a signal) before it was done
     timed_out,          // not done within the time its caller allowed (e.g. PMIX_TIMEOUT)
+    peer_ended,         // a participant ended before it took part (a collective's member died)
 };
 
 class Status {

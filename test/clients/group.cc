@@ -11,7 +11,9 @@
 //   --timeout S     PMIX_TIMEOUT for the construct
 //   --late-rank R   rank R does not construct: it waits (at most 120 s) to be killed
 //   --late-until F  ... or, with this, until file F exists, and then leaves normally
-//   --expect-error  the construct must fail; prints "group refused rank R: <status>" and exits 0
+//   --late-in-destruct  ... rank R constructs, and waits instead of destructing
+//   --expect-error  the construct (or, with --late-in-destruct, the destruct) must fail; prints
+//                   "group refused rank R: <status>" (or "group destruct refused ...") and exits 0
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -33,6 +35,7 @@ struct Options {
     int timeout = 0;
     long late_rank = -1;
     std::string late_until;
+    bool late_in_destruct = false;
     std::vector<pmix_proc_t> extra;
 };
 
@@ -66,6 +69,8 @@ Options parse(int argc, char** argv)
             o.late_rank = std::atol(argv[++i]);
         } else if (a == "--late-until" && i + 1 < argc) {
             o.late_until = argv[++i];
+        } else if (a == "--late-in-destruct") {
+            o.late_in_destruct = true;
         } else if (a == "--timeout" && i + 1 < argc) {
             o.timeout = std::atoi(argv[++i]);
         } else if (a == "--expect-error") {
@@ -123,6 +128,21 @@ void wait_for_jobs(const std::vector<pmix_proc_t>& extra)
     }
 }
 
+// The late rank: waits (at most 120 s) to be killed, or until --late-until's file exists.
+void wait_as_late_rank(const Options& o, const pmix_proc_t& me)
+{
+    std::printf("group late rank %u waits, pid %ld\n", me.rank, static_cast<long>(getpid()));
+    std::fflush(stdout);
+    for (int tenths = 0; tenths < 1200; ++tenths) {
+        if (!o.late_until.empty() && access(o.late_until.c_str(), F_OK) == 0) {
+            prte_test::finalize(program);
+            std::exit(0);
+        }
+        usleep(100000);
+    }
+    prte_test::fail(program, "rank %u: still alive after 120 s", me.rank);
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -133,18 +153,8 @@ int main(int argc, char** argv)
     PMIX_LOAD_PROCID(&members[0], me.nspace, PMIX_RANK_WILDCARD);
     members.insert(members.end(), o.extra.begin(), o.extra.end());
     wait_for_jobs(o.extra);
-    if (o.late_rank == static_cast<long>(me.rank)) {
-        std::printf("group late rank %u waits\n", me.rank);
-        std::fflush(stdout);
-        for (int tenths = 0; tenths < 1200; ++tenths) {
-            if (!o.late_until.empty() && access(o.late_until.c_str(), F_OK) == 0) {
-                prte_test::finalize(program);
-                return 0;
-            }
-            usleep(100000);
-        }
-        prte_test::fail(program, "rank %u: still alive after 120 s", me.rank);
-    }
+    bool late = o.late_rank == static_cast<long>(me.rank);
+    if (late && !o.late_in_destruct) wait_as_late_rank(o, me);
 
     for (int iter = 0; iter < o.repeat; ++iter) {
         std::string id = o.repeat == 1 ? o.id : o.id + "-" + std::to_string(iter);
@@ -163,7 +173,7 @@ int main(int argc, char** argv)
         pmix_status_t rc = PMIx_Group_construct(id.c_str(), members.data(), members.size(), directives.data(),
                                                 directives.size(), &results, &nresults);
         for (auto& d : directives) PMIX_INFO_DESTRUCT(&d);
-        if (o.expect_error) {
+        if (o.expect_error && !o.late_in_destruct) {
             if (rc == PMIX_SUCCESS) prte_test::fail(program, "rank %u: the construct of %s succeeded", me.rank, id.c_str());
             std::printf("group refused rank %u: %s\n", me.rank, PMIx_Error_string(rc));
             std::fflush(stdout);
@@ -178,7 +188,15 @@ int main(int argc, char** argv)
         if (results) PMIX_INFO_FREE(results, nresults);
         if (o.context_id && context_id < 0) prte_test::fail(program, "rank %u: the group has no context id", me.rank);
 
+        if (late) wait_as_late_rank(o, me);
         rc = PMIx_Group_destruct(id.c_str(), nullptr, 0);
+        if (o.expect_error) {
+            if (rc == PMIX_SUCCESS) prte_test::fail(program, "rank %u: the destruct of %s succeeded", me.rank, id.c_str());
+            std::printf("group destruct refused rank %u: %s\n", me.rank, PMIx_Error_string(rc));
+            std::fflush(stdout);
+            prte_test::finalize(program);
+            return 0;
+        }
         if (rc != PMIX_SUCCESS) {
             prte_test::fail(program, "rank %u: PMIx_Group_destruct(%s) failed: %s", me.rank, id.c_str(),
                             PMIx_Error_string(rc));

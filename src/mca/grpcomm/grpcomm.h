@@ -26,7 +26,8 @@ namespace prte::grpcomm {
 // 2: job_released(), so a module can forget what it kept about a finished job.
 // 3: Signature::assign_context_id and the context id handed to AllgatherCallback (PMIx groups).
 // 4: Signature::time_limit (a PMIx caller's PMIX_TIMEOUT).
-inline constexpr uint32_t kInterfaceVersion = 4;
+// 5: participant_ended() (a process that ended before it took part fails the collectives over it).
+inline constexpr uint32_t kInterfaceVersion = 5;
 
 // Fired on the master only, once every daemon has received the op, or with an error when it
 // cannot be delivered. Runs on the progress thread.
@@ -47,8 +48,9 @@ struct Signature {
 
 // Fired on each participating daemon with the combined data and the context id (0 when none was
 // asked for), or with an error when a daemon hosting participants left before the collective
-// completed (the fence then fails rather than waiting for data that will never come) or when a
-// participant's time limit passed.
+// completed (the fence then fails rather than waiting for data that will never come), when a
+// participant's time limit passed, or when a participating process ended before it took part
+// (Errc::peer_ended).
 using AllgatherCallback = std::function<void(const Status&, const rml::Payload& combined, uint64_t context_id)>;
 
 class Module : public mca::Module {
@@ -66,6 +68,13 @@ class Module : public mca::Module {
     // daemon's cleanup command call it): drop its collective counters and any collective still
     // waiting on it, so a DVM that runs jobs for months does not grow.
     virtual void job_released(const std::string& nspace) noexcept = 0;
+
+    // A process of this node ended abnormally (killed, or exited non-zero). Every collective over
+    // it that it never took part in fails on every participating daemon with Errc::peer_ended,
+    // those under way and those that start later (until its job is released): in a job that
+    // carries on after a failure (prun --enable-recovery), or a group spanning jobs, the others
+    // would otherwise wait for it for ever. Collectives it took part in complete. Progress thread.
+    virtual void participant_ended(const pmix_proc_t& proc) noexcept = 0;
 
     virtual void finalize() noexcept {}
 };

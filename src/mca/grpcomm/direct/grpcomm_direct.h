@@ -15,7 +15,8 @@
 // tree is repaired, a daemon whose parent changed sends what it holds to the new parent. A daemon
 // hosting participants that leaves fails the collective everywhere instead of leaving it waiting.
 // So does a participant's time limit (grpcomm_direct_deadline.cc): the daemon whose limit passes
-// first asks the master, which marks the collective released and broadcasts its failure.
+// first asks the master, which marks the collective released and broadcasts its failure. And so
+// does a participating process that ended before it took part (grpcomm_direct_ended.cc).
 // Successive collectives over the same processes are told apart by a per-signature sequence
 // number every participant counts alike. A collective that asks for a context id (a PMIx group
 // construct) gets it from the master's counter when the master releases the result.
@@ -41,6 +42,7 @@ class DirectModule final : public Module {
     Status allgather(const Signature& signature, const rml::Payload& contribution,
                      AllgatherCallback on_complete) override;
     void job_released(const std::string& nspace) noexcept override;
+    void participant_ended(const pmix_proc_t& proc) noexcept override;
     void finalize() noexcept override;
 
   private:
@@ -92,6 +94,18 @@ class DirectModule final : public Module {
     void fail_everywhere(GatherOp& op, const Status& why);
     void on_failed(runtime::Rank origin, rml::Payload&& payload);
 
+    // A process that ended, and per signature naming it, how many of those collectives its daemon
+    // contributed to (so the process took part in): any numbered above that fails.
+    struct Ended {
+        std::string nspace;
+        std::map<std::string, uint64_t> taken_part;
+    };
+    void apply_ended(const std::string& proc, Ended ended);
+    void on_ended(runtime::Rank origin, rml::Payload&& payload);
+    void on_ended_all(runtime::Rank origin, rml::Payload&& payload);
+    const std::string* ended_participant(const std::vector<std::string>& procs, const std::string& signature,
+                                         uint64_t seq) const;
+
     uint64_t next_op_ = 1;
     std::map<uint64_t, XcastOp> ops_;
     // Broadcast ids seen: all below seen_below_, and those in seen_above_. Ids arrive in order
@@ -103,6 +117,7 @@ class DirectModule final : public Module {
     std::map<std::string, uint64_t> signature_seq_;
     std::map<std::string, uint64_t> released_seq_;
     std::map<std::string, GatherOp> gathers_;  // by "<signature>#<seq>"
+    std::map<std::string, Ended> ended_;         // by process ("nspace:rank"), until its job is released
     // Master: the next group context id. Never reset, so no id is issued twice in a DVM's life.
     uint64_t next_context_id_ = 1;
 };

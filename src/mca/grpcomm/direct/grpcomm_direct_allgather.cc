@@ -88,6 +88,12 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
     std::sort(procs.begin(), procs.end());
     std::string sig = util::join(procs, ",") + "|" + signature.id;
     uint64_t seq = ++signature_seq_[sig];
+    if (const std::string* ended = ended_participant(procs, sig, seq)) {
+        mark_released(sig, seq);
+        gathers_.erase(op_key(sig, seq));  // shares from below, if any: their daemons fail it too
+        return {Errc::peer_ended, fmt::format("allgather {}: process {} ended before it took part", op_key(sig, seq),
+                                              *ended)};
+    }
     GatherOp* op = gather_op(sig, seq, procs);
     Rank self = messenger().self();
     if (!op) return {Errc::internal, fmt::format("allgather {}: already released", op_key(sig, seq))};
@@ -255,9 +261,13 @@ void DirectModule::job_released(const std::string& nspace) noexcept
     for (const auto& key : keys) fail_gather(key, {Errc::not_found, fmt::format("job {} has ended", nspace)});
     std::erase_if(signature_seq_, [&](const auto& entry) { return mentions_job(entry.first, nspace); });
     std::erase_if(released_seq_, [&](const auto& entry) { return mentions_job(entry.first, nspace); });
+    std::erase_if(ended_, [&](const auto& entry) { return entry.second.nspace == nspace; });
     // What a long-lived DVM keeps between jobs; the tests check it returns to nothing.
-    verbose()(5, "job {} released; still held: {} collective counter(s), {} collective(s), {} broadcast id(s)",
-              nspace, signature_seq_.size() + released_seq_.size(), gathers_.size(), seen_above_.size());
+    verbose()(5,
+              "job {} released; still held: {} collective counter(s), {} collective(s), {} broadcast id(s), "
+              "{} ended process(es)",
+              nspace, signature_seq_.size() + released_seq_.size(), gathers_.size(), seen_above_.size(),
+              ended_.size());
 }
 
 }  // namespace prte::grpcomm::direct

@@ -28,7 +28,7 @@ std::string op_key(const std::string& signature, uint64_t seq) { return fmt::for
 // A failure travels as its Errc; a value this build does not know is reported as internal.
 Errc errc_from_wire(uint32_t code)
 {
-    return code <= static_cast<uint32_t>(Errc::timed_out) ? static_cast<Errc>(code) : Errc::internal;
+    return code <= static_cast<uint32_t>(Errc::peer_ended) ? static_cast<Errc>(code) : Errc::internal;
 }
 
 }  // namespace

@@ -39,6 +39,10 @@ Status DirectModule::init()
                                  [this](Rank o, rml::Payload&& p) { on_abort(o, std::move(p)); });
     messenger().register_handler(rml::tag::allgather_failed,
                                  [this](Rank o, rml::Payload&& p) { on_failed(o, std::move(p)); });
+    messenger().register_handler(rml::tag::participant_ended,
+                                 [this](Rank o, rml::Payload&& p) { on_ended(o, std::move(p)); });
+    messenger().register_handler(rml::tag::participant_ended_all,
+                                 [this](Rank o, rml::Payload&& p) { on_ended_all(o, std::move(p)); });
     messenger().add_tree_listener([this] { on_tree_changed(); });
     return {};
 }
@@ -49,6 +53,7 @@ void DirectModule::finalize() noexcept
     gathers_.clear();
     signature_seq_.clear();
     released_seq_.clear();
+    ended_.clear();
 }
 
 Status DirectModule::xcast(rml::Tag tag, const rml::Payload& message, XcastCompletion on_complete)

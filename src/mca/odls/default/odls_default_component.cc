@@ -48,6 +48,7 @@ Services runtime_services()
     services.deliver_output = prte::pmix::deliver_output;
     services.output_backlogged = prte::pmix::output_backlogged;
     services.when_output_drains = prte::pmix::when_output_drains;
+    services.process_ended = prte::pmix::process_ended;
     return services;
 }
 

@@ -449,6 +449,7 @@ void DefaultModule::report(Child& child)
             proc->exit_code = exit_code;
             proc->term_signal = term_signal;
         }
+        if (services_.process_ended) services_.process_ended(*job, child.rank, term_signal != 0 || exit_code != 0);
         services_.state->activate_proc_state(job, child.rank, ProcState::waitpid_fired);
     }
     if (child.iof_reported && child.waitpid_reported) {

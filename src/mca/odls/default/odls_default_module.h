@@ -67,6 +67,9 @@ struct Services {
     // (on the loop thread).
     std::function<bool(const runtime::Job&)> output_backlogged;
     std::function<void(const runtime::Job&, std::function<void()>)> when_output_drains;
+    // pmix::process_ended (optional): a child was reaped; `abnormally` when killed or exiting
+    // non-zero. Collectives waiting for it are ended.
+    std::function<void(const runtime::Job&, runtime::Rank, bool abnormally)> process_ended;
 };
 
 struct Options {

@@ -1,0 +1,133 @@
+// A participating process that ended before it took part (grpcomm.h, participant_ended()).
+//
+// Only the daemon that hosted the process can tell which collectives it took part in: those this
+// daemon contributed to, since a daemon contributes once all its local participants have called,
+// that process included. signature_seq_ counts them per signature. The daemon sends the master
+// that count for every signature naming the process, and the master broadcasts it. Every daemon
+// then fails each collective naming the process that is numbered above the count, both those
+// under way and those that start later. The count is fixed once, by the one daemon that could
+// contribute for the process, so every daemon draws the same line whatever order messages arrive
+// in: a collective at or below it completes everywhere (the process took part), one above it
+// fails everywhere.
+#include <fmt/format.h>
+
+#include "mca/grpcomm/base/grpcomm_base.h"
+#include "mca/grpcomm/direct/grpcomm_direct.h"
+#include "rml/buffer.h"
+#include "rml/rml.h"
+#include "util/strings.h"
+
+namespace prte::grpcomm::direct {
+namespace {
+
+using runtime::Rank;
+
+rml::Messenger& messenger() { return rml::Messenger::instance(); }
+const output::VerboseStream& verbose() { return base::framework().verbose(); }
+
+
+// Whether the process ("ns:rank") is one of `procs` (each "ns:rank" or "ns:*").
+bool names(const std::vector<std::string>& procs, const std::string& proc, const std::string& nspace)
+{
+    for (const auto& p : procs) {
+        if (p == proc || p == nspace + ":*") return true;
+    }
+    return false;
+}
+
+// The processes of a signature ("ns:rank,ns:*,...|id").
+std::vector<std::string> procs_of(const std::string& signature)
+{
+    return util::split(signature.substr(0, signature.rfind('|')), ',', true);
+}
+
+void write_ended(rml::Writer& w, const std::string& proc, const std::string& nspace,
+                 const std::map<std::string, uint64_t>& taken_part)
+{
+    w.str(proc).str(nspace).u32(static_cast<uint32_t>(taken_part.size()));
+    for (const auto& [signature, count] : taken_part) w.str(signature).u64(count);
+}
+
+bool read_ended(rml::Reader& r, std::string& proc, std::string& nspace, std::map<std::string, uint64_t>& taken_part)
+{
+    proc = r.str();
+    nspace = r.str();
+    uint32_t n = r.u32();
+    for (uint32_t i = 0; i < n && r.ok(); ++i) {
+        std::string signature = r.str();
+        taken_part[signature] = r.u64();
+    }
+    return r.ok();
+}
+
+}  // namespace
+
+void DirectModule::participant_ended(const pmix_proc_t& proc) noexcept
+{
+    std::string text = fmt::format("{}:{}", proc.nspace, proc.rank);
+    Ended ended;
+    ended.nspace = proc.nspace;
+    for (const auto& [signature, count] : signature_seq_) {
+        if (names(procs_of(signature), text, ended.nspace)) ended.taken_part[signature] = count;
+    }
+    rml::Writer w;
+    write_ended(w, text, ended.nspace, ended.taken_part);
+    // Here first, so that a collective this daemon starts meanwhile fails at once.
+    apply_ended(text, ended);
+    if (messenger().self() == 0) {
+        if (Status st = xcast(rml::tag::participant_ended_all, w.take(), {}); !st) {
+            output::warning("cannot tell the daemons that {} ended: {}", text, st.message());
+        }
+        return;
+    }
+    if (Status st = messenger().send(0, rml::tag::participant_ended, w.take()); !st) {
+        verbose()(1, "cannot tell the master that {} ended: {}", text, st.message());
+    }
+}
+
+// Master: a daemon's process ended; every daemon must know.
+void DirectModule::on_ended(Rank origin, rml::Payload&& payload)
+{
+    if (messenger().self() != 0) return;
+    if (Status st = xcast(rml::tag::participant_ended_all, payload, {}); !st) {
+        output::warning("cannot broadcast daemon {}'s ended process: {}", origin, st.message());
+    }
+}
+
+void DirectModule::on_ended_all(Rank origin, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "ended participant");
+    std::string proc;
+    Ended ended;
+    if (!read_ended(r, proc, ended.nspace, ended.taken_part)) {
+        output::warning("dropped an ended participant from daemon {}: {}", origin, r.error());
+        return;
+    }
+    apply_ended(proc, std::move(ended));
+}
+
+void DirectModule::apply_ended(const std::string& proc, Ended ended)
+{
+    if (!ended_.emplace(proc, std::move(ended)).second) return;  // known already (its own daemon)
+    std::vector<std::string> doomed;
+    for (const auto& [key, op] : gathers_) {
+        if (!op.released && ended_participant(op.procs, op.signature, op.seq)) doomed.push_back(key);
+    }
+    verbose()(5, "{} ended: {} collective(s) under way it did not take part in fail", proc, doomed.size());
+    Status why(Errc::peer_ended, fmt::format("process {} ended before it took part", proc));
+    for (const auto& key : doomed) fail_gather(key, why);
+}
+
+// The ended process the collective waits for in vain, or nullptr.
+const std::string* DirectModule::ended_participant(const std::vector<std::string>& procs,
+                                                   const std::string& signature, uint64_t seq) const
+{
+    for (const auto& [proc, ended] : ended_) {
+        if (!names(procs, proc, ended.nspace)) continue;
+        auto it = ended.taken_part.find(signature);
+        if (seq > (it == ended.taken_part.end() ? 0 : it->second)) return &proc;
+    }
+    return nullptr;
+}
+
+}  // namespace prte::grpcomm::direct

@@ -1,0 +1,215 @@
+/* Repairs for OpenPMIx 4.2.2's group constructs and destructs (see pmix422_repairs.h). What was
+ * found in 4.2.2's source (src/server/pmix_server_ops.c, src/mca/ptl/base/ptl_base_sendrecv.c):
+ *
+ *  - _grpcbfunc, the end of every group operation the host completes, takes the operation's
+ *    tracker off pmix_server_globals.collectives and never releases it (its
+ *    "//  PMIX_RELEASE(trk);"). That is about 9 KB per construct on every node hosting members.
+ *  - A construct that completes with an error leaves its group record in
+ *    pmix_server_globals.groups. Only a destruct removes it, so a later construct of the same id
+ *    on that node is never handed to the host and waits for ever.
+ *  - When a member's connection is lost, lost_connection counts it out of each tracker naming it.
+ *    If that makes the tracker locally complete, it hands fences, connects and disconnects to the
+ *    host, but not group operations. So the members that did call wait for ever. It also never
+ *    marks a group tracker as handed to the host, so it cannot tell one that is waiting for the
+ *    host from one that is stuck.
+ *
+ * This file and pmix422_repairs.c are the only ones built against PMIx's private headers, and
+ * like it these repairs act only when the running libpmix is 4.2.2. */
+#include "pmix/pmix422_repairs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef PRTE_PMIX422_PRIVATE_HEADERS
+
+#include <event2/event.h>
+#include <pmix.h>
+
+#include "src/include/pmix_config.h"
+#include "src/include/pmix_globals.h"
+#include "src/mca/bfrops/bfrops.h"
+#include "src/mca/ptl/ptl_types.h"
+#include "src/server/pmix_server_ops.h"
+
+static int list_holds(pmix_list_t *list, pmix_list_item_t *wanted)
+{
+    pmix_list_item_t *item;
+    PMIX_LIST_FOREACH (item, list, pmix_list_item_t) {
+        if (item == wanted) return 1;
+    }
+    return 0;
+}
+
+static int is_group_tracker(const pmix_server_trkr_t *trk)
+{
+    return trk->type == PMIX_GROUP_CONSTRUCT_CMD || trk->type == PMIX_GROUP_DESTRUCT_CMD;
+}
+
+static int has_timeout(const pmix_info_t *info, size_t ninfo)
+{
+    for (size_t n = 0; info != NULL && n < ninfo; n++) {
+        if (PMIX_CHECK_KEY(&info[n], PMIX_TIMEOUT)) return 1;
+    }
+    return 0;
+}
+
+/* A construct's or destruct's tracker carries its group record (trk->cbdata). A destruct's
+ * _grpcbfunc removes that record whatever the outcome; a failed construct's must go as well, so
+ * that its id can be used again. */
+static void drop_group_record(pmix_server_trkr_t *trk)
+{
+    pmix_group_t *grp = (pmix_group_t *) trk->cbdata;
+    if (grp == NULL || !list_holds(&pmix_server_globals.groups, &grp->super)) return;
+    pmix_list_remove_item(&pmix_server_globals.groups, &grp->super);
+    PMIX_RELEASE(grp);
+}
+
+void prte_pmix422_group_handed_to_host(void *cbdata)
+{
+    if (cbdata == NULL || prte_pmix422_repairs_state() != NULL) return;
+    pmix_server_trkr_t *trk = (pmix_server_trkr_t *) cbdata;
+    if (is_group_tracker(trk)) trk->host_called = true;
+}
+
+int prte_pmix422_release_group_tracker(void *cbdata, int failed)
+{
+    if (cbdata == NULL || prte_pmix422_repairs_state() != NULL) return 0;
+    pmix_server_trkr_t *trk = (pmix_server_trkr_t *) cbdata;
+    if (!is_group_tracker(trk)) return 0;
+    /* Still listed: _grpcbfunc has not finished with it (not called as its release function). */
+    if (list_holds(&pmix_server_globals.collectives, &trk->super)) return 0;
+    if (failed && trk->type == PMIX_GROUP_CONSTRUCT_CMD) drop_group_record(trk);
+    /* PMIX_TIMEOUT with several members on this node: PMIx armed the tracker's timer once per
+     * member, re-arming a pending libevent timer, and libevent may still hold the event after
+     * _grpcbfunc deleted it once. Freeing it would turn that known wedge into a use after free:
+     * keep the tracker. */
+    if (trk->nlocal > 1 && has_timeout(trk->info, trk->ninfo)) return 0;
+    PMIX_RELEASE(trk);
+    return 1;
+}
+
+/* What _grpcbfunc sends each caller: the status and, for a construct, a context id (none). */
+static size_t answer_callers(pmix_server_trkr_t *trk, pmix_status_t status)
+{
+    size_t answered = 0, no_context_id = SIZE_MAX;
+    pmix_server_caddy_t *cd;
+    PMIX_LIST_FOREACH (cd, &trk->local_cbs, pmix_server_caddy_t) {
+        pmix_status_t rc;
+        pmix_buffer_t *reply = PMIX_NEW(pmix_buffer_t);
+        if (reply == NULL) break;
+        PMIX_BFROPS_PACK(rc, cd->peer, reply, &status, 1, PMIX_STATUS);
+        if (rc == PMIX_SUCCESS && trk->type == PMIX_GROUP_CONSTRUCT_CMD) {
+            PMIX_BFROPS_PACK(rc, cd->peer, reply, &no_context_id, 1, PMIX_SIZE);
+        }
+        if (rc == PMIX_SUCCESS) PMIX_SERVER_QUEUE_REPLY(rc, cd->peer, cd->hdr.tag, reply);
+        if (rc != PMIX_SUCCESS) {
+            PMIX_RELEASE(reply);
+            continue;
+        }
+        ++answered;
+    }
+    return answered;
+}
+
+/* Locally complete (every local member still connected has called) yet never handed to the host:
+ * only lost_connection leaves a group tracker so. One PMIx completes itself (a local-only group)
+ * is off the list by the time this runs (see await_lost_connection). */
+static int stuck(const pmix_server_trkr_t *trk)
+{
+    return is_group_tracker(trk) && !trk->host_called && trk->def_complete &&
+           pmix_list_get_size((pmix_list_t *) &trk->local_cbs) == trk->nlocal;
+}
+
+struct loss {
+    pmix_proc_t proc;
+    pmix_status_t status;
+    int tries;
+    prte_pmix422_group_ended_fn report;
+};
+
+static void end_stuck_groups(evutil_socket_t fd, short what, void *arg)
+{
+    (void) fd;
+    (void) what;
+    struct loss *loss = (struct loss *) arg;
+    pmix_server_trkr_t *trk, *next;
+    PMIX_LIST_FOREACH_SAFE (trk, next, &pmix_server_globals.collectives, pmix_server_trkr_t) {
+        if (!stuck(trk)) continue;
+        size_t answered = answer_callers(trk, loss->status);
+        pmix_list_remove_item(&pmix_server_globals.collectives, &trk->super);
+        if (trk->event_active) pmix_event_del(&trk->ev);
+        drop_group_record(trk);
+        if (loss->report != NULL) {
+            loss->report(trk->id, trk->type == PMIX_GROUP_CONSTRUCT_CMD, &loss->proc, answered);
+        }
+        PMIX_RELEASE(trk);
+    }
+    free(loss);
+}
+
+static int connection_open(const pmix_proc_t *proc)
+{
+    for (int i = 0; i < pmix_server_globals.clients.size; i++) {
+        pmix_peer_t *peer = (pmix_peer_t *) pmix_pointer_array_get_item(&pmix_server_globals.clients, i);
+        if (peer == NULL || peer->info == NULL) continue;
+        if (PMIX_CHECK_PROCID(&peer->info->pname, proc)) return peer->sd >= 0;
+    }
+    return 0;
+}
+
+static const struct timeval now = {0, 0};
+static const struct timeval a_moment = {0, 1000};
+enum { kMaxTries = 5000 }; /* 1 ms apart */
+
+/* The process was reaped, so its socket is closed, but PMIx may not have read the end of it yet
+ * (messages it sent before dying come first). Once PMIx has (lost_connection ran), one more step:
+ * a group PMIx completed meanwhile by itself was queued (its _grpcbfunc activated) before that
+ * step is, and is off the list when it runs. */
+static void await_lost_connection(evutil_socket_t fd, short what, void *arg)
+{
+    (void) fd;
+    (void) what;
+    struct loss *loss = (struct loss *) arg;
+    const struct timeval *when = &now;
+    event_callback_fn next = end_stuck_groups;
+    if (connection_open(&loss->proc) && ++loss->tries < kMaxTries) {
+        when = &a_moment;
+        next = await_lost_connection;
+    }
+    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, next, loss, when) != 0) free(loss);
+}
+
+void prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, prte_pmix422_group_ended_fn report)
+{
+    if (proc == NULL || prte_pmix422_repairs_state() != NULL) return;
+    struct loss *loss = (struct loss *) calloc(1, sizeof(*loss));
+    if (loss == NULL) return;
+    loss->proc = *proc;
+    loss->status = status;
+    loss->report = report;
+    /* PMIx's event base takes events from any thread (PMIx enables libevent's pthreads support). */
+    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, await_lost_connection, loss, &now) != 0) free(loss);
+}
+
+#else /* built without PMIx's private headers */
+
+void prte_pmix422_group_handed_to_host(void *cbdata)
+{
+    (void) cbdata;
+}
+
+int prte_pmix422_release_group_tracker(void *cbdata, int failed)
+{
+    (void) cbdata;
+    (void) failed;
+    return 0;
+}
+
+void prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, prte_pmix422_group_ended_fn report)
+{
+    (void) proc;
+    (void) status;
+    (void) report;
+}
+
+#endif

@@ -1,0 +1,90 @@
+#!/bin/sh
+# Issue 13 item 5: a member process that dies before it joins a PMIx group construct or destruct,
+# in a job that carries on after a failure (--enable-recovery). 3 local nodes (rml_radix 2). The
+# others used to wait for ever: on the dead rank's node PMIx 4.2.2 never hands the operation to the
+# DVM once a member's connection is lost, and the other nodes waited for that node's share. Now
+# every survivor's call returns PMIX_ERR_PROC_TERM_WO_SYNC, no collective state is left, and the
+# same group id works again (PMIx 4.2.2 kept a failed construct's group record, so a later
+# construct of that id waited for ever).
+. "$PRTE_SRCDIR/test/integration/lib.sh"
+. "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
+. "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
+CLIENTS="$PRTE_BUILDDIR/test/clients"
+
+# PMIx's own log of each group request its server receives ("recvd grpconstruct cmd"), on the
+# daemons' stderr, which prte passes on.
+PMIX_MCA_pmix_server_connect_verbose=2
+export PMIX_MCA_pmix_server_connect_verbose
+start_local_nodes_dvm 3 2 --prtemca pmix_server_verbose 1 --prtemca grpcomm_base_verbose 5
+
+# run_case NAME PRUN-ARGS...: runs the group client under prun --enable-recovery in the background;
+# once the late rank has said its pid and every line in $waits (patterns without spaces: what shows
+# the others are in the operation) is in the DVM's log, kills the late rank.
+run_case() {
+    name=$1
+    shift
+    timeout 120 "$PRUN" --enable-recovery "$@" --expect-error >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" &
+    job=$!
+    wait_for_lines "$TEST_TMP/$name.out" '^group late rank' 1 600 "$job"
+    for pattern in $waits; do wait_for_line "$TEST_TMP/prte.err" "$pattern" || fail "$name: no '$pattern'"; done
+    victim=$(sed -n 's/^group late rank [0-9]* waits, pid \([0-9]*\)$/\1/p' "$TEST_TMP/$name.out")
+    kill -9 "$victim"
+    wait "$job"
+    status=$?
+    if [ $status = 137 ]; then pass "$name: the job ended with the failure's status, no hang"; else
+        fail "$name: prun exited $status (124: it hung)"; sed 's/^/    /' "$TEST_TMP/$name.out" "$TEST_TMP/$name.err"; fi
+}
+
+# refused NAME WHAT COUNT: COUNT survivors' WHAT ("construct" or "destruct") returned the error.
+refused() {
+    prefix="group refused rank"
+    [ "$2" = destruct ] && prefix="group destruct refused rank"
+    n=$(grep -c "^$prefix [0-9]*: PROC TERMINATED WITHOUT SYNC$" "$TEST_TMP/$1.out")
+    if [ "$n" = "$3" ]; then pass "$1: all $3 survivors' $2 returned PMIX_ERR_PROC_TERM_WO_SYNC"; else
+        fail "$1: $n of $3 survivors' $2 returned it"; sed 's/^/    /' "$TEST_TMP/$1.out" "$TEST_TMP/$1.err"; fi
+}
+
+# nothing_held NAME: no daemon keeps collective state or the ended rank for the job.
+nothing_held() {
+    ns=$(sed -n 's/.*rank [0-9]* of job \([^ ]*\) on node .* was killed by signal 9.*/\1/p' "$TEST_TMP/$1.err" | head -1)
+    wait_for_lines "$TEST_TMP/prte.err" "job $ns released; still held" 4 100
+    held=$(grep "job $ns released; still held" "$TEST_TMP/prte.err")
+    if [ -n "$ns" ] && [ "$(echo "$held" | grep -c ", 0 collective(s), .*, 0 ended process(es)$")" = 4 ]; then
+        pass "$1: no collective or ended process left on the master or any daemon"
+    else
+        fail "$1: after the job: $held"
+    fi
+}
+
+# ---- construct; the dead rank 3 shares node1 with rank 0, which called ----
+# --map-by node: node1 has ranks 0 and 3, node2 rank 1, node3 rank 2.
+waits="^\[node1\].*recvd.grpconstruct.cmd ^\[node2\].*allgather.*group.beside.construct.*from.this.daemon ^\[node3\].*allgather.*group.beside.construct.*from.this.daemon"
+run_case beside -n 4 --map-by node "$CLIENTS/group" --id beside --late-rank 3
+refused beside construct 3
+grep -q "^\[node1\].*group beside construct: member .*:3 ended before it took part; 1 caller(s) on this node answered" \
+    "$TEST_TMP/prte.err" && pass "beside: node1's PMIx answered rank 0 (the construct it never handed over)" ||
+    fail "beside: node1 did not end its construct"
+nothing_held beside
+
+# ---- construct; the dead rank 2 is alone on node3, which never joins the collective ----
+waits="^\[node1\].*allgather.*group.alone.construct.*from.this.daemon ^\[node2\].*allgather.*group.alone.construct.*from.this.daemon"
+run_case alone -n 3 --map-by node "$CLIENTS/group" --id alone --late-rank 2
+refused alone construct 2
+grep -q "allgather .*group alone construct#1: failed: process .*:2 ended before it took part" "$TEST_TMP/prte.err" &&
+    pass "alone: the collective failed, naming the dead rank" || fail "alone: no failed collective naming rank 2"
+nothing_held alone
+
+# ---- destruct; the dead rank 2 constructed, then died instead of destructing ----
+waits="^\[node1\].*allgather.*group.undone.destruct.*from.this.daemon ^\[node2\].*allgather.*group.undone.destruct.*from.this.daemon"
+run_case undone -n 3 --map-by node "$CLIENTS/group" --id undone --late-rank 2 --late-in-destruct
+refused undone destruct 2
+nothing_held undone
+
+# ---- the same ids again, all ranks alive: the failed constructs left no group record ----
+for id in beside alone; do
+    run "again_$id" timeout 60 "$PRUN" -n 4 --map-by node "$CLIENTS/group" --id "$id"
+    expect_status "again_$id" 0
+    [ "$(grep -c '^group ok rank' "$TEST_TMP/again_$id.out")" = 4 ] && pass "group id '$id' works again" ||
+        fail "again_$id: $(cat "$TEST_TMP/again_$id.out" "$TEST_TMP/again_$id.err")"
+done
+finish
