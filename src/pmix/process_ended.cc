@@ -15,24 +15,36 @@
 namespace prte::pmix {
 namespace {
 
-// PMIx's thread.
+// Progress thread.
+void tell_collectives(const pmix_proc_t& proc)
+{
+    if (grpcomm::Module* module = grpcomm::base::module()) module->participant_ended(proc);
+}
+
+// PMIx's thread. The members here were answered with an error, so the DVM's collective of that
+// operation must fail on the other nodes too, also when the member ended normally (without
+// joining): otherwise they would wait for this node's share.
 void group_ended(const char* id, int construct, const pmix_proc_t* ended, size_t answered)
 {
     detail::verbose()(1, "group {} {}: member {} ended before it took part; {} caller(s) on this node answered {}",
                       id ? id : "?", construct ? "construct" : "destruct", describe(*ended), answered,
                       PMIx_Error_string(PMIX_ERR_PROC_TERM_WO_SYNC));
+    pmix_proc_t proc = *ended;
+    detail::post([proc] { tell_collectives(proc); });
 }
 
 }  // namespace
 
+// Only an abnormal end is told to every daemon at once: a process that ends normally has left
+// every collective it was in (a blocking call returned), and telling every daemon of each of a
+// job's normal ends would cost a broadcast per process.
 void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
 {
     if (!detail::server_running()) return;
     pmix_proc_t proc;
     PMIX_LOAD_PROCID(&proc, job.nspace.c_str(), rank);
     prte_pmix422_end_groups_waiting_for(&proc, PMIX_ERR_PROC_TERM_WO_SYNC, group_ended);
-    if (!abnormally) return;
-    if (grpcomm::Module* module = grpcomm::base::module()) module->participant_ended(proc);
+    if (abnormally) tell_collectives(proc);
 }
 
 }  // namespace prte::pmix

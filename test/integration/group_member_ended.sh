@@ -23,6 +23,7 @@ start_local_nodes_dvm 3 2 --prtemca pmix_server_verbose 1 --prtemca grpcomm_base
 run_case() {
     name=$1
     shift
+    : >"$TEST_TMP/$name.out"  # there before wait_for_lines looks (it stops at once on no file)
     timeout 120 "$PRUN" --enable-recovery "$@" --expect-error >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" &
     job=$!
     wait_for_lines "$TEST_TMP/$name.out" '^group late rank' 1 600 "$job"
@@ -80,8 +81,28 @@ run_case undone -n 3 --map-by node "$CLIENTS/group" --id undone --late-rank 2 --
 refused undone destruct 2
 nothing_held undone
 
+# ---- construct; rank 3 (beside rank 0 on node1) leaves normally without joining ----
+# Not a failure: nothing is broadcast for it as such, but node1 answers rank 0 and the collective
+# then fails on node2 and node3 too, instead of waiting for node1's share.
+: >"$TEST_TMP/left.out"
+node1_calls=$(grep -c "^\[node1\].*recvd grpconstruct cmd" "$TEST_TMP/prte.err")
+timeout 120 "$PRUN" -n 4 --map-by node "$CLIENTS/group" --id left --late-rank 3 --late-until "$TEST_TMP/leave" \
+    --expect-error >"$TEST_TMP/left.out" 2>"$TEST_TMP/left.err" &
+job=$!
+wait_for_lines "$TEST_TMP/left.out" '^group late rank' 1 600 "$job"
+wait_for_lines "$TEST_TMP/prte.err" "^\[node1\].*recvd grpconstruct cmd" $((node1_calls + 1)) 100 "$job"
+for pattern in "^\[node2\].*allgather.*group left construct.*from this daemon" \
+    "^\[node3\].*allgather.*group left construct.*from this daemon"; do
+    wait_for_line "$TEST_TMP/prte.err" "$pattern" || fail "left: no '$pattern'"
+done
+: >"$TEST_TMP/leave"
+wait "$job"
+status=$?
+[ $status = 0 ] && pass "left: the job ended normally, no hang" || fail "left: prun exited $status (124: it hung)"
+refused left construct 3
+
 # ---- the same ids again, all ranks alive: the failed constructs left no group record ----
-for id in beside alone; do
+for id in beside alone left; do
     run "again_$id" timeout 60 "$PRUN" -n 4 --map-by node "$CLIENTS/group" --id "$id"
     expect_status "again_$id" 0
     [ "$(grep -c '^group ok rank' "$TEST_TMP/again_$id.out")" = 4 ] && pass "group id '$id' works again" ||

@@ -65,6 +65,7 @@ bool read_ended(rml::Reader& r, std::string& proc, std::string& nspace, std::map
 void DirectModule::participant_ended(const pmix_proc_t& proc) noexcept
 {
     std::string text = fmt::format("{}:{}", proc.nspace, proc.rank);
+    if (ended_.count(text)) return;  // told already
     Ended ended;
     ended.nspace = proc.nspace;
     for (const auto& [signature, count] : signature_seq_) {
