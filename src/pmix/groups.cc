@@ -37,14 +37,14 @@
 namespace prte::pmix::detail {
 namespace {
 
-// What PMIx holds until it has answered the members: our results, and its own tracker of the
-// operation, which PMIx 4.2.2 never releases (pmix422_repairs.h). PMIx calls release_answer()
-// on its thread once every member's reply is queued.
 const char* operation_name(pmix_group_operation_t op)
 {
     return op == PMIX_GROUP_CONSTRUCT ? "construct" : op == PMIX_GROUP_DESTRUCT ? "destruct" : "operation";
 }
 
+// What PMIx holds until it has answered the members: our results, and its own tracker of the
+// operation, which PMIx 4.2.2 never releases (pmix422_repairs.h). PMIx calls release_answer()
+// on its thread once every member's reply is queued.
 struct Answer {
     std::unique_ptr<InfoArray> results;
     void* tracker;

@@ -22,23 +22,7 @@
 
 #ifdef PRTE_PMIX422_PRIVATE_HEADERS
 
-#include <event2/event.h>
-#include <pmix.h>
-
-#include "src/include/pmix_config.h"
-#include "src/include/pmix_globals.h"
-#include "src/mca/bfrops/bfrops.h"
-#include "src/mca/ptl/ptl_types.h"
-#include "src/server/pmix_server_ops.h"
-
-static int list_holds(pmix_list_t *list, pmix_list_item_t *wanted)
-{
-    pmix_list_item_t *item;
-    PMIX_LIST_FOREACH (item, list, pmix_list_item_t) {
-        if (item == wanted) return 1;
-    }
-    return 0;
-}
+#include "pmix/pmix422_private.h"
 
 static int is_group_tracker(const pmix_server_trkr_t *trk)
 {
@@ -59,7 +43,7 @@ static int has_timeout(const pmix_info_t *info, size_t ninfo)
 static void drop_group_record(pmix_server_trkr_t *trk)
 {
     pmix_group_t *grp = (pmix_group_t *) trk->cbdata;
-    if (grp == NULL || !list_holds(&pmix_server_globals.groups, &grp->super)) return;
+    if (grp == NULL || !prte_pmix422_list_holds(&pmix_server_globals.groups, &grp->super)) return;
     pmix_list_remove_item(&pmix_server_globals.groups, &grp->super);
     PMIX_RELEASE(grp);
 }
@@ -77,7 +61,7 @@ int prte_pmix422_release_group_tracker(void *cbdata, int failed)
     pmix_server_trkr_t *trk = (pmix_server_trkr_t *) cbdata;
     if (!is_group_tracker(trk)) return 0;
     /* Still listed: _grpcbfunc has not finished with it (not called as its release function). */
-    if (list_holds(&pmix_server_globals.collectives, &trk->super)) return 0;
+    if (prte_pmix422_list_holds(&pmix_server_globals.collectives, &trk->super)) return 0;
     if (failed && trk->type == PMIX_GROUP_CONSTRUCT_CMD) drop_group_record(trk);
     /* PMIX_TIMEOUT with several members on this node: PMIx armed the tracker's timer once per
      * member, re-arming a pending libevent timer, and libevent may still hold the event after
@@ -157,7 +141,6 @@ static int connection_open(const pmix_proc_t *proc)
     return 0;
 }
 
-static const struct timeval now = {0, 0};
 static const struct timeval a_moment = {0, 1000};
 enum { kMaxTries = 5000 }; /* 1 ms apart */
 
@@ -170,7 +153,7 @@ static void await_lost_connection(evutil_socket_t fd, short what, void *arg)
     (void) fd;
     (void) what;
     struct loss *loss = (struct loss *) arg;
-    const struct timeval *when = &now;
+    const struct timeval *when = &prte_pmix422_now;
     event_callback_fn next = end_stuck_groups;
     if (connection_open(&loss->proc) && ++loss->tries < kMaxTries) {
         when = &a_moment;
@@ -188,7 +171,7 @@ void prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, pr
     loss->status = status;
     loss->report = report;
     /* PMIx's event base takes events from any thread (PMIx enables libevent's pthreads support). */
-    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, await_lost_connection, loss, &now) != 0) free(loss);
+    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, await_lost_connection, loss, &prte_pmix422_now) != 0) free(loss);
 }
 
 #else /* built without PMIx's private headers */

@@ -11,11 +11,10 @@
  *    leaks the request's directives.
  *  - Group operations: see pmix422_groups.c.
  *
- * Only this file and pmix422_groups.c include PMIx's private headers (configure adds them for
- * these alone). The
- * repairs depend on 4.2.2's exact layout and behaviour, so they act only when the running libpmix
- * says it is the version these headers describe: a newer PMIx that releases these itself must not
- * see them released twice. */
+ * Only this file and pmix422_groups.c include PMIx's private headers (through pmix422_private.h;
+ * configure adds them for these alone). The repairs depend on 4.2.2's exact layout and behaviour,
+ * so they act only when the running libpmix says it is the version these headers describe: a
+ * newer PMIx that releases these itself must not see them released twice. */
 #include "pmix/pmix422_repairs.h"
 
 #include <stdio.h>
@@ -23,17 +22,7 @@
 
 #ifdef PRTE_PMIX422_PRIVATE_HEADERS
 
-#include <event2/event.h>
-#include <pmix.h>
-
-#include "src/include/pmix_config.h"
-#include "src/include/pmix_globals.h"
-#include "src/mca/ptl/ptl_types.h"
-#include "src/server/pmix_server_ops.h"
-
-#if PMIX_MAJOR_VERSION != 4 || PMIX_MINOR_VERSION != 2 || PMIX_RELEASE_VERSION != 2
-#error "pmix422_repairs.c describes OpenPMIx 4.2.2 only; configure should not have enabled it"
-#endif
+#include "pmix/pmix422_private.h"
 
 static int version_checked;
 static const char *version_problem;
@@ -56,7 +45,7 @@ const char *prte_pmix422_repairs_state(void)
     return version_problem;
 }
 
-static const struct timeval now = {0, 0};
+const struct timeval prte_pmix422_now = {0, 0};
 
 static void release_request(evutil_socket_t fd, short what, void *arg)
 {
@@ -74,7 +63,7 @@ static void after_answer_queued(evutil_socket_t fd, short what, void *arg)
 {
     (void) fd;
     (void) what;
-    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, release_request, arg, &now) != 0) {
+    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, release_request, arg, &prte_pmix422_now) != 0) {
         /* Cannot schedule: keep the request (the leak, not a use after free). */
     }
 }
@@ -90,12 +79,12 @@ void prte_pmix422_after_iof_request(void *cbdata, int stop)
     if (stop) cd->copied = true;
     /* After this upcall returns PMIx answers through _iofreg (an event it activates then) or
      * iofdereg (at once), both of which still use the request: release it in two steps. */
-    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, after_answer_queued, request, &now) != 0) {
+    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, after_answer_queued, request, &prte_pmix422_now) != 0) {
         /* Cannot schedule: keep the request (the leak, not a use after free). */
     }
 }
 
-static int list_holds(pmix_list_t *list, pmix_list_item_t *wanted)
+int prte_pmix422_list_holds(pmix_list_t *list, pmix_list_item_t *wanted)
 {
     pmix_list_item_t *item;
     PMIX_LIST_FOREACH (item, list, pmix_list_item_t) {
@@ -121,13 +110,13 @@ static void release_tool(int index, pmix_peer_t *peer)
     pmix_rank_info_t *rank = peer->info;
     /* The rank record is listed under the namespace record PMIx made for this connection; the
      * listing is one of its two references (the peer holds the other). */
-    if (rank != NULL && list_holds(&nspace->ranks, &rank->super)) {
+    if (rank != NULL && prte_pmix422_list_holds(&nspace->ranks, &rank->super)) {
         pmix_list_remove_item(&nspace->ranks, &rank->super);
         PMIX_RELEASE(rank);
     }
     /* Likewise the namespace record, listed in pmix_globals.nspaces (lookups there are by name,
      * and every tool record carries the same name: take this one out by identity). */
-    if (pmix_list_get_size(&nspace->ranks) == 0 && list_holds(&pmix_globals.nspaces, &nspace->super)) {
+    if (pmix_list_get_size(&nspace->ranks) == 0 && prte_pmix422_list_holds(&pmix_globals.nspaces, &nspace->super)) {
         pmix_list_remove_item(&pmix_globals.nspaces, &nspace->super);
         PMIX_RELEASE(nspace);
     }

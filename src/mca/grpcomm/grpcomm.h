@@ -69,8 +69,9 @@ class Module : public mca::Module {
     // waiting on it, so a DVM that runs jobs for months does not grow.
     virtual void job_released(const std::string& nspace) noexcept = 0;
 
-    // A process of this node ended abnormally (killed, or exited non-zero). Every collective over
-    // it that it never took part in fails on every participating daemon with Errc::peer_ended,
+    // A process of this node ended abnormally (killed, or exited non-zero), or ended normally
+    // while a group operation on this node waited for it. Every collective over it that it never
+    // took part in fails on every participating daemon with Errc::peer_ended,
     // those under way and those that start later (until its job is released): in a job that
     // carries on after a failure (prun --enable-recovery), or a group spanning jobs, the others
     // would otherwise wait for it for ever. Collectives it took part in complete. Progress thread.

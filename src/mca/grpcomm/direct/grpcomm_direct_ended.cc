@@ -25,7 +25,6 @@ using runtime::Rank;
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
 const output::VerboseStream& verbose() { return base::framework().verbose(); }
 
-
 // Whether the process ("ns:rank") is one of `procs` (each "ns:rank" or "ns:*").
 bool names(const std::vector<std::string>& procs, const std::string& proc, const std::string& nspace)
 {

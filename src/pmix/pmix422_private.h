@@ -1,0 +1,28 @@
+/* What pmix422_repairs.c and pmix422_groups.c share, and nothing else includes: OpenPMIx 4.2.2's
+ * private headers, the check that they describe 4.2.2, and two small helpers (defined in
+ * pmix422_repairs.c). Include only under PRTE_PMIX422_PRIVATE_HEADERS. */
+#ifndef PRTE_PMIX_PMIX422_PRIVATE_H
+#define PRTE_PMIX_PMIX422_PRIVATE_H
+
+#include <event2/event.h>
+#include <pmix.h>
+
+#include "src/include/pmix_config.h"
+#include "src/include/pmix_globals.h"
+#include "src/mca/bfrops/bfrops.h"
+#include "src/mca/ptl/ptl_types.h"
+#include "src/server/pmix_server_ops.h"
+
+#if PMIX_MAJOR_VERSION != 4 || PMIX_MINOR_VERSION != 2 || PMIX_RELEASE_VERSION != 2
+#error "the pmix422 repairs describe OpenPMIx 4.2.2 only; configure should not have enabled them"
+#endif
+
+/* Whether `wanted` is on `list`. PMIx's records are taken out by identity: several may carry one
+ * name (every tool's namespace record does). */
+int prte_pmix422_list_holds(pmix_list_t *list, pmix_list_item_t *wanted);
+
+/* A zero timeout for event_base_once: the event runs on PMIx's next loop turn, after those
+ * activated before it. */
+extern const struct timeval prte_pmix422_now;
+
+#endif
