@@ -20,7 +20,8 @@
 // the upcall has returned PMIX_SUCCESS. PMIx 4.2.2 records a group when the construct completes,
 // whatever the status, and only a destruct removes that record, so a later construct of the same
 // id on that node would never be handed to the host: the release after a failed construct drops
-// it (pmix422_groups.c). A member that ends before it joins: process_ended.cc.
+// it (pmix422_groups.c). A member that ends before it joins: process_ended.cc, and the survivors
+// of a construct hear PMIX_GROUP_INVITE_FAILED first (tell_invite_failed()).
 #include <pmix.h>
 
 #include <memory>
@@ -143,7 +144,11 @@ void run_group(std::shared_ptr<GroupRequest> req)
     w.bytes(req->endpoint_data);
     verbose()(5, "group {} {} over {}{}", req->id, what, describe_all(req->members),
               req->want_context_id ? ", context id wanted" : "");
-    exchange(signature, w.take(), [req, what](const Status& st, rml::Payload combined, uint64_t context_id) {
+    exchange(signature, w.take(), [req, what](const Status& st, rml::Payload combined, uint64_t context_id,
+                                              const pmix_proc_t* ended) {
+        if (ended && req->op == PMIX_GROUP_CONSTRUCT) {
+            tell_invite_failed(req->id, *ended, req->members.data(), req->members.size());
+        }
         auto results = std::make_unique<InfoArray>();
         Status outcome = st;
         if (outcome && req->op == PMIX_GROUP_CONSTRUCT) {
@@ -160,6 +165,30 @@ void run_group(std::shared_ptr<GroupRequest> req)
 }
 
 }  // namespace
+
+// RFC 0033: the leader, or every participant when none is declared, hears of a member that ended
+// before it joined, with PMIX_EVENT_AFFECTED_PROC naming it. The DVM cannot honour a leader: PMIx
+// 4.2.2 hands the host only the first local caller's directives, without saying whose, so every
+// member hears. The custom range names every member, but an event the DVM raises is delivered by
+// this node's server only (event_relay.cc): each daemon whose members were answered raises it once,
+// so each member hears it once. Non-default: only a handler registered for the code is called.
+void tell_invite_failed(const std::string& id, const pmix_proc_t& ended, const pmix_proc_t members[],
+                        size_t nmembers)
+{
+    if (!server_running() || nmembers == 0) return;
+    auto info = std::make_unique<InfoArray>();
+    info->add_proc(PMIX_EVENT_AFFECTED_PROC, ended);
+    info->add_string(PMIX_GROUP_ID, id);
+    info->add_proc_array(PMIX_EVENT_CUSTOM_RANGE, members, nmembers);
+    info->add_string(PMIX_EVENT_TEXT_MESSAGE,
+                     fmt::format("group {}: member {} ended before it joined the construct", id, describe(ended)));
+    info->add_bool(PMIX_EVENT_NON_DEFAULT, true);
+    info->add_bool(PMIX_EVENT_DO_NOT_CACHE, true);
+    verbose()(2, "group {} construct: telling this node's members that {} ended before it joined", id,
+              describe(ended));
+    notify_from_dvm(PMIX_GROUP_INVITE_FAILED, PMIX_RANGE_CUSTOM, std::move(info),
+                    fmt::format("group {}'s members of {}'s end", id, describe(ended)));
+}
 
 pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,
                     const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata)

@@ -103,7 +103,9 @@ pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directi
 // Collectives (collectives.cc). exchange() is the one place a collective crosses daemons: with
 // every participant here and no context id wanted it answers at once with `contribution`,
 // otherwise it is the grpcomm allgather (the daemons' contributions one after the other).
-using ExchangeDone = std::function<void(const Status& status, rml::Payload combined, uint64_t context_id)>;
+// `ended`: the participant that ended before it took part, with Errc::peer_ended (grpcomm.h).
+using ExchangeDone = std::function<void(const Status& status, rml::Payload combined, uint64_t context_id,
+                                        const pmix_proc_t* ended)>;
 void exchange(const grpcomm::Signature& signature, rml::Payload contribution, ExchangeDone done);
 std::vector<pmix_proc_t> copy_procs(const pmix_proc_t procs[], size_t nprocs);
 // The caller's PMIX_TIMEOUT as a collective's time limit (0: none), a little short of it: see
@@ -121,6 +123,10 @@ pmix_status_t disconnect_procs(const pmix_proc_t procs[], size_t nprocs, const p
 // Groups (groups.cc).
 pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,
                     const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata);
+// PMIX_GROUP_INVITE_FAILED to this node's members of group `id`: `ended` ended before it joined the
+// construct. Call before answering their construct, so the event reaches them first. Any thread.
+void tell_invite_failed(const std::string& id, const pmix_proc_t& ended, const pmix_proc_t members[],
+                        size_t nmembers);
 
 // Spawn (spawn.cc) and queries (query.cc).
 pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],

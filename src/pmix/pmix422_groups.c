@@ -111,6 +111,25 @@ struct loss {
     prte_pmix422_group_ended_fn report;
 };
 
+/* A stuck tracker, taken off PMIx's list, and what to answer its callers. */
+struct ending {
+    pmix_server_trkr_t *trk;
+    pmix_status_t status;
+};
+
+static void answer_and_release(evutil_socket_t fd, short what, void *arg)
+{
+    (void) fd;
+    (void) what;
+    struct ending *ending = (struct ending *) arg;
+    answer_callers(ending->trk, ending->status);
+    PMIX_RELEASE(ending->trk);
+    free(ending);
+}
+
+/* The report comes first, and the answer one loop step later: an event the report raises
+ * (PMIX_GROUP_INVITE_FAILED) is queued on PMIx's thread, and so reaches the members before the
+ * answer that ends their construct. */
 static void end_stuck_groups(evutil_socket_t fd, short what, void *arg)
 {
     (void) fd;
@@ -119,13 +138,24 @@ static void end_stuck_groups(evutil_socket_t fd, short what, void *arg)
     pmix_server_trkr_t *trk, *next;
     PMIX_LIST_FOREACH_SAFE (trk, next, &pmix_server_globals.collectives, pmix_server_trkr_t) {
         if (!stuck(trk)) continue;
-        size_t answered = answer_callers(trk, loss->status);
         pmix_list_remove_item(&pmix_server_globals.collectives, &trk->super);
         if (trk->event_active) pmix_event_del(&trk->ev);
         drop_group_record(trk);
         if (loss->report != NULL) {
-            loss->report(trk->id, trk->type == PMIX_GROUP_CONSTRUCT_CMD, &loss->proc, answered);
+            loss->report(trk->id, trk->type == PMIX_GROUP_CONSTRUCT_CMD, &loss->proc, trk->pcs, trk->npcs,
+                         pmix_list_get_size(&trk->local_cbs));
         }
+        struct ending *ending = (struct ending *) calloc(1, sizeof(*ending));
+        if (ending != NULL) {
+            ending->trk = trk;
+            ending->status = loss->status;
+            if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, answer_and_release, ending,
+                                &prte_pmix422_now) == 0) {
+                continue;
+            }
+            free(ending);
+        }
+        answer_callers(trk, loss->status);
         PMIX_RELEASE(trk);
     }
     free(loss);

@@ -49,10 +49,12 @@ void prte_pmix422_group_handed_to_host(void *cbdata);
  * again. Returns 1 if it released the tracker, 0 if it kept it (see pmix422_groups.c for when). */
 int prte_pmix422_release_group_tracker(void *cbdata, int failed);
 
-/* How end_groups_waiting_for reports each group operation it ended (on PMIx's thread): its id,
- * whether it was a construct, the process that ended and how many callers it answered. */
+/* How end_groups_waiting_for reports each group operation it ends (on PMIx's thread): its id,
+ * whether it was a construct, the process that ended, the members it names and how many callers
+ * it answers. It reports before it answers them, so that an event the report raises reaches them
+ * first. */
 typedef void (*prte_pmix422_group_ended_fn)(const char *id, int construct, const pmix_proc_t *ended,
-                                            size_t answered);
+                                            const pmix_proc_t *members, size_t nmembers, size_t callers);
 
 /* Any thread: local process `proc` has ended (it was reaped). Once PMIx has seen its connection
  * close, every group construct or destruct on this node that then waits for nobody but was never

@@ -21,14 +21,16 @@ void tell_collectives(const pmix_proc_t& proc)
     if (grpcomm::Module* module = grpcomm::base::module()) module->participant_ended(proc);
 }
 
-// PMIx's thread. The members here were answered with an error, so the DVM's collective of that
-// operation must fail on the other nodes too, also when the member ended normally (without
-// joining): otherwise they would wait for this node's share.
-void group_ended(const char* id, int construct, const pmix_proc_t* ended, size_t answered)
+// PMIx's thread, before the callers are answered. The members here get an error, so the DVM's
+// collective of that operation must fail on the other nodes too, also when the member ended
+// normally (without joining): otherwise they would wait for this node's share.
+void group_ended(const char* id, int construct, const pmix_proc_t* ended, const pmix_proc_t* members,
+                 size_t nmembers, size_t callers)
 {
     detail::verbose()(1, "group {} {}: member {} ended before it took part; {} caller(s) on this node answered {}",
-                      id ? id : "?", construct ? "construct" : "destruct", describe(*ended), answered,
+                      id ? id : "?", construct ? "construct" : "destruct", describe(*ended), callers,
                       PMIx_Error_string(PMIX_ERR_PROC_TERM_WO_SYNC));
+    if (construct) detail::tell_invite_failed(id ? id : "", *ended, members, nmembers);
     pmix_proc_t proc = *ended;
     detail::post([proc] { tell_collectives(proc); });
 }

@@ -13,7 +13,11 @@
 //   --late-until F  ... or, with this, until file F exists, and then leaves normally
 //   --late-in-destruct  ... rank R constructs, and waits instead of destructing
 //   --expect-error  the construct (or, with --late-in-destruct, the destruct) must fail; prints
-//                   "group refused rank R: <status>" (or "group destruct refused ...") and exits 0
+//                   "group refused rank R: <status>" (or "group destruct refused ...") and exits 0.
+//                   A construct's failure then waits (at most 10 s) for PMIX_GROUP_INVITE_FAILED,
+//                   printing "group invite failed rank R: member NS:RANK group ID" as each arrives,
+//                   or "group no invite-failed event rank R" if none came
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -128,6 +132,38 @@ void wait_for_jobs(const std::vector<pmix_proc_t>& extra)
     }
 }
 
+std::atomic<int> invite_failed_events{0};
+pmix_rank_t my_rank = PMIX_RANK_UNDEF;
+
+void on_invite_failed(size_t, pmix_status_t, const pmix_proc_t*, pmix_info_t info[], size_t ninfo, pmix_info_t*,
+                      size_t, pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata)
+{
+    std::string member = "?", group = "?";
+    for (size_t i = 0; i < ninfo; ++i) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) && info[i].value.type == PMIX_PROC) {
+            const pmix_proc_t* p = info[i].value.data.proc;
+            member = std::string(p->nspace) + ":" + std::to_string(p->rank);
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID) && info[i].value.type == PMIX_STRING) {
+            group = info[i].value.data.string;
+        }
+    }
+    std::printf("group invite failed rank %u: member %s group %s\n", my_rank, member.c_str(), group.c_str());
+    std::fflush(stdout);
+    ++invite_failed_events;
+    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
+}
+
+// The event is raised before the construct is answered, but the client library may run its
+// handler on its own thread just after the construct has returned.
+void wait_for_invite_failed(const pmix_proc_t& me)
+{
+    for (int hundredths = 0; hundredths < 1000 && invite_failed_events.load() == 0; ++hundredths) usleep(10000);
+    if (invite_failed_events.load() == 0) {
+        std::printf("group no invite-failed event rank %u\n", me.rank);
+        std::fflush(stdout);
+    }
+}
+
 // The late rank: waits (at most 120 s) to be killed, or until --late-until's file exists.
 void wait_as_late_rank(const Options& o, const pmix_proc_t& me)
 {
@@ -153,7 +189,13 @@ int main(int argc, char** argv)
     PMIX_LOAD_PROCID(&members[0], me.nspace, PMIX_RANK_WILDCARD);
     members.insert(members.end(), o.extra.begin(), o.extra.end());
     wait_for_jobs(o.extra);
+    my_rank = me.rank;
     bool late = o.late_rank == static_cast<long>(me.rank);
+    if (o.expect_error && !o.late_in_destruct) {
+        pmix_status_t code = PMIX_GROUP_INVITE_FAILED;
+        pmix_status_t rc = PMIx_Register_event_handler(&code, 1, nullptr, 0, on_invite_failed, nullptr, nullptr);
+        if (rc < 0) prte_test::fail(program, "cannot register for PMIX_GROUP_INVITE_FAILED: %s", PMIx_Error_string(rc));
+    }
     if (late && !o.late_in_destruct) wait_as_late_rank(o, me);
 
     for (int iter = 0; iter < o.repeat; ++iter) {
@@ -177,6 +219,7 @@ int main(int argc, char** argv)
             if (rc == PMIX_SUCCESS) prte_test::fail(program, "rank %u: the construct of %s succeeded", me.rank, id.c_str());
             std::printf("group refused rank %u: %s\n", me.rank, PMIx_Error_string(rc));
             std::fflush(stdout);
+            wait_for_invite_failed(me);
             prte_test::finalize(program);
             return 0;
         }

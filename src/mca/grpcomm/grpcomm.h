@@ -27,7 +27,8 @@ namespace prte::grpcomm {
 // 3: Signature::assign_context_id and the context id handed to AllgatherCallback (PMIx groups).
 // 4: Signature::time_limit (a PMIx caller's PMIX_TIMEOUT).
 // 5: participant_ended() (a process that ended before it took part fails the collectives over it).
-inline constexpr uint32_t kInterfaceVersion = 5;
+// 6: AllgatherCallback names that process (PMIx groups tell the survivors who it was).
+inline constexpr uint32_t kInterfaceVersion = 6;
 
 // Fired on the master only, once every daemon has received the op, or with an error when it
 // cannot be delivered. Runs on the progress thread.
@@ -50,8 +51,10 @@ struct Signature {
 // asked for), or with an error when a daemon hosting participants left before the collective
 // completed (the fence then fails rather than waiting for data that will never come), when a
 // participant's time limit passed, or when a participating process ended before it took part
-// (Errc::peer_ended).
-using AllgatherCallback = std::function<void(const Status&, const rml::Payload& combined, uint64_t context_id)>;
+// (Errc::peer_ended, with `ended` naming it; nullptr otherwise). It may run before allgather()
+// returns, when the collective had failed before this daemon's caller called.
+using AllgatherCallback = std::function<void(const Status&, const rml::Payload& combined, uint64_t context_id,
+                                             const pmix_proc_t* ended)>;
 
 class Module : public mca::Module {
   public:

@@ -84,7 +84,7 @@ class DirectModule final : public Module {
     bool has_subtree_shares(const GatherOp& op) const;
     runtime::Rank departed_participant(const GatherOp& op) const;
     void maybe_send_up(GatherOp& op);
-    void fail_gather(const std::string& key, const Status& why);
+    void fail_gather(const std::string& key, const Status& why, const pmix_proc_t* ended = nullptr);
     void mark_released(const std::string& signature, uint64_t seq);
     void gathers_after_tree_change();
 
@@ -97,14 +97,15 @@ class DirectModule final : public Module {
     // A process that ended, and per signature naming it, how many of those collectives its daemon
     // contributed to (so the process took part in): any numbered above that fails.
     struct Ended {
-        std::string nspace;
+        pmix_proc_t proc;
+        std::string name;  // "nspace:rank", as signatures name it
         std::map<std::string, uint64_t> taken_part;
     };
-    void apply_ended(const std::string& proc, Ended ended);
+    void apply_ended(Ended ended);
     void on_ended(runtime::Rank origin, rml::Payload&& payload);
     void on_ended_all(runtime::Rank origin, rml::Payload&& payload);
-    const std::string* ended_participant(const std::vector<std::string>& procs, const std::string& signature,
-                                         uint64_t seq) const;
+    const Ended* ended_participant(const std::vector<std::string>& procs, const std::string& signature,
+                                   uint64_t seq) const;
 
     uint64_t next_op_ = 1;
     std::map<uint64_t, XcastOp> ops_;

@@ -88,11 +88,16 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
     std::sort(procs.begin(), procs.end());
     std::string sig = util::join(procs, ",") + "|" + signature.id;
     uint64_t seq = ++signature_seq_[sig];
-    if (const std::string* ended = ended_participant(procs, sig, seq)) {
+    if (const Ended* ended = ended_participant(procs, sig, seq)) {
         mark_released(sig, seq);
         gathers_.erase(op_key(sig, seq));  // shares from below, if any: their daemons fail it too
-        return {Errc::peer_ended, fmt::format("allgather {}: process {} ended before it took part", op_key(sig, seq),
-                                              *ended)};
+        Status why(Errc::peer_ended,
+                   fmt::format("allgather {}: process {} ended before it took part", op_key(sig, seq), ended->name));
+        verbose()(1, "allgather {}: failed: {}", op_key(sig, seq), why.message());
+        // Through the callback rather than the return value, so the caller learns which process.
+        pmix_proc_t proc = ended->proc;
+        if (on_complete) on_complete(why, {}, 0, &proc);
+        return {};
     }
     GatherOp* op = gather_op(sig, seq, procs);
     Rank self = messenger().self();
@@ -209,7 +214,7 @@ void DirectModule::on_release(Rank, rml::Payload&& payload)
     if (it == gathers_.end()) return;  // this daemon held no share of it
     AllgatherCallback done = std::move(it->second.on_complete);
     gathers_.erase(it);
-    if (done) done({}, data, context_id);
+    if (done) done({}, data, context_id, nullptr);
 }
 
 // A share or result arriving later for this collective (or an earlier one of the signature) is a
@@ -220,7 +225,7 @@ void DirectModule::mark_released(const std::string& signature, uint64_t seq)
     released = std::max(released, seq);
 }
 
-void DirectModule::fail_gather(const std::string& key, const Status& why)
+void DirectModule::fail_gather(const std::string& key, const Status& why, const pmix_proc_t* ended)
 {
     auto it = gathers_.find(key);
     if (it == gathers_.end()) return;
@@ -228,7 +233,7 @@ void DirectModule::fail_gather(const std::string& key, const Status& why)
     gathers_.erase(it);
     mark_released(op.signature, op.seq);
     verbose()(1, "allgather {}: failed: {}", key, why.message());
-    if (op.on_complete) op.on_complete(why, {}, 0);
+    if (op.on_complete) op.on_complete(why, {}, 0, ended);
 }
 
 // Called after every tree repair: collectives waiting on a daemon that left fail (its processes
@@ -261,7 +266,7 @@ void DirectModule::job_released(const std::string& nspace) noexcept
     for (const auto& key : keys) fail_gather(key, {Errc::not_found, fmt::format("job {} has ended", nspace)});
     std::erase_if(signature_seq_, [&](const auto& entry) { return mentions_job(entry.first, nspace); });
     std::erase_if(released_seq_, [&](const auto& entry) { return mentions_job(entry.first, nspace); });
-    std::erase_if(ended_, [&](const auto& entry) { return entry.second.nspace == nspace; });
+    std::erase_if(ended_, [&](const auto& entry) { return nspace == entry.second.proc.nspace; });
     // What a long-lived DVM keeps between jobs; the tests check it returns to nothing.
     verbose()(5,
               "job {} released; still held: {} collective counter(s), {} collective(s), {} broadcast id(s), "

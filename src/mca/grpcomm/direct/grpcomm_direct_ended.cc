@@ -40,48 +40,56 @@ std::vector<std::string> procs_of(const std::string& signature)
     return util::split(signature.substr(0, signature.rfind('|')), ',', true);
 }
 
-void write_ended(rml::Writer& w, const std::string& proc, const std::string& nspace,
-                 const std::map<std::string, uint64_t>& taken_part)
+std::string name_of(const pmix_proc_t& proc) { return fmt::format("{}:{}", proc.nspace, proc.rank); }
+
+void write_ended(rml::Writer& w, const pmix_proc_t& proc, const std::map<std::string, uint64_t>& taken_part)
 {
-    w.str(proc).str(nspace).u32(static_cast<uint32_t>(taken_part.size()));
+    w.str(proc.nspace).u32(proc.rank).u32(static_cast<uint32_t>(taken_part.size()));
     for (const auto& [signature, count] : taken_part) w.str(signature).u64(count);
 }
 
-bool read_ended(rml::Reader& r, std::string& proc, std::string& nspace, std::map<std::string, uint64_t>& taken_part)
+bool read_ended(rml::Reader& r, pmix_proc_t& proc, std::map<std::string, uint64_t>& taken_part)
 {
-    proc = r.str();
-    nspace = r.str();
+    std::string nspace = r.str();
+    runtime::Rank rank = r.u32();
     uint32_t n = r.u32();
     for (uint32_t i = 0; i < n && r.ok(); ++i) {
         std::string signature = r.str();
         taken_part[signature] = r.u64();
     }
-    return r.ok();
+    if (!r.ok()) return false;
+    if (nspace.empty() || nspace.size() > PMIX_MAX_NSLEN) {
+        r.fail(fmt::format("namespace of {} character(s)", nspace.size()));
+        return false;
+    }
+    PMIX_LOAD_PROCID(&proc, nspace.c_str(), rank);
+    return true;
 }
 
 }  // namespace
 
 void DirectModule::participant_ended(const pmix_proc_t& proc) noexcept
 {
-    std::string text = fmt::format("{}:{}", proc.nspace, proc.rank);
-    if (ended_.count(text)) return;  // told already
     Ended ended;
-    ended.nspace = proc.nspace;
+    ended.proc = proc;
+    ended.name = name_of(proc);
+    if (ended_.count(ended.name)) return;  // told already
     for (const auto& [signature, count] : signature_seq_) {
-        if (names(procs_of(signature), text, ended.nspace)) ended.taken_part[signature] = count;
+        if (names(procs_of(signature), ended.name, proc.nspace)) ended.taken_part[signature] = count;
     }
     rml::Writer w;
-    write_ended(w, text, ended.nspace, ended.taken_part);
+    write_ended(w, proc, ended.taken_part);
+    std::string name = ended.name;
     // Here first, so that a collective this daemon starts meanwhile fails at once.
-    apply_ended(text, ended);
+    apply_ended(std::move(ended));
     if (messenger().self() == 0) {
         if (Status st = xcast(rml::tag::participant_ended_all, w.take(), {}); !st) {
-            output::warning("cannot tell the daemons that {} ended: {}", text, st.message());
+            output::warning("cannot tell the daemons that {} ended: {}", name, st.message());
         }
         return;
     }
     if (Status st = messenger().send(0, rml::tag::participant_ended, w.take()); !st) {
-        verbose()(1, "cannot tell the master that {} ended: {}", text, st.message());
+        verbose()(1, "cannot tell the master that {} ended: {}", name, st.message());
     }
 }
 
@@ -97,35 +105,41 @@ void DirectModule::on_ended(Rank origin, rml::Payload&& payload)
 void DirectModule::on_ended_all(Rank origin, rml::Payload&& payload)
 {
     rml::Reader r(payload, "ended participant");
-    std::string proc;
     Ended ended;
-    if (!read_ended(r, proc, ended.nspace, ended.taken_part)) {
+    if (!read_ended(r, ended.proc, ended.taken_part)) {
         output::warning("dropped an ended participant from daemon {}: {}", origin, r.error());
         return;
     }
-    apply_ended(proc, std::move(ended));
+    ended.name = name_of(ended.proc);
+    apply_ended(std::move(ended));
 }
 
-void DirectModule::apply_ended(const std::string& proc, Ended ended)
+void DirectModule::apply_ended(Ended ended)
 {
-    if (!ended_.emplace(proc, std::move(ended)).second) return;  // known already (its own daemon)
-    std::vector<std::string> doomed;
+    auto [it, added] = ended_.emplace(ended.name, std::move(ended));
+    if (!added) return;  // known already (its own daemon)
+    // Copies: a callback may change ended_ (a job released).
+    std::vector<std::pair<std::string, pmix_proc_t>> doomed;
     for (const auto& [key, op] : gathers_) {
-        if (!op.released && ended_participant(op.procs, op.signature, op.seq)) doomed.push_back(key);
+        if (op.released) continue;
+        if (const Ended* in_vain = ended_participant(op.procs, op.signature, op.seq)) {
+            doomed.emplace_back(key, in_vain->proc);
+        }
     }
-    verbose()(5, "{} ended: {} collective(s) under way it did not take part in fail", proc, doomed.size());
-    Status why(Errc::peer_ended, fmt::format("process {} ended before it took part", proc));
-    for (const auto& key : doomed) fail_gather(key, why);
+    verbose()(5, "{} ended: {} collective(s) under way it did not take part in fail", it->first, doomed.size());
+    for (const auto& [key, proc] : doomed) {
+        fail_gather(key, {Errc::peer_ended, fmt::format("process {} ended before it took part", name_of(proc))}, &proc);
+    }
 }
 
 // The ended process the collective waits for in vain, or nullptr.
-const std::string* DirectModule::ended_participant(const std::vector<std::string>& procs,
-                                                   const std::string& signature, uint64_t seq) const
+const DirectModule::Ended* DirectModule::ended_participant(const std::vector<std::string>& procs,
+                                                           const std::string& signature, uint64_t seq) const
 {
-    for (const auto& [proc, ended] : ended_) {
-        if (!names(procs, proc, ended.nspace)) continue;
+    for (const auto& [name, ended] : ended_) {
+        if (!names(procs, name, ended.proc.nspace)) continue;
         auto it = ended.taken_part.find(signature);
-        if (seq > (it == ended.taken_part.end() ? 0 : it->second)) return &proc;
+        if (seq > (it == ended.taken_part.end() ? 0 : it->second)) return &ended;
     }
     return nullptr;
 }
