@@ -24,7 +24,6 @@ start_local_nodes_dvm 3 2 --prtemca pmix_server_verbose 1 --prtemca grpcomm_base
 run_case() {
     name=$1
     shift
-    : >"$TEST_TMP/$name.out"  # there before wait_for_lines looks (it stops at once on no file)
     timeout 120 "$PRUN" --enable-recovery "$@" --expect-error >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" &
     job=$!
     wait_for_lines "$TEST_TMP/$name.out" '^group late rank' 1 600 "$job"
@@ -103,7 +102,6 @@ nothing_held undone
 # ---- construct; rank 3 (beside rank 0 on node1) leaves normally without joining ----
 # Not a failure: nothing is broadcast for it as such, but node1 answers rank 0 and the collective
 # then fails on node2 and node3 too, instead of waiting for node1's share.
-: >"$TEST_TMP/left.out"
 node1_calls=$(grep -c "^\[node1\].*recvd grpconstruct cmd" "$TEST_TMP/prte.err")
 timeout 120 "$PRUN" -n 4 --map-by node "$CLIENTS/group" --id left --late-rank 3 --late-until "$TEST_TMP/leave" \
     --expect-error >"$TEST_TMP/left.out" 2>"$TEST_TMP/left.err" &

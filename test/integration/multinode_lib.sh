@@ -84,10 +84,13 @@ wait_for_line() {
 }
 
 # wait_for_lines FILE PATTERN COUNT TENTHS [PID]: waits until FILE has COUNT lines matching
-# PATTERN, at most TENTHS tenths of a second, and no longer than process PID lives.
+# PATTERN, at most TENTHS tenths of a second, and no longer than process PID lives. A FILE not yet
+# written counts as no lines (grep -c prints nothing for it, which used to end the wait at once).
 wait_for_lines() {
     t=0
-    while [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -lt "$3" ] && [ $t -lt "$4" ]; do
+    while [ $t -lt "$4" ]; do
+        n=$(grep -c -- "$2" "$1" 2>/dev/null)
+        [ "${n:-0}" -ge "$3" ] && return
         [ -n "${5:-}" ] && ! alive "$5" && return
         sleep 0.1
         t=$((t + 1))
