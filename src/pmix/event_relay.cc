@@ -170,6 +170,17 @@ void on_relay(runtime::Rank origin, rml::Payload&& payload)
     broadcast(std::move(payload));
 }
 
+// Progress thread: only the master broadcasts, so another daemon sends the event to it first.
+void send_to_every_daemon(const Event& e)
+{
+    rml::Payload payload = encode(e);
+    if (messenger().self() == 0) {
+        broadcast(std::move(payload));
+    } else if (Status st = messenger().send(0, rml::tag::event_relay, std::move(payload)); !st) {
+        verbose()(1, "event {} from {} not relayed: {}", PMIx_Error_string(e.code), describe(e.source), st.message());
+    }
+}
+
 }  // namespace
 
 bool relay_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t range, const pmix_info_t info[],
@@ -190,13 +201,7 @@ bool relay_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_
     }
     post([e = std::move(e)]() mutable {
         e.origin = messenger().self();
-        rml::Payload payload = encode(e);
-        if (e.origin == 0) {
-            broadcast(std::move(payload));
-        } else if (Status st = messenger().send(0, rml::tag::event_relay, std::move(payload)); !st) {
-            verbose()(1, "event {} from {} not relayed: {}", PMIx_Error_string(e.code), describe(e.source),
-                      st.message());
-        }
+        send_to_every_daemon(e);
     });
     return true;
 }
@@ -218,7 +223,7 @@ bool raise_everywhere(pmix_status_t code, const pmix_proc_t& source, pmix_data_r
     } else {
         delete n;
     }
-    broadcast(encode(e));
+    send_to_every_daemon(e);
     return true;
 }
 

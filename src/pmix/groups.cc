@@ -87,6 +87,7 @@ struct GroupRequest {
     pmix_group_operation_t op;
     std::string id;
     bool want_context_id = false;
+    bool notify_termination = false;
     std::chrono::milliseconds time_limit{0};
     rml::Payload endpoint_data;
     std::vector<pmix_proc_t> members;
@@ -149,6 +150,8 @@ void run_group(std::shared_ptr<GroupRequest> req)
         if (ended && req->op == PMIX_GROUP_CONSTRUCT) {
             tell_invite_failed(req->id, *ended, req->members.data(), req->members.size());
         }
+        // PMIx forgets a group at its destruct whatever the outcome; so does the DVM.
+        if (req->op == PMIX_GROUP_DESTRUCT) group_destructed(req->id);
         auto results = std::make_unique<InfoArray>();
         Status outcome = st;
         if (outcome && req->op == PMIX_GROUP_CONSTRUCT) {
@@ -158,6 +161,7 @@ void run_group(std::shared_ptr<GroupRequest> req)
             answer_error(*req, outcome);
             return;
         }
+        if (req->op == PMIX_GROUP_CONSTRUCT && req->notify_termination) group_constructed(req->id, req->members);
         verbose()(5, "group {} {}: done{}", req->id, what,
                   context_id ? fmt::format(", context id {}", context_id) : std::string());
         answer(*req, PMIX_SUCCESS, std::move(results));
@@ -202,6 +206,7 @@ pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t pro
     req->op = op;
     req->id = id;
     req->want_context_id = op == PMIX_GROUP_CONSTRUCT && has_flag(directives, ndirs, PMIX_GROUP_ASSIGN_CONTEXT_ID);
+    req->notify_termination = op == PMIX_GROUP_CONSTRUCT && has_flag(directives, ndirs, PMIX_GROUP_NOTIFY_TERMINATION);
     if (const pmix_info_t* e = find_info(directives, ndirs, PMIX_GROUP_ENDPT_DATA);
         e && e->value.type == PMIX_BYTE_OBJECT && e->value.data.bo.bytes) {
         const auto* bytes = reinterpret_cast<const uint8_t*>(e->value.data.bo.bytes);

@@ -127,6 +127,13 @@ pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t pro
 // construct. Call before answering their construct, so the event reaches them first. Any thread.
 void tell_invite_failed(const std::string& id, const pmix_proc_t& ended, const pmix_proc_t members[],
                         size_t nmembers);
+// PMIX_GROUP_NOTIFY_TERMINATION (group_records.cc). group_member_ended(): a process of this node
+// ended; raises PMIX_GROUP_MEMBER_FAILED for each recorded group naming it, and says whether any
+// did (its collectives must then fail everywhere, also after a normal end). Progress thread.
+void group_constructed(const std::string& id, const std::vector<pmix_proc_t>& members);
+void group_destructed(const std::string& id);
+bool group_member_ended(const pmix_proc_t& proc);
+void forget_group_records(const std::string& nspace);
 
 // Spawn (spawn.cc) and queries (query.cc).
 pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],
@@ -167,8 +174,9 @@ void enable_publish_relay();
 // Any thread.
 bool relay_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t range, const pmix_info_t info[],
                  size_t ninfo);
-// Master: notifies an event the DVM raises on every node, this one included (each server applies
-// the range to its own processes). False if its info cannot be packed. Progress thread.
+// Notifies an event the DVM raises on every node, this one included (each server applies the
+// range to its own processes); a daemon other than the master sends it to the master, which
+// broadcasts it. False if its info cannot be packed. Progress thread.
 bool raise_everywhere(pmix_status_t code, const pmix_proc_t& source, pmix_data_range_t range, InfoArray& info);
 void enable_event_relay();
 // Master: when the job's originator is a process on a daemon's node, sends it the job's end for

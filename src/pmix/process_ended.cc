@@ -37,16 +37,18 @@ void group_ended(const char* id, int construct, const pmix_proc_t* ended, const 
 
 }  // namespace
 
-// Only an abnormal end is told to every daemon at once: a process that ends normally has left
-// every collective it was in (a blocking call returned), and telling every daemon of each of a
-// job's normal ends would cost a broadcast per process.
+// Only an abnormal end, or the end of a member of a group that asked for
+// PMIX_GROUP_NOTIFY_TERMINATION and is not destructed yet, is told to every daemon at once: a
+// process that ends normally has left every collective it was in (a blocking call returned), and
+// telling every daemon of each of a job's normal ends would cost a broadcast per process.
 void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
 {
     if (!detail::server_running()) return;
     pmix_proc_t proc;
     PMIX_LOAD_PROCID(&proc, job.nspace.c_str(), rank);
     prte_pmix422_end_groups_waiting_for(&proc, PMIX_ERR_PROC_TERM_WO_SYNC, group_ended);
-    if (abnormally) tell_collectives(proc);
+    bool in_group = detail::group_member_ended(proc);
+    if (abnormally || in_group) tell_collectives(proc);
 }
 
 }  // namespace prte::pmix

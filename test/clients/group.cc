@@ -17,6 +17,9 @@
 //                   A construct's failure then waits (at most 10 s) for PMIX_GROUP_INVITE_FAILED,
 //                   printing "group invite failed rank R: member NS:RANK group ID" as each arrives,
 //                   or "group no invite-failed event rank R" if none came
+//   --notify-termination  constructs with PMIX_GROUP_NOTIFY_TERMINATION; a destruct's failure then
+//                   waits (at most 10 s) for PMIX_GROUP_MEMBER_FAILED in the same way ("group member
+//                   failed rank R: ...", or "group no member-failed event rank R")
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +43,7 @@ struct Options {
     long late_rank = -1;
     std::string late_until;
     bool late_in_destruct = false;
+    bool notify_termination = false;
     std::vector<pmix_proc_t> extra;
 };
 
@@ -77,6 +81,8 @@ Options parse(int argc, char** argv)
             o.late_in_destruct = true;
         } else if (a == "--timeout" && i + 1 < argc) {
             o.timeout = std::atoi(argv[++i]);
+        } else if (a == "--notify-termination") {
+            o.notify_termination = true;
         } else if (a == "--expect-error") {
             o.expect_error = true;
         } else {
@@ -132,11 +138,14 @@ void wait_for_jobs(const std::vector<pmix_proc_t>& extra)
     }
 }
 
-std::atomic<int> invite_failed_events{0};
+// PMIX_GROUP_INVITE_FAILED and PMIX_GROUP_MEMBER_FAILED, as they arrive.
+std::atomic<int> group_events{0};
 pmix_rank_t my_rank = PMIX_RANK_UNDEF;
 
-void on_invite_failed(size_t, pmix_status_t, const pmix_proc_t*, pmix_info_t info[], size_t ninfo, pmix_info_t*,
-                      size_t, pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata)
+const char* event_name(pmix_status_t code) { return code == PMIX_GROUP_INVITE_FAILED ? "invite" : "member"; }
+
+void on_group_event(size_t, pmix_status_t code, const pmix_proc_t*, pmix_info_t info[], size_t ninfo, pmix_info_t*,
+                    size_t, pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata)
 {
     std::string member = "?", group = "?";
     for (size_t i = 0; i < ninfo; ++i) {
@@ -147,19 +156,26 @@ void on_invite_failed(size_t, pmix_status_t, const pmix_proc_t*, pmix_info_t inf
             group = info[i].value.data.string;
         }
     }
-    std::printf("group invite failed rank %u: member %s group %s\n", my_rank, member.c_str(), group.c_str());
+    std::printf("group %s failed rank %u: member %s group %s\n", event_name(code), my_rank, member.c_str(),
+                group.c_str());
     std::fflush(stdout);
-    ++invite_failed_events;
+    ++group_events;
     if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
 }
 
-// The event is raised before the construct is answered, but the client library may run its
-// handler on its own thread just after the construct has returned.
-void wait_for_invite_failed(const pmix_proc_t& me)
+void register_for(pmix_status_t code)
 {
-    for (int hundredths = 0; hundredths < 1000 && invite_failed_events.load() == 0; ++hundredths) usleep(10000);
-    if (invite_failed_events.load() == 0) {
-        std::printf("group no invite-failed event rank %u\n", me.rank);
+    pmix_status_t rc = PMIx_Register_event_handler(&code, 1, nullptr, 0, on_group_event, nullptr, nullptr);
+    if (rc < 0) prte_test::fail(program, "cannot register for %s: %s", PMIx_Error_string(code), PMIx_Error_string(rc));
+}
+
+// The DVM raises the event before it answers the call, but the client library may run the
+// handler on its own thread just after the call has returned.
+void wait_for_group_event(const pmix_proc_t& me, pmix_status_t code)
+{
+    for (int hundredths = 0; hundredths < 1000 && group_events.load() == 0; ++hundredths) usleep(10000);
+    if (group_events.load() == 0) {
+        std::printf("group no %s-failed event rank %u\n", event_name(code), me.rank);
         std::fflush(stdout);
     }
 }
@@ -191,11 +207,8 @@ int main(int argc, char** argv)
     wait_for_jobs(o.extra);
     my_rank = me.rank;
     bool late = o.late_rank == static_cast<long>(me.rank);
-    if (o.expect_error && !o.late_in_destruct) {
-        pmix_status_t code = PMIX_GROUP_INVITE_FAILED;
-        pmix_status_t rc = PMIx_Register_event_handler(&code, 1, nullptr, 0, on_invite_failed, nullptr, nullptr);
-        if (rc < 0) prte_test::fail(program, "cannot register for PMIX_GROUP_INVITE_FAILED: %s", PMIx_Error_string(rc));
-    }
+    if (o.expect_error && !o.late_in_destruct) register_for(PMIX_GROUP_INVITE_FAILED);
+    if (o.notify_termination) register_for(PMIX_GROUP_MEMBER_FAILED);
     if (late && !o.late_in_destruct) wait_as_late_rank(o, me);
 
     for (int iter = 0; iter < o.repeat; ++iter) {
@@ -205,6 +218,10 @@ int main(int argc, char** argv)
         if (o.context_id) {
             directives.emplace_back();
             PMIX_INFO_LOAD(&directives.back(), PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+        }
+        if (o.notify_termination) {
+            directives.emplace_back();
+            PMIX_INFO_LOAD(&directives.back(), PMIX_GROUP_NOTIFY_TERMINATION, &yes, PMIX_BOOL);
         }
         if (o.timeout > 0) {
             directives.emplace_back();
@@ -219,7 +236,7 @@ int main(int argc, char** argv)
             if (rc == PMIX_SUCCESS) prte_test::fail(program, "rank %u: the construct of %s succeeded", me.rank, id.c_str());
             std::printf("group refused rank %u: %s\n", me.rank, PMIx_Error_string(rc));
             std::fflush(stdout);
-            wait_for_invite_failed(me);
+            wait_for_group_event(me, PMIX_GROUP_INVITE_FAILED);
             prte_test::finalize(program);
             return 0;
         }
@@ -237,6 +254,7 @@ int main(int argc, char** argv)
             if (rc == PMIX_SUCCESS) prte_test::fail(program, "rank %u: the destruct of %s succeeded", me.rank, id.c_str());
             std::printf("group destruct refused rank %u: %s\n", me.rank, PMIx_Error_string(rc));
             std::fflush(stdout);
+            if (o.notify_termination) wait_for_group_event(me, PMIX_GROUP_MEMBER_FAILED);
             prte_test::finalize(program);
             return 0;
         }

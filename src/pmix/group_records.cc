@@ -1,0 +1,107 @@
+// The groups this node's members are in that asked for PMIX_GROUP_NOTIFY_TERMINATION (RFC 0033:
+// "notify remaining members when another member terminates without first leaving the group").
+//
+// Every daemon hosting members records such a group when its construct completes here, and forgets
+// it when its destruct completes. When one of this node's processes ends while a record names it,
+// the member ended without leaving: this daemon, the only one that sees that end, raises
+// PMIX_GROUP_MEMBER_FAILED once for the whole DVM (the other members hear it wherever they are),
+// and makes the collectives over it fail on every daemon, also when it ended normally: a destruct
+// would otherwise wait for it for ever when it was alone on its node.
+//
+// PMIx 4.2.2 completes a group of one node that asks for no context id without the DVM, so such a
+// group is never recorded. A record goes once every job with members here has been deregistered,
+// so a group never destructed does not stay. Progress thread.
+#include <pmix.h>
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "pmix/info_array.h"
+#include "pmix/internal.h"
+
+namespace prte::pmix::detail {
+namespace {
+
+struct Record {
+    std::vector<pmix_proc_t> members;
+    std::set<std::string> local_jobs;  // those with members here; the record goes with the last
+};
+
+std::map<std::string, Record>& records()
+{
+    static std::map<std::string, Record> by_id;
+    return by_id;
+}
+
+bool names(const std::vector<pmix_proc_t>& members, const pmix_proc_t& proc)
+{
+    return std::any_of(members.begin(), members.end(), [&](const pmix_proc_t& m) {
+        return PMIX_CHECK_NSPACE(m.nspace, proc.nspace) && (m.rank == proc.rank || m.rank == PMIX_RANK_WILDCARD);
+    });
+}
+
+void tell_member_failed(const std::string& id, const Record& record, const pmix_proc_t& ended)
+{
+    InfoArray info;
+    info.add_proc(PMIX_EVENT_AFFECTED_PROC, ended);
+    info.add_string(PMIX_GROUP_ID, id);
+    info.add_proc_array(PMIX_EVENT_CUSTOM_RANGE, record.members.data(), record.members.size());
+    info.add_string(PMIX_EVENT_TEXT_MESSAGE,
+                    fmt::format("group {}: member {} ended without leaving the group", id, describe(ended)));
+    info.add_bool(PMIX_EVENT_NON_DEFAULT, true);
+    info.add_bool(PMIX_EVENT_DO_NOT_CACHE, true);
+    verbose()(2, "group {}: member {} ended without leaving it; telling the other members (PMIX_GROUP_NOTIFY_TERMINATION)",
+              id, describe(ended));
+    if (!raise_everywhere(PMIX_GROUP_MEMBER_FAILED, ended, PMIX_RANGE_CUSTOM, info)) {
+        verbose()(1, "group {}: cannot tell the members that {} ended: its info cannot be packed", id, describe(ended));
+    }
+}
+
+}  // namespace
+
+void group_constructed(const std::string& id, const std::vector<pmix_proc_t>& members)
+{
+    Record record;
+    record.members = members;
+    for (const pmix_proc_t& m : members) {
+        if (count_here(&m, 1) > 0) record.local_jobs.insert(m.nspace);
+    }
+    if (record.local_jobs.empty()) return;
+    verbose()(5, "group {}: recorded for PMIX_GROUP_NOTIFY_TERMINATION", id);
+    records()[id] = std::move(record);
+}
+
+void group_destructed(const std::string& id)
+{
+    if (records().erase(id)) verbose()(5, "group {}: record dropped (destructed)", id);
+}
+
+bool group_member_ended(const pmix_proc_t& proc)
+{
+    bool named = false;
+    for (const auto& [id, record] : records()) {
+        if (!names(record.members, proc)) continue;
+        named = true;
+        tell_member_failed(id, record, proc);
+    }
+    return named;
+}
+
+void forget_group_records(const std::string& nspace)
+{
+    size_t before = records().size();
+    for (auto it = records().begin(); it != records().end();) {
+        it->second.local_jobs.erase(nspace);
+        it = it->second.local_jobs.empty() ? records().erase(it) : std::next(it);
+    }
+    verbose()(5, "job {} deregistered: {} group record(s) dropped, {} still held", nspace, before - records().size(),
+              records().size());
+}
+
+}  // namespace prte::pmix::detail

@@ -1,0 +1,95 @@
+#!/bin/sh
+# Issue 13, RFC 0033's PMIX_GROUP_NOTIFY_TERMINATION: when a member of a constructed group ends
+# without leaving it (no destruct), the other members hear PMIX_GROUP_MEMBER_FAILED naming it,
+# once each, on every node; and their destruct then fails instead of waiting, also when the member
+# ended normally alone on its node (which without the attribute is never told to the other nodes).
+# A group destructed before its members end raises nothing, and no daemon keeps a record of it.
+# 3 local nodes; --map-by node puts rank 2 alone on node3.
+. "$PRTE_SRCDIR/test/integration/lib.sh"
+. "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
+. "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
+CLIENTS="$PRTE_BUILDDIR/test/clients"
+
+start_local_nodes_dvm 3 2 --prtemca pmix_server_verbose 5 --prtemca grpcomm_base_verbose 5
+
+# heard NAME COUNT LATE: each of COUNT survivors heard PMIX_GROUP_MEMBER_FAILED naming rank LATE
+# and group NAME exactly once, and their destruct failed.
+heard() {
+    lines=$(grep "^group member failed rank [0-9]*: member [^ ]*:$3 group $1$" "$TEST_TMP/$1.out")
+    ranks=$(echo "$lines" | sed -n 's/^group member failed rank \([0-9]*\):.*/\1/p' | sort -u | wc -l)
+    total=$(grep -c "^group member failed rank" "$TEST_TMP/$1.out")
+    if [ "$ranks" = "$2" ] && [ "$total" = "$2" ]; then
+        pass "$1: each of the $2 survivors heard PMIX_GROUP_MEMBER_FAILED naming rank $3, once"
+    else
+        fail "$1: $ranks of $2 survivors heard it naming rank $3 ($total event(s) in all)"
+        sed 's/^/    /' "$TEST_TMP/$1.out" "$TEST_TMP/$1.err"
+    fi
+    n=$(grep -c "^group destruct refused rank [0-9]*: PROC TERMINATED WITHOUT SYNC$" "$TEST_TMP/$1.out")
+    [ "$n" = "$2" ] && pass "$1: all $2 survivors' destruct returned PMIX_ERR_PROC_TERM_WO_SYNC" ||
+        fail "$1: $n of $2 survivors' destruct returned it"
+}
+
+# records_gone NAME ID: once the job of group ID is deregistered, no daemon holds a group record.
+records_gone() {
+    ns=$(sed -n "s/.*group $2 construct over \([^:]*\):\*.*/\1/p" "$TEST_TMP/prte.err" | tail -1)
+    # The master and the three daemons.
+    wait_for_lines "$TEST_TMP/prte.err" "job $ns deregistered: .* group record(s) dropped" 4 100
+    held=$(grep "job $ns deregistered: .* group record(s) dropped" "$TEST_TMP/prte.err")
+    if [ -n "$ns" ] && [ "$(echo "$held" | grep -c ", 0 still held$")" = 4 ]; then
+        pass "$1: no daemon still holds a group record"
+    else
+        fail "$1: after the job: $held"
+    fi
+}
+
+# ---- rank 2 is killed after the construct, instead of destructing ----
+timeout 120 "$PRUN" --enable-recovery -n 3 --map-by node "$CLIENTS/group" --id killed --late-rank 2 \
+    --late-in-destruct --notify-termination --expect-error >"$TEST_TMP/killed.out" 2>"$TEST_TMP/killed.err" &
+job=$!
+wait_for_lines "$TEST_TMP/killed.out" '^group late rank' 1 600 "$job"
+for node in node1 node2; do
+    wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather.*group killed destruct.*from this daemon" ||
+        fail "killed: $node's members never called destruct"
+done
+kill -9 "$(sed -n 's/^group late rank [0-9]* waits, pid \([0-9]*\)$/\1/p' "$TEST_TMP/killed.out")"
+wait "$job"
+status=$?
+[ $status = 137 ] && pass "killed: the job ended with the failure's status, no hang" ||
+    fail "killed: prun exited $status (124: it hung)"
+heard killed 2 2
+grep -q "^\[node3\].*group killed: member .*:2 ended without leaving it; telling the other members" \
+    "$TEST_TMP/prte.err" && pass "killed: node3, the dead member's, raised the event" ||
+    fail "killed: node3 did not say it raised the event"
+records_gone killed killed
+
+# ---- rank 2, alone on node3, leaves normally after the construct, without destructing ----
+timeout 120 "$PRUN" -n 3 --map-by node "$CLIENTS/group" --id quit --late-rank 2 --late-in-destruct \
+    --late-until "$TEST_TMP/quit-now" --notify-termination --expect-error >"$TEST_TMP/quit.out" \
+    2>"$TEST_TMP/quit.err" &
+job=$!
+wait_for_lines "$TEST_TMP/quit.out" '^group late rank' 1 600 "$job"
+for node in node1 node2; do
+    wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather.*group quit destruct.*from this daemon" ||
+        fail "quit: $node's members never called destruct"
+done
+: >"$TEST_TMP/quit-now"
+wait "$job"
+status=$?
+[ $status = 0 ] && pass "quit: the job ended normally, no hang" || fail "quit: prun exited $status (124: it hung)"
+heard quit 2 2
+records_gone quit quit
+
+# ---- with the attribute, a group destructed before its members end raises nothing ----
+run done_right timeout 60 "$PRUN" -n 3 --map-by node "$CLIENTS/group" --id done-right --notify-termination
+expect_status done_right 0
+[ "$(grep -c '^group ok rank' "$TEST_TMP/done_right.out")" = 3 ] && pass "done_right: all 3 constructed and destructed" ||
+    fail "done_right: $(cat "$TEST_TMP/done_right.out" "$TEST_TMP/done_right.err")"
+[ "$(grep -c "group done-right: recorded for PMIX_GROUP_NOTIFY_TERMINATION" "$TEST_TMP/prte.err")" = 3 ] &&
+    [ "$(grep -c "group done-right: record dropped (destructed)" "$TEST_TMP/prte.err")" = 3 ] &&
+    pass "done_right: each node recorded the group at its construct and dropped it at its destruct" ||
+    fail "done_right: records: $(grep 'group done-right: rec' "$TEST_TMP/prte.err")"
+grep -q "group done-right: member .* ended without leaving it" "$TEST_TMP/prte.err" &&
+    fail "done_right: a member's normal end after the destruct raised PMIX_GROUP_MEMBER_FAILED" ||
+    pass "done_right: no PMIX_GROUP_MEMBER_FAILED after the destruct"
+records_gone done_right done-right
+finish
