@@ -45,20 +45,6 @@ refused() {
         fail "$1: $n of $3 survivors' $2 returned it"; sed 's/^/    /' "$TEST_TMP/$1.out" "$TEST_TMP/$1.err"; fi
 }
 
-# told NAME COUNT LATE: each of COUNT survivors heard PMIX_GROUP_INVITE_FAILED naming rank LATE and
-# group NAME exactly once (RFC 0033: every participant, no leader being declared).
-told() {
-    lines=$(grep "^group invite failed rank [0-9]*: member [^ ]*:$3 group $1$" "$TEST_TMP/$1.out")
-    ranks=$(echo "$lines" | sed -n 's/^group invite failed rank \([0-9]*\):.*/\1/p' | sort -u | wc -l)
-    total=$(grep -c "^group invite failed rank" "$TEST_TMP/$1.out")
-    if [ "$ranks" = "$2" ] && [ "$total" = "$2" ]; then
-        pass "$1: each of the $2 survivors heard PMIX_GROUP_INVITE_FAILED naming rank $3, once"
-    else
-        fail "$1: $ranks of $2 survivors heard it naming rank $3 ($total event(s) in all)"
-        sed 's/^/    /' "$TEST_TMP/$1.out"
-    fi
-}
-
 # nothing_held NAME: no daemon keeps collective state or the ended rank for the job.
 nothing_held() {
     ns=$(sed -n 's/.*rank [0-9]* of job \([^ ]*\) on node .* was killed by signal 9.*/\1/p' "$TEST_TMP/$1.err" | head -1)
@@ -76,7 +62,7 @@ nothing_held() {
 waits="^\[node1\].*recvd.grpconstruct.cmd ^\[node2\].*allgather.*group.beside.construct.*from.this.daemon ^\[node3\].*allgather.*group.beside.construct.*from.this.daemon"
 run_case beside -n 4 --map-by node "$CLIENTS/group" --id beside --late-rank 3
 refused beside construct 3
-told beside 3 3
+group_event_once beside invite 3 3
 grep -q "^\[node1\].*group beside construct: member .*:3 ended before it took part; 1 caller(s) on this node answered" \
     "$TEST_TMP/prte.err" && pass "beside: node1's PMIx answered rank 0 (the construct it never handed over)" ||
     fail "beside: node1 did not end its construct"
@@ -86,7 +72,7 @@ nothing_held beside
 waits="^\[node1\].*allgather.*group.alone.construct.*from.this.daemon ^\[node2\].*allgather.*group.alone.construct.*from.this.daemon"
 run_case alone -n 3 --map-by node "$CLIENTS/group" --id alone --late-rank 2
 refused alone construct 2
-told alone 2 2
+group_event_once alone invite 2 2
 grep -q "allgather .*group alone construct#1: failed: process .*:2 ended before it took part" "$TEST_TMP/prte.err" &&
     pass "alone: the collective failed, naming the dead rank" || fail "alone: no failed collective naming rank 2"
 nothing_held alone
@@ -117,7 +103,7 @@ wait "$job"
 status=$?
 [ $status = 0 ] && pass "left: the job ended normally, no hang" || fail "left: prun exited $status (124: it hung)"
 refused left construct 3
-told left 3 3
+group_event_once left invite 3 3
 
 # ---- the same ids again, all ranks alive: the failed constructs left no group record ----
 for id in beside alone left; do

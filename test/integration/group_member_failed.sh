@@ -15,18 +15,28 @@ start_local_nodes_dvm 3 2 --prtemca pmix_server_verbose 5 --prtemca grpcomm_base
 # heard NAME COUNT LATE: each of COUNT survivors heard PMIX_GROUP_MEMBER_FAILED naming rank LATE
 # and group NAME exactly once, and their destruct failed.
 heard() {
-    lines=$(grep "^group member failed rank [0-9]*: member [^ ]*:$3 group $1$" "$TEST_TMP/$1.out")
-    ranks=$(echo "$lines" | sed -n 's/^group member failed rank \([0-9]*\):.*/\1/p' | sort -u | wc -l)
-    total=$(grep -c "^group member failed rank" "$TEST_TMP/$1.out")
-    if [ "$ranks" = "$2" ] && [ "$total" = "$2" ]; then
-        pass "$1: each of the $2 survivors heard PMIX_GROUP_MEMBER_FAILED naming rank $3, once"
-    else
-        fail "$1: $ranks of $2 survivors heard it naming rank $3 ($total event(s) in all)"
-        sed 's/^/    /' "$TEST_TMP/$1.out" "$TEST_TMP/$1.err"
-    fi
+    group_event_once "$1" member "$2" "$3"
     n=$(grep -c "^group destruct refused rank [0-9]*: PROC TERMINATED WITHOUT SYNC$" "$TEST_TMP/$1.out")
     [ "$n" = "$2" ] && pass "$1: all $2 survivors' destruct returned PMIX_ERR_PROC_TERM_WO_SYNC" ||
         fail "$1: $n of $2 survivors' destruct returned it"
+}
+
+# start_case NAME PRUN-OPTIONS CLIENT-ARGS...: runs the group client (group NAME, rank 2 late in its
+# destruct) in the background as $job; returns once rank 2 waits and node1's and node2's members are
+# in the destruct. PRUN-OPTIONS is one word list ("" for none).
+start_case() {
+    name=$1
+    prun_options=$2
+    shift 2
+    # shellcheck disable=SC2086 # the options are meant to split into words
+    timeout 120 "$PRUN" $prun_options -n 3 --map-by node "$CLIENTS/group" --id "$name" --late-rank 2 \
+        --late-in-destruct --notify-termination --expect-error "$@" >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" &
+    job=$!
+    wait_for_lines "$TEST_TMP/$name.out" '^group late rank' 1 600 "$job"
+    for node in node1 node2; do
+        wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather.*group $name destruct.*from this daemon" ||
+            fail "$name: $node's members never called destruct"
+    done
 }
 
 # records_gone NAME ID: once the job of group ID is deregistered, no daemon holds a group record.
@@ -43,14 +53,7 @@ records_gone() {
 }
 
 # ---- rank 2 is killed after the construct, instead of destructing ----
-timeout 120 "$PRUN" --enable-recovery -n 3 --map-by node "$CLIENTS/group" --id killed --late-rank 2 \
-    --late-in-destruct --notify-termination --expect-error >"$TEST_TMP/killed.out" 2>"$TEST_TMP/killed.err" &
-job=$!
-wait_for_lines "$TEST_TMP/killed.out" '^group late rank' 1 600 "$job"
-for node in node1 node2; do
-    wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather.*group killed destruct.*from this daemon" ||
-        fail "killed: $node's members never called destruct"
-done
+start_case killed --enable-recovery
 kill -9 "$(sed -n 's/^group late rank [0-9]* waits, pid \([0-9]*\)$/\1/p' "$TEST_TMP/killed.out")"
 wait "$job"
 status=$?
@@ -63,15 +66,7 @@ grep -q "^\[node3\].*group killed: member .*:2 ended without leaving it; telling
 records_gone killed killed
 
 # ---- rank 2, alone on node3, leaves normally after the construct, without destructing ----
-timeout 120 "$PRUN" -n 3 --map-by node "$CLIENTS/group" --id quit --late-rank 2 --late-in-destruct \
-    --late-until "$TEST_TMP/quit-now" --notify-termination --expect-error >"$TEST_TMP/quit.out" \
-    2>"$TEST_TMP/quit.err" &
-job=$!
-wait_for_lines "$TEST_TMP/quit.out" '^group late rank' 1 600 "$job"
-for node in node1 node2; do
-    wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather.*group quit destruct.*from this daemon" ||
-        fail "quit: $node's members never called destruct"
-done
+start_case quit "" --late-until "$TEST_TMP/quit-now"
 : >"$TEST_TMP/quit-now"
 wait "$job"
 status=$?

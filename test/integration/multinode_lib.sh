@@ -144,3 +144,18 @@ wait_for_sleeps() {
     while [ "$(running_sleeps | wc -l)" -lt "$1" ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
     [ "$(running_sleeps | wc -l)" -ge "$1" ]
 }
+
+# group_event_once NAME KIND COUNT LATE: the group client's output $TEST_TMP/NAME.out shows each of
+# COUNT survivors heard the group event KIND ("invite": PMIX_GROUP_INVITE_FAILED, "member":
+# PMIX_GROUP_MEMBER_FAILED) naming rank LATE and group NAME, and no other such event.
+group_event_once() {
+    lines=$(grep "^group $2 failed rank [0-9]*: member [^ ]*:$4 group $1$" "$TEST_TMP/$1.out")
+    ranks=$(echo "$lines" | sed -n "s/^group $2 failed rank \([0-9]*\):.*/\1/p" | sort -u | wc -l)
+    total=$(grep -c "^group $2 failed rank" "$TEST_TMP/$1.out")
+    if [ "$ranks" = "$3" ] && [ "$total" = "$3" ]; then
+        pass "$1: each of the $3 survivors heard the $2-failed event naming rank $4, once"
+    else
+        fail "$1: $ranks of $3 survivors heard the $2-failed event naming rank $4 ($total in all)"
+        sed 's/^/    /' "$TEST_TMP/$1.out"
+    fi
+}
