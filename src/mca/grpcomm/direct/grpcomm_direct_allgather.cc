@@ -91,8 +91,7 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
     if (const Ended* ended = ended_participant(procs, sig, seq)) {
         mark_released(sig, seq);
         gathers_.erase(op_key(sig, seq));  // shares from below, if any: their daemons fail it too
-        Status why(Errc::peer_ended,
-                   fmt::format("allgather {}: process {} ended before it took part", op_key(sig, seq), ended->name));
+        Status why(Errc::peer_ended, fmt::format("process {} ended before it took part", ended->name));
         verbose()(1, "allgather {}: failed: {}", op_key(sig, seq), why.message());
         // Through the callback rather than the return value, so the caller learns which process.
         pmix_proc_t proc = ended->proc;
