@@ -39,23 +39,17 @@ std::map<std::string, Record>& records()
     return by_id;
 }
 
+// PMIX_CHECK_PROCID takes a member of rank PMIX_RANK_WILDCARD as naming its whole job.
 bool names(const std::vector<pmix_proc_t>& members, const pmix_proc_t& proc)
 {
-    return std::any_of(members.begin(), members.end(), [&](const pmix_proc_t& m) {
-        return PMIX_CHECK_NSPACE(m.nspace, proc.nspace) && (m.rank == proc.rank || m.rank == PMIX_RANK_WILDCARD);
-    });
+    return std::any_of(members.begin(), members.end(), [&](const pmix_proc_t& m) { return PMIX_CHECK_PROCID(&m, &proc); });
 }
 
 void tell_member_failed(const std::string& id, const Record& record, const pmix_proc_t& ended)
 {
     InfoArray info;
-    info.add_proc(PMIX_EVENT_AFFECTED_PROC, ended);
-    info.add_string(PMIX_GROUP_ID, id);
-    info.add_proc_array(PMIX_EVENT_CUSTOM_RANGE, record.members.data(), record.members.size());
-    info.add_string(PMIX_EVENT_TEXT_MESSAGE,
-                    fmt::format("group {}: member {} ended without leaving the group", id, describe(ended)));
-    info.add_bool(PMIX_EVENT_NON_DEFAULT, true);
-    info.add_bool(PMIX_EVENT_DO_NOT_CACHE, true);
+    group_event_info(info, id, ended, record.members.data(), record.members.size(),
+                     fmt::format("group {}: member {} ended without leaving the group", id, describe(ended)));
     verbose()(2, "group {}: member {} ended without leaving it; telling the other members (PMIX_GROUP_NOTIFY_TERMINATION)",
               id, describe(ended));
     if (!raise_everywhere(PMIX_GROUP_MEMBER_FAILED, ended, PMIX_RANGE_CUSTOM, info)) {

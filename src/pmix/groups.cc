@@ -170,24 +170,30 @@ void run_group(std::shared_ptr<GroupRequest> req)
 
 }  // namespace
 
+void group_event_info(InfoArray& info, const std::string& id, const pmix_proc_t& ended, const pmix_proc_t members[],
+                      size_t nmembers, const std::string& message)
+{
+    info.add_proc(PMIX_EVENT_AFFECTED_PROC, ended);
+    info.add_string(PMIX_GROUP_ID, id);
+    info.add_proc_array(PMIX_EVENT_CUSTOM_RANGE, members, nmembers);
+    info.add_string(PMIX_EVENT_TEXT_MESSAGE, message);
+    info.add_bool(PMIX_EVENT_NON_DEFAULT, true);
+    info.add_bool(PMIX_EVENT_DO_NOT_CACHE, true);
+}
+
 // RFC 0033: the leader, or every participant when none is declared, hears of a member that ended
 // before it joined, with PMIX_EVENT_AFFECTED_PROC naming it. The DVM cannot honour a leader: PMIx
 // 4.2.2 hands the host only the first local caller's directives, without saying whose, so every
 // member hears. The custom range names every member, but an event the DVM raises is delivered by
 // this node's server only (event_relay.cc): each daemon whose members were answered raises it once,
-// so each member hears it once. Non-default: only a handler registered for the code is called.
+// so each member hears it once.
 void tell_invite_failed(const std::string& id, const pmix_proc_t& ended, const pmix_proc_t members[],
                         size_t nmembers)
 {
     if (!server_running() || nmembers == 0) return;
     auto info = std::make_unique<InfoArray>();
-    info->add_proc(PMIX_EVENT_AFFECTED_PROC, ended);
-    info->add_string(PMIX_GROUP_ID, id);
-    info->add_proc_array(PMIX_EVENT_CUSTOM_RANGE, members, nmembers);
-    info->add_string(PMIX_EVENT_TEXT_MESSAGE,
+    group_event_info(*info, id, ended, members, nmembers,
                      fmt::format("group {}: member {} ended before it joined the construct", id, describe(ended)));
-    info->add_bool(PMIX_EVENT_NON_DEFAULT, true);
-    info->add_bool(PMIX_EVENT_DO_NOT_CACHE, true);
     verbose()(2, "group {} construct: telling this node's members that {} ended before it joined", id,
               describe(ended));
     notify_from_dvm(PMIX_GROUP_INVITE_FAILED, PMIX_RANGE_CUSTOM, std::move(info),

@@ -123,6 +123,11 @@ pmix_status_t disconnect_procs(const pmix_proc_t procs[], size_t nprocs, const p
 // Groups (groups.cc).
 pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,
                     const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata);
+// What a group failure event carries (groups.cc): the member that ended, the group, the members
+// as its custom range, a text; non-default (only handlers registered for the code hear it) and
+// not cached (nobody registering later does).
+void group_event_info(InfoArray& info, const std::string& id, const pmix_proc_t& ended, const pmix_proc_t members[],
+                      size_t nmembers, const std::string& message);
 // PMIX_GROUP_INVITE_FAILED to this node's members of group `id`: `ended` ended before it joined the
 // construct. Call before answering their construct, so the event reaches them first. Any thread.
 void tell_invite_failed(const std::string& id, const pmix_proc_t& ended, const pmix_proc_t members[],

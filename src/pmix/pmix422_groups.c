@@ -73,9 +73,9 @@ int prte_pmix422_release_group_tracker(void *cbdata, int failed)
 }
 
 /* What _grpcbfunc sends each caller: the status and, for a construct, a context id (none). */
-static size_t answer_callers(pmix_server_trkr_t *trk, pmix_status_t status)
+static void answer_callers(pmix_server_trkr_t *trk, pmix_status_t status)
 {
-    size_t answered = 0, no_context_id = SIZE_MAX;
+    size_t no_context_id = SIZE_MAX;
     pmix_server_caddy_t *cd;
     PMIX_LIST_FOREACH (cd, &trk->local_cbs, pmix_server_caddy_t) {
         pmix_status_t rc;
@@ -86,13 +86,8 @@ static size_t answer_callers(pmix_server_trkr_t *trk, pmix_status_t status)
             PMIX_BFROPS_PACK(rc, cd->peer, reply, &no_context_id, 1, PMIX_SIZE);
         }
         if (rc == PMIX_SUCCESS) PMIX_SERVER_QUEUE_REPLY(rc, cd->peer, cd->hdr.tag, reply);
-        if (rc != PMIX_SUCCESS) {
-            PMIX_RELEASE(reply);
-            continue;
-        }
-        ++answered;
+        if (rc != PMIX_SUCCESS) PMIX_RELEASE(reply);
     }
-    return answered;
 }
 
 /* Locally complete (every local member still connected has called) yet never handed to the host:

@@ -116,8 +116,10 @@ void notify_proc_failure(const runtime::Job& job, const runtime::Proc& proc, pmi
 // A process of this node has ended (it was reaped), `abnormally` when killed or exiting non-zero.
 // Collectives it never took part in end with PMIX_ERR_PROC_TERM_WO_SYNC instead of waiting for it:
 // the group constructs and destructs of its node's other members (which PMIx 4.2.2 leaves waiting)
-// and, when it ended abnormally or such a group operation was ended, every collective over it on
-// any node (grpcomm). Progress thread.
+// and, when it ended abnormally, or such a group operation was ended, or it was a member of a
+// group constructed with PMIX_GROUP_NOTIFY_TERMINATION and not destructed (whose other members
+// then hear PMIX_GROUP_MEMBER_FAILED), every collective over it on any node (grpcomm). Progress
+// thread.
 void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally);
 
 }  // namespace prte::pmix

@@ -35,6 +35,11 @@
 
 namespace prte::grpcomm::direct {
 
+// How signatures name a process ("nspace:rank", "nspace:*" for a whole job) and how one
+// collective is keyed ("<signature>#<seq>"). grpcomm_direct_allgather.cc.
+std::string proc_text(const pmix_proc_t& proc);
+std::string op_key(const std::string& signature, uint64_t seq);
+
 class DirectModule final : public Module {
   public:
     Status init() override;
@@ -98,7 +103,6 @@ class DirectModule final : public Module {
     // contributed to (so the process took part in): any numbered above that fails.
     struct Ended {
         pmix_proc_t proc;
-        std::string name;  // "nspace:rank", as signatures name it
         std::map<std::string, uint64_t> taken_part;
     };
     void apply_ended(Ended ended);

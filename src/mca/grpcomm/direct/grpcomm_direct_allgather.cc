@@ -19,13 +19,6 @@ using runtime::Rank;
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
 const output::VerboseStream& verbose() { return base::framework().verbose(); }
 
-std::string proc_text(const pmix_proc_t& p)
-{
-    return p.rank == PMIX_RANK_WILDCARD ? fmt::format("{}:*", p.nspace) : fmt::format("{}:{}", p.nspace, p.rank);
-}
-
-std::string op_key(const std::string& signature, uint64_t seq) { return fmt::format("{}#{}", signature, seq); }
-
 // The daemons hosting the given processes, from the job maps every daemon holds.
 std::set<Rank> daemons_of(const std::vector<std::string>& procs)
 {
@@ -63,6 +56,13 @@ void write_shares(rml::Writer& w, const std::map<Rank, rml::Payload>& shares)
 
 }  // namespace
 
+std::string proc_text(const pmix_proc_t& p)
+{
+    return p.rank == PMIX_RANK_WILDCARD ? fmt::format("{}:*", p.nspace) : fmt::format("{}:{}", p.nspace, p.rank);
+}
+
+std::string op_key(const std::string& signature, uint64_t seq) { return fmt::format("{}#{}", signature, seq); }
+
 // nullptr when the collective has already been released here (a late copy of a share).
 DirectModule::GatherOp* DirectModule::gather_op(const std::string& signature, uint64_t seq,
                                                const std::vector<std::string>& procs)
@@ -91,7 +91,7 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
     if (const Ended* ended = ended_participant(procs, sig, seq)) {
         mark_released(sig, seq);
         gathers_.erase(op_key(sig, seq));  // shares from below, if any: their daemons fail it too
-        Status why(Errc::peer_ended, fmt::format("process {} ended before it took part", ended->name));
+        Status why(Errc::peer_ended, fmt::format("process {} ended before it took part", proc_text(ended->proc)));
         verbose()(1, "allgather {}: failed: {}", op_key(sig, seq), why.message());
         // Through the callback rather than the return value, so the caller learns which process.
         pmix_proc_t proc = ended->proc;

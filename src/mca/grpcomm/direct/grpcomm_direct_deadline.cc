@@ -23,8 +23,6 @@ using runtime::Rank;
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
 const output::VerboseStream& verbose() { return base::framework().verbose(); }
 
-std::string op_key(const std::string& signature, uint64_t seq) { return fmt::format("{}#{}", signature, seq); }
-
 // A failure travels as its Errc; a value this build does not know is reported as internal.
 Errc errc_from_wire(uint32_t code)
 {

@@ -40,8 +40,6 @@ std::vector<std::string> procs_of(const std::string& signature)
     return util::split(signature.substr(0, signature.rfind('|')), ',', true);
 }
 
-std::string name_of(const pmix_proc_t& proc) { return fmt::format("{}:{}", proc.nspace, proc.rank); }
-
 void write_ended(rml::Writer& w, const pmix_proc_t& proc, const std::map<std::string, uint64_t>& taken_part)
 {
     w.str(proc.nspace).u32(proc.rank).u32(static_cast<uint32_t>(taken_part.size()));
@@ -70,16 +68,15 @@ bool read_ended(rml::Reader& r, pmix_proc_t& proc, std::map<std::string, uint64_
 
 void DirectModule::participant_ended(const pmix_proc_t& proc) noexcept
 {
+    std::string name = proc_text(proc);
+    if (ended_.count(name)) return;  // told already
     Ended ended;
     ended.proc = proc;
-    ended.name = name_of(proc);
-    if (ended_.count(ended.name)) return;  // told already
     for (const auto& [signature, count] : signature_seq_) {
-        if (names(procs_of(signature), ended.name, proc.nspace)) ended.taken_part[signature] = count;
+        if (names(procs_of(signature), name, proc.nspace)) ended.taken_part[signature] = count;
     }
     rml::Writer w;
     write_ended(w, proc, ended.taken_part);
-    std::string name = ended.name;
     // Here first, so that a collective this daemon starts meanwhile fails at once.
     apply_ended(std::move(ended));
     if (messenger().self() == 0) {
@@ -110,14 +107,13 @@ void DirectModule::on_ended_all(Rank origin, rml::Payload&& payload)
         output::warning("dropped an ended participant from daemon {}: {}", origin, r.error());
         return;
     }
-    ended.name = name_of(ended.proc);
     apply_ended(std::move(ended));
 }
 
 void DirectModule::apply_ended(Ended ended)
 {
-    auto [it, added] = ended_.emplace(ended.name, std::move(ended));
-    if (!added) return;  // known already (its own daemon)
+    std::string name = proc_text(ended.proc);
+    if (!ended_.emplace(name, std::move(ended)).second) return;  // known already (its own daemon)
     // Copies: a callback may change ended_ (a job released).
     std::vector<std::pair<std::string, pmix_proc_t>> doomed;
     for (const auto& [key, op] : gathers_) {
@@ -126,9 +122,9 @@ void DirectModule::apply_ended(Ended ended)
             doomed.emplace_back(key, in_vain->proc);
         }
     }
-    verbose()(5, "{} ended: {} collective(s) under way it did not take part in fail", it->first, doomed.size());
+    verbose()(5, "{} ended: {} collective(s) under way it did not take part in fail", name, doomed.size());
     for (const auto& [key, proc] : doomed) {
-        fail_gather(key, {Errc::peer_ended, fmt::format("process {} ended before it took part", name_of(proc))}, &proc);
+        fail_gather(key, {Errc::peer_ended, fmt::format("process {} ended before it took part", proc_text(proc))}, &proc);
     }
 }
 
