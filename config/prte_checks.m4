@@ -27,9 +27,10 @@ AC_DEFUN([PRTE_CHECK_PMIX], [
   AC_SUBST([PRTE_PMIX_VERSION])
 ])
 
-# OpenPMIx 4.2.2's server keeps a tool's records for good (issue 14 item 3); the repairs in
-# src/pmix/pmix422_repairs.c need its private headers, which Debian's libpmix-dev installs under
-# the include directory. Only that file is compiled with them (PMIX_PRIVATE_CPPFLAGS), and only
+# OpenPMIx 4.2.2's server keeps a tool's and a group operation's records for good (issues 14 and
+# 13); the repairs in src/pmix/pmix422_repairs.c and pmix422_groups.c need its private headers,
+# which Debian's libpmix-dev installs under the include directory. Only those files are compiled
+# with them (PMIX_PRIVATE_CPPFLAGS), and only
 # when they describe exactly 4.2.2; otherwise prte builds without the repairs and says so.
 AC_DEFUN([PRTE_CHECK_PMIX_PRIVATE_HEADERS], [
   AC_MSG_CHECKING([for OpenPMIx 4.2.2's private server headers])
