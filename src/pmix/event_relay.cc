@@ -147,6 +147,7 @@ void on_broadcast(runtime::Rank, rml::Payload&& payload)
     }
     verbose()(5, "event {} from {} (range {}) relayed from daemon {}", PMIx_Error_string(e.code), describe(e.source),
               PMIx_Data_range_string(e.range), e.origin);
+    observe_group_event(e.code, e.source, n->info, n->ninfo);
     notify_here(e.code, e.source, range, n);
 }
 

@@ -139,6 +139,13 @@ void group_constructed(const std::string& id, const std::vector<pmix_proc_t>& me
 void group_destructed(const std::string& id);
 bool group_member_ended(const pmix_proc_t& proc);
 void forget_group_records(const std::string& nspace);
+// Invitations (group_invitations.cc). observe_group_event(): an event this daemon saw, raised here
+// (notify_event) or relayed from another daemon; those of the invitation protocol are followed
+// (any thread). invitation_party_ended(): a process of this node ended, after PMIx read all it
+// sent; raises PMIX_GROUP_INVITE_FAILED / PMIX_GROUP_LEADER_FAILED as due. Progress thread.
+void observe_group_event(pmix_status_t code, const pmix_proc_t& source, const pmix_info_t info[], size_t ninfo);
+void invitation_party_ended(const pmix_proc_t& proc);
+void forget_invitations(const std::string& nspace);
 
 // Spawn (spawn.cc) and queries (query.cc).
 pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],

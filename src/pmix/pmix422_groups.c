@@ -104,7 +104,15 @@ struct loss {
     pmix_status_t status;
     int tries;
     prte_pmix422_group_ended_fn report;
+    prte_pmix422_connection_closed_fn then;
 };
+
+/* Every path that ends a loss ends here: `then` is called once, whatever happened before. */
+static void finish(struct loss *loss)
+{
+    if (loss->then != NULL) loss->then(&loss->proc);
+    free(loss);
+}
 
 /* A stuck tracker, taken off PMIx's list, and what to answer its callers. */
 struct ending {
@@ -153,7 +161,7 @@ static void end_stuck_groups(evutil_socket_t fd, short what, void *arg)
         answer_callers(trk, loss->status);
         PMIX_RELEASE(trk);
     }
-    free(loss);
+    finish(loss);
 }
 
 static int connection_open(const pmix_proc_t *proc)
@@ -184,19 +192,25 @@ static void await_lost_connection(evutil_socket_t fd, short what, void *arg)
         when = &a_moment;
         next = await_lost_connection;
     }
-    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, next, loss, when) != 0) free(loss);
+    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, next, loss, when) != 0) finish(loss);
 }
 
-void prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, prte_pmix422_group_ended_fn report)
+int prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, prte_pmix422_group_ended_fn report,
+                                        prte_pmix422_connection_closed_fn then)
 {
-    if (proc == NULL || prte_pmix422_repairs_state() != NULL) return;
+    if (proc == NULL || prte_pmix422_repairs_state() != NULL) return 0;
     struct loss *loss = (struct loss *) calloc(1, sizeof(*loss));
-    if (loss == NULL) return;
+    if (loss == NULL) return 0;
     loss->proc = *proc;
     loss->status = status;
     loss->report = report;
+    loss->then = then;
     /* PMIx's event base takes events from any thread (PMIx enables libevent's pthreads support). */
-    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, await_lost_connection, loss, &prte_pmix422_now) != 0) free(loss);
+    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, await_lost_connection, loss, &prte_pmix422_now) != 0) {
+        free(loss);
+        return 0;
+    }
+    return 1;
 }
 
 #else /* built without PMIx's private headers */
@@ -213,11 +227,14 @@ int prte_pmix422_release_group_tracker(void *cbdata, int failed)
     return 0;
 }
 
-void prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, prte_pmix422_group_ended_fn report)
+int prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, prte_pmix422_group_ended_fn report,
+                                        prte_pmix422_connection_closed_fn then)
 {
     (void) proc;
     (void) status;
     (void) report;
+    (void) then;
+    return 0;
 }
 
 #endif

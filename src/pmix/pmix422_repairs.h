@@ -56,11 +56,18 @@ int prte_pmix422_release_group_tracker(void *cbdata, int failed);
 typedef void (*prte_pmix422_group_ended_fn)(const char *id, int construct, const pmix_proc_t *ended,
                                             const pmix_proc_t *members, size_t nmembers, size_t callers);
 
+/* Called on PMIx's thread once it has read everything the ended process sent (end_groups_waiting_for). */
+typedef void (*prte_pmix422_connection_closed_fn)(const pmix_proc_t *ended);
+
 /* Any thread: local process `proc` has ended (it was reaped). Once PMIx has seen its connection
  * close, every group construct or destruct on this node that then waits for nobody but was never
  * handed to the host (PMIx 4.2.2 hands fences and connects over after such a loss, not groups) is
- * answered with `status` to each member that called, and its records are released. */
-void prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, prte_pmix422_group_ended_fn report);
+ * answered with `status` to each member that called, and its records are released; then `then`
+ * (if not NULL) is called, after every event the process raised has reached the host. Returns 1
+ * when `then` will be called, 0 when the repairs do not apply (or cannot be scheduled) and the
+ * caller must go on itself. */
+int prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, prte_pmix422_group_ended_fn report,
+                                        prte_pmix422_connection_closed_fn then);
 
 #ifdef __cplusplus
 }

@@ -35,6 +35,14 @@ void group_ended(const char* id, int construct, const pmix_proc_t* ended, const 
     detail::post([proc] { tell_collectives(proc); });
 }
 
+// PMIx's thread, once PMIx has read all the process sent: an answer to an invitation it sent just
+// before it ended has reached the DVM by now, so it is not taken for an invitee that never answered.
+void invitations_after_end(const pmix_proc_t* ended)
+{
+    pmix_proc_t proc = *ended;
+    detail::post([proc] { detail::invitation_party_ended(proc); });
+}
+
 }  // namespace
 
 // Only an abnormal end, or the end of a member of a group that asked for
@@ -46,7 +54,9 @@ void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
     if (!detail::server_running()) return;
     pmix_proc_t proc;
     PMIX_LOAD_PROCID(&proc, job.nspace.c_str(), rank);
-    prte_pmix422_end_groups_waiting_for(&proc, PMIX_ERR_PROC_TERM_WO_SYNC, group_ended);
+    if (!prte_pmix422_end_groups_waiting_for(&proc, PMIX_ERR_PROC_TERM_WO_SYNC, group_ended, invitations_after_end)) {
+        detail::invitation_party_ended(proc);
+    }
     bool in_group = detail::group_member_ended(proc);
     if (abnormally || in_group) tell_collectives(proc);
 }

@@ -151,6 +151,7 @@ pmix_status_t notify_event(pmix_status_t code, const pmix_proc_t* source, pmix_d
                            size_t ninfo, pmix_op_cbfunc_t, void*)
 {
     bool relayed = relay_event(code, source, range, info, ninfo);
+    if (source) observe_group_event(code, *source, info, ninfo);
     verbose()(5, "event {} from {} (range {}) delivered locally by PMIx{}", PMIx_Error_string(code),
               source ? describe(*source) : std::string("?"), PMIx_Data_range_string(range),
               relayed ? ", relayed to the other daemons" : "");
