@@ -25,6 +25,7 @@
 #include <pmix.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,7 @@ struct GroupRequest {
     std::string id;
     bool want_context_id = false;
     bool notify_termination = false;
+    std::optional<pmix_proc_t> leader;  // PMIX_GROUP_LEADER, when its caller is this node's first
     std::chrono::milliseconds time_limit{0};
     rml::Payload endpoint_data;
     std::vector<pmix_proc_t> members;
@@ -139,6 +141,7 @@ void run_group(std::shared_ptr<GroupRequest> req)
                         "4.2.2 defect); leave PMIX_TIMEOUT off groups with several members on a node",
                         req->id, what, here);
     }
+    if (req->leader) declare_group_leader(req->id, *req->leader, req->members);
     grpcomm::Signature signature{req->members, fmt::format("group {} {}", req->id, what), req->want_context_id,
                                  req->time_limit};
     rml::Writer w;
@@ -148,8 +151,9 @@ void run_group(std::shared_ptr<GroupRequest> req)
     exchange(signature, w.take(), [req, what](const Status& st, rml::Payload combined, uint64_t context_id,
                                               const pmix_proc_t* ended) {
         if (ended && req->op == PMIX_GROUP_CONSTRUCT) {
-            tell_invite_failed(req->id, *ended, req->members.data(), req->members.size());
+            tell_invite_failed(req->id, *ended, nullptr, req->members.data(), req->members.size());
         }
+        if (req->op == PMIX_GROUP_CONSTRUCT) group_construct_ended(req->id);
         // PMIx forgets a group at its destruct whatever the outcome; so does the DVM.
         if (req->op == PMIX_GROUP_DESTRUCT) group_destructed(req->id);
         auto results = std::make_unique<InfoArray>();
@@ -182,19 +186,25 @@ void group_event_info(InfoArray& info, const std::string& id, const pmix_proc_t&
 }
 
 // RFC 0033: the leader, or every participant when none is declared, hears of a member that ended
-// before it joined, with PMIX_EVENT_AFFECTED_PROC naming it. The DVM cannot honour a leader: PMIx
-// 4.2.2 hands the host only the first local caller's directives, without saying whose, so every
-// member hears. The custom range names every member, but an event the DVM raises is delivered by
-// this node's server only (event_relay.cc): each daemon whose members were answered raises it once,
-// so each member hears it once.
-void tell_invite_failed(const std::string& id, const pmix_proc_t& ended, const pmix_proc_t members[],
-                        size_t nmembers)
+// before it joined, with PMIX_EVENT_AFFECTED_PROC naming it. An event the DVM raises is delivered
+// by this node's server only (event_relay.cc): without a leader each daemon whose members were
+// answered raises it once, with every member as its custom range, so each member hears it once;
+// with one, only the leader's daemon raises it, to the leader.
+void tell_invite_failed(const std::string& id, const pmix_proc_t& ended, const pmix_proc_t* leader,
+                        const pmix_proc_t members[], size_t nmembers)
 {
     if (!server_running() || nmembers == 0) return;
+    std::optional<pmix_proc_t> declared = leader ? std::optional<pmix_proc_t>(*leader) : group_leader(id);
+    if (declared && count_here(&*declared, 1) == 0) return;  // its own daemon tells it
+    if (declared) {
+        members = &*declared;
+        nmembers = 1;
+    }
     auto info = std::make_unique<InfoArray>();
     group_event_info(*info, id, ended, members, nmembers,
                      fmt::format("group {}: member {} ended before it joined the construct", id, describe(ended)));
-    verbose()(2, "group {} construct: telling this node's members that {} ended before it joined", id,
+    verbose()(2, "group {} construct: telling {} that {} ended before it joined", id,
+              declared ? fmt::format("its leader {}", describe(*declared)) : std::string("this node's members"),
               describe(ended));
     notify_from_dvm(PMIX_GROUP_INVITE_FAILED, PMIX_RANGE_CUSTOM, std::move(info),
                     fmt::format("group {}'s members of {}'s end", id, describe(ended)));
@@ -222,6 +232,7 @@ pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t pro
     req->members = copy_procs(procs, nprocs);
     req->cbfunc = cbfunc;
     req->cbdata = cbdata;
+    if (pmix_proc_t leader; op == PMIX_GROUP_CONSTRUCT && prte_pmix422_group_leader(cbdata, &leader)) req->leader = leader;
     prte_pmix422_group_handed_to_host(cbdata);
     post([req] { run_group(req); });
     return PMIX_SUCCESS;

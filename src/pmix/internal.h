@@ -129,9 +129,20 @@ pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t pro
 void group_event_info(InfoArray& info, const std::string& id, const pmix_proc_t& ended, const pmix_proc_t members[],
                       size_t nmembers, const std::string& message);
 // PMIX_GROUP_INVITE_FAILED to this node's members of group `id`: `ended` ended before it joined the
-// construct. Call before answering their construct, so the event reaches them first. Any thread.
-void tell_invite_failed(const std::string& id, const pmix_proc_t& ended, const pmix_proc_t members[],
-                        size_t nmembers);
+// construct. With a leader (`leader`, or one declared: group_leader()), to it alone, by its own
+// daemon. Call before answering their construct, so the event reaches them first. Any thread.
+void tell_invite_failed(const std::string& id, const pmix_proc_t& ended, const pmix_proc_t* leader,
+                        const pmix_proc_t members[], size_t nmembers);
+// Construct leaders (group_leaders.cc). declare_group_leader(): on the leader's daemon, tells
+// every daemon (progress thread). group_leader(): the declared leader of a construct under way
+// (any thread). group_construct_ended(): forgets it. group_leader_ended(): a process of this node
+// ended; raises PMIX_GROUP_LEADER_FAILED for each construct it led here (progress thread).
+void declare_group_leader(const std::string& id, const pmix_proc_t& leader, const std::vector<pmix_proc_t>& members);
+std::optional<pmix_proc_t> group_leader(const std::string& id);
+void group_construct_ended(const std::string& id);
+void group_leader_ended(const pmix_proc_t& proc);
+void forget_group_leaders(const std::string& nspace);
+void enable_group_leaders();
 // PMIX_GROUP_NOTIFY_TERMINATION (group_records.cc). group_member_ended(): a process of this node
 // ended; raises PMIX_GROUP_MEMBER_FAILED for each recorded group naming it, and says whether any
 // did (its collectives must then fail everywhere, also after a normal end). Progress thread.

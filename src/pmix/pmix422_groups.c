@@ -72,6 +72,35 @@ int prte_pmix422_release_group_tracker(void *cbdata, int failed)
     return 1;
 }
 
+static int declares_leader(const pmix_info_t *info, size_t ninfo)
+{
+    for (size_t n = 0; info != NULL && n < ninfo; n++) {
+        if (PMIX_CHECK_KEY(&info[n], PMIX_GROUP_LEADER)) return PMIX_INFO_TRUE(&info[n]);
+    }
+    return 0;
+}
+
+/* PMIx 4.2.2 keeps the directives of the caller that created the tracker only (trk->info; the
+ * other callers' are dropped), and that caller's request is the first on local_cbs. */
+static int leader_of(const pmix_server_trkr_t *trk, pmix_proc_t *leader)
+{
+    if (!declares_leader(trk->info, trk->ninfo)) return 0;
+    pmix_server_caddy_t *first = (pmix_server_caddy_t *) pmix_list_get_first((pmix_list_t *) &trk->local_cbs);
+    if (first == (pmix_server_caddy_t *) pmix_list_get_end((pmix_list_t *) &trk->local_cbs) || first->peer == NULL ||
+        first->peer->info == NULL) {
+        return 0;
+    }
+    PMIX_LOAD_PROCID(leader, first->peer->info->pname.nspace, first->peer->info->pname.rank);
+    return 1;
+}
+
+int prte_pmix422_group_leader(void *cbdata, pmix_proc_t *leader)
+{
+    if (cbdata == NULL || leader == NULL || prte_pmix422_repairs_state() != NULL) return 0;
+    pmix_server_trkr_t *trk = (pmix_server_trkr_t *) cbdata;
+    return is_group_tracker(trk) && trk->type == PMIX_GROUP_CONSTRUCT_CMD && leader_of(trk, leader);
+}
+
 /* What _grpcbfunc sends each caller: the status and, for a construct, a context id (none). */
 static void answer_callers(pmix_server_trkr_t *trk, pmix_status_t status)
 {
@@ -145,8 +174,10 @@ static void end_stuck_groups(evutil_socket_t fd, short what, void *arg)
         if (trk->event_active) pmix_event_del(&trk->ev);
         drop_group_record(trk);
         if (loss->report != NULL) {
-            loss->report(trk->id, trk->type == PMIX_GROUP_CONSTRUCT_CMD, &loss->proc, trk->pcs, trk->npcs,
-                         pmix_list_get_size(&trk->local_cbs));
+            pmix_proc_t leader;
+            int has_leader = trk->type == PMIX_GROUP_CONSTRUCT_CMD && leader_of(trk, &leader);
+            loss->report(trk->id, trk->type == PMIX_GROUP_CONSTRUCT_CMD, &loss->proc, has_leader ? &leader : NULL,
+                         trk->pcs, trk->npcs, pmix_list_get_size(&trk->local_cbs));
         }
         struct ending *ending = (struct ending *) calloc(1, sizeof(*ending));
         if (ending != NULL) {
@@ -214,6 +245,13 @@ int prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, prt
 }
 
 #else /* built without PMIx's private headers */
+
+int prte_pmix422_group_leader(void *cbdata, pmix_proc_t *leader)
+{
+    (void) cbdata;
+    (void) leader;
+    return 0;
+}
 
 void prte_pmix422_group_handed_to_host(void *cbdata)
 {

@@ -41,6 +41,12 @@ size_t prte_pmix422_release_departed_tools(const char *tools_nspace, size_t *con
  * handed to the host (it does for fences), so it could not be told from one left stuck. */
 void prte_pmix422_group_handed_to_host(void *cbdata);
 
+/* The leader a construct declares (PMIX_GROUP_LEADER): PMIx 4.2.2 keeps only the directives of
+ * the first member of this node to call, and hands the host those without saying whose; this says
+ * whose. 1 with *leader set when that member declared itself leader, else 0 (also when a later
+ * caller did: PMIx 4.2.2 dropped its directives). */
+int prte_pmix422_group_leader(void *cbdata, pmix_proc_t *leader);
+
 /* Call from the release function the host passes with its answer. PMIx 4.2.2's _grpcbfunc calls
  * that function last, after it has queued every member's reply and taken the tracker off its list,
  * and never releases the tracker itself (its PMIX_RELEASE is commented out): the tracker and every
@@ -50,11 +56,12 @@ void prte_pmix422_group_handed_to_host(void *cbdata);
 int prte_pmix422_release_group_tracker(void *cbdata, int failed);
 
 /* How end_groups_waiting_for reports each group operation it ends (on PMIx's thread): its id,
- * whether it was a construct, the process that ended, the members it names and how many callers
- * it answers. It reports before it answers them, so that an event the report raises reaches them
+ * whether it was a construct, the process that ended, the leader the construct declared (see
+ * prte_pmix422_group_leader; NULL if none), the members it names and how many callers it answers. It reports before it answers them, so that an event the report raises reaches them
  * first. */
 typedef void (*prte_pmix422_group_ended_fn)(const char *id, int construct, const pmix_proc_t *ended,
-                                            const pmix_proc_t *members, size_t nmembers, size_t callers);
+                                            const pmix_proc_t *leader, const pmix_proc_t *members, size_t nmembers,
+                                            size_t callers);
 
 /* Called on PMIx's thread once it has read everything the ended process sent (end_groups_waiting_for). */
 typedef void (*prte_pmix422_connection_closed_fn)(const pmix_proc_t *ended);

@@ -24,13 +24,24 @@ void tell_collectives(const pmix_proc_t& proc)
 // PMIx's thread, before the callers are answered. The members here get an error, so the DVM's
 // collective of that operation must fail on the other nodes too, also when the member ended
 // normally (without joining): otherwise they would wait for this node's share.
-void group_ended(const char* id, int construct, const pmix_proc_t* ended, const pmix_proc_t* members,
-                 size_t nmembers, size_t callers)
+// A leader declared here, which no daemon knows of yet (PMIx never handed this construct over), is
+// told to every daemon first: before the failure, which follows the same way through the master.
+void group_ended(const char* id, int construct, const pmix_proc_t* ended, const pmix_proc_t* leader,
+                 const pmix_proc_t* members, size_t nmembers, size_t callers)
 {
+    std::string group = id ? id : "?";
     detail::verbose()(1, "group {} {}: member {} ended before it took part; {} caller(s) on this node answered {}",
-                      id ? id : "?", construct ? "construct" : "destruct", describe(*ended), callers,
+                      group, construct ? "construct" : "destruct", describe(*ended), callers,
                       PMIx_Error_string(PMIX_ERR_PROC_TERM_WO_SYNC));
-    if (construct) detail::tell_invite_failed(id ? id : "", *ended, members, nmembers);
+    if (construct) detail::tell_invite_failed(group, *ended, leader, members, nmembers);
+    if (leader) {
+        pmix_proc_t who = *leader;
+        std::vector<pmix_proc_t> all = detail::copy_procs(members, nmembers);
+        detail::post([group, who, all] {
+            detail::declare_group_leader(group, who, all);
+            detail::group_construct_ended(group);  // ended here; the others forget it as theirs fails
+        });
+    }
     pmix_proc_t proc = *ended;
     detail::post([proc] { tell_collectives(proc); });
 }
@@ -58,6 +69,7 @@ void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
         detail::invitation_party_ended(proc);
     }
     bool in_group = detail::group_member_ended(proc);
+    detail::group_leader_ended(proc);
     if (abnormally || in_group) tell_collectives(proc);
 }
 

@@ -330,6 +330,7 @@ void deregister_job(const runtime::JobPtr& job)
     detail::forget_published(job->nspace);
     detail::forget_group_records(job->nspace);
     detail::forget_invitations(job->nspace);
+    detail::forget_group_leaders(job->nspace);
     PMIx_server_deregister_nspace(job->nspace.c_str(), nothing_to_release, nullptr);
     if (!rt().identity().session_dir.empty()) {
         std::error_code ec;

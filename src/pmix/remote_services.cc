@@ -189,6 +189,7 @@ void enable_remote_services()
     detail::enable_alloc_status_relay();
     detail::enable_output_relay();
     detail::enable_event_relay();
+    detail::enable_group_leaders();
     detail::enable_publish_relay();
 }
 

@@ -42,6 +42,8 @@ inline constexpr Tag allgather_abort = 29;    // a participant's time limit pass
 inline constexpr Tag allgather_failed = 30;   // the master's word that an allgather failed, broadcast
 inline constexpr Tag participant_ended = 31;  // a process ended before taking part: to the master
 inline constexpr Tag participant_ended_all = 32;  // ... broadcast to every daemon
+inline constexpr Tag group_leader = 33;       // a construct's PMIX_GROUP_LEADER, from its daemon to the master
+inline constexpr Tag group_leader_all = 34;   // ... broadcast to every daemon
 inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
 }  // namespace tag
 

@@ -17,6 +17,12 @@
 //                   A construct's failure then waits (at most 10 s) for PMIX_GROUP_INVITE_FAILED,
 //                   printing "group invite failed rank R: member NS:RANK group ID" as each arrives,
 //                   or "group no invite-failed event rank R" if none came
+//   --leader R      rank R constructs with PMIX_GROUP_LEADER; every rank prints "group rank R pid P"
+//                   first, and registers for PMIX_GROUP_LEADER_FAILED ("group leader failed rank R:
+//                   ...", as below)
+//   --after-leader-failed  with --late-rank: the late rank waits (at most 20 s) for
+//                   PMIX_GROUP_LEADER_FAILED instead, then constructs; after the construct every
+//                   rank destructs, prints "group destruct rank R: <status>" and exits 0
 //   --notify-termination  constructs with PMIX_GROUP_NOTIFY_TERMINATION; a destruct's failure then
 //                   waits (at most 10 s) for PMIX_GROUP_MEMBER_FAILED in the same way ("group member
 //                   failed rank R: ...", or "group no member-failed event rank R")
@@ -44,6 +50,8 @@ struct Options {
     std::string late_until;
     bool late_in_destruct = false;
     bool notify_termination = false;
+    long leader = -1;
+    bool after_leader_failed = false;
     std::vector<pmix_proc_t> extra;
 };
 
@@ -81,6 +89,10 @@ Options parse(int argc, char** argv)
             o.late_in_destruct = true;
         } else if (a == "--timeout" && i + 1 < argc) {
             o.timeout = std::atoi(argv[++i]);
+        } else if (a == "--leader" && i + 1 < argc) {
+            o.leader = std::atol(argv[++i]);
+        } else if (a == "--after-leader-failed") {
+            o.after_leader_failed = true;
         } else if (a == "--notify-termination") {
             o.notify_termination = true;
         } else if (a == "--expect-error") {
@@ -142,7 +154,10 @@ void wait_for_jobs(const std::vector<pmix_proc_t>& extra)
 std::atomic<int> group_events{0};
 pmix_rank_t my_rank = PMIX_RANK_UNDEF;
 
-const char* event_name(pmix_status_t code) { return code == PMIX_GROUP_INVITE_FAILED ? "invite" : "member"; }
+const char* event_name(pmix_status_t code)
+{
+    return code == PMIX_GROUP_INVITE_FAILED ? "invite" : code == PMIX_GROUP_LEADER_FAILED ? "leader" : "member";
+}
 
 void on_group_event(size_t, pmix_status_t code, const pmix_proc_t*, pmix_info_t info[], size_t ninfo, pmix_info_t*,
                     size_t, pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata)
@@ -171,9 +186,9 @@ void register_for(pmix_status_t code)
 
 // The DVM raises the event before it answers the call, but the client library may run the
 // handler on its own thread just after the call has returned.
-void wait_for_group_event(const pmix_proc_t& me, pmix_status_t code)
+void wait_for_group_event(const pmix_proc_t& me, pmix_status_t code, int seconds = 10)
 {
-    for (int hundredths = 0; hundredths < 1000 && group_events.load() == 0; ++hundredths) usleep(10000);
+    for (int hundredths = 0; hundredths < seconds * 100 && group_events.load() == 0; ++hundredths) usleep(10000);
     if (group_events.load() == 0) {
         std::printf("group no %s-failed event rank %u\n", event_name(code), me.rank);
         std::fflush(stdout);
@@ -209,7 +224,16 @@ int main(int argc, char** argv)
     bool late = o.late_rank == static_cast<long>(me.rank);
     if (o.expect_error && !o.late_in_destruct) register_for(PMIX_GROUP_INVITE_FAILED);
     if (o.notify_termination) register_for(PMIX_GROUP_MEMBER_FAILED);
-    if (late && !o.late_in_destruct) wait_as_late_rank(o, me);
+    if (o.leader >= 0) {
+        register_for(PMIX_GROUP_LEADER_FAILED);
+        std::printf("group rank %u pid %ld\n", me.rank, static_cast<long>(getpid()));
+        std::fflush(stdout);
+    }
+    if (late && o.after_leader_failed) {
+        wait_for_group_event(me, PMIX_GROUP_LEADER_FAILED, 20);
+    } else if (late && !o.late_in_destruct) {
+        wait_as_late_rank(o, me);
+    }
 
     for (int iter = 0; iter < o.repeat; ++iter) {
         std::string id = o.repeat == 1 ? o.id : o.id + "-" + std::to_string(iter);
@@ -222,6 +246,10 @@ int main(int argc, char** argv)
         if (o.notify_termination) {
             directives.emplace_back();
             PMIX_INFO_LOAD(&directives.back(), PMIX_GROUP_NOTIFY_TERMINATION, &yes, PMIX_BOOL);
+        }
+        if (o.leader == static_cast<long>(me.rank)) {
+            directives.emplace_back();
+            PMIX_INFO_LOAD(&directives.back(), PMIX_GROUP_LEADER, &yes, PMIX_BOOL);
         }
         if (o.timeout > 0) {
             directives.emplace_back();
@@ -248,8 +276,14 @@ int main(int argc, char** argv)
         if (results) PMIX_INFO_FREE(results, nresults);
         if (o.context_id && context_id < 0) prte_test::fail(program, "rank %u: the group has no context id", me.rank);
 
-        if (late) wait_as_late_rank(o, me);
+        if (late && !o.after_leader_failed) wait_as_late_rank(o, me);
         rc = PMIx_Group_destruct(id.c_str(), nullptr, 0);
+        if (o.after_leader_failed) {
+            std::printf("group destruct rank %u: %s\n", me.rank, PMIx_Error_string(rc));
+            std::fflush(stdout);
+            prte_test::finalize(program);
+            return 0;
+        }
         if (o.expect_error) {
             if (rc == PMIX_SUCCESS) prte_test::fail(program, "rank %u: the destruct of %s succeeded", me.rank, id.c_str());
             std::printf("group destruct refused rank %u: %s\n", me.rank, PMIx_Error_string(rc));

@@ -1,0 +1,168 @@
+// PMIX_GROUP_LEADER on a collective construct (RFC 0033): failure notification for a member that
+// ends before it joins goes to the leader alone, and the leader's own end during the construct is
+// told to the other members as PMIX_GROUP_LEADER_FAILED.
+//
+// Only the leader's daemon learns that it leads (PMIx 4.2.2 passes the leader's directives to its
+// own server only, and only when it is the first member of its node to call:
+// prte_pmix422_group_leader). That daemon tells every daemon, through the master, which broadcasts
+// it; each keeps the leader of each construct under way until the construct ends there or the
+// leader's job goes. Sent before anything else this daemon says about the construct, the word
+// reaches every daemon before the master's word of a failure: both travel the same way.
+//
+// tell_invite_failed() reads the table from PMIx's thread too, hence the lock.
+#include <pmix.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "mca/grpcomm/base/grpcomm_base.h"
+#include "pmix/info_array.h"
+#include "pmix/internal.h"
+#include "rml/buffer.h"
+#include "rml/rml.h"
+#include "runtime/runtime.h"
+
+namespace prte::pmix::detail {
+namespace {
+
+struct Leader {
+    pmix_proc_t proc{};
+    std::vector<pmix_proc_t> members;  // on the leader's own daemon only: whom to tell of its end
+};
+
+std::mutex& lock()
+{
+    static std::mutex m;
+    return m;
+}
+
+std::map<std::string, Leader>& leaders()
+{
+    static std::map<std::string, Leader> by_group;
+    return by_group;
+}
+
+rml::Messenger& messenger() { return rml::Messenger::instance(); }
+
+rml::Payload encode(const std::string& id, const pmix_proc_t& leader)
+{
+    rml::Writer w;
+    w.str(id).str(leader.nspace).u32(leader.rank);
+    return w.take();
+}
+
+void remember(const std::string& id, const pmix_proc_t& leader, std::vector<pmix_proc_t> members)
+{
+    std::lock_guard<std::mutex> hold(lock());
+    Leader& entry = leaders()[id];
+    entry.proc = leader;
+    if (!members.empty()) entry.members = std::move(members);
+}
+
+void broadcast(rml::Payload payload)
+{
+    grpcomm::Module* module = grpcomm::base::module();
+    Status st = module ? module->xcast(rml::tag::group_leader_all, payload, {})
+                       : Status(Errc::not_supported, "no grpcomm module is selected");
+    if (!st) output::warning("cannot tell the daemons a group's leader: {}", st.message());
+}
+
+// Every daemon: the leader of a construct, declared on another node.
+void on_broadcast(runtime::Rank, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "group leader");
+    std::string id = r.str();
+    std::string nspace = r.str();
+    pmix_rank_t rank = r.u32();
+    if (!r.ok() || nspace.size() > PMIX_MAX_NSLEN) {
+        output::warning("dropped a group leader's declaration: {}", r.ok() ? "namespace too long" : r.error());
+        return;
+    }
+    pmix_proc_t leader;
+    PMIX_LOAD_PROCID(&leader, nspace.c_str(), rank);
+    verbose()(5, "group {}: leader {}", id, describe(leader));
+    remember(id, leader, {});
+}
+
+// Master: from the leader's daemon, for everyone.
+void on_relay(runtime::Rank, rml::Payload&& payload) { broadcast(std::move(payload)); }
+
+}  // namespace
+
+void declare_group_leader(const std::string& id, const pmix_proc_t& leader, const std::vector<pmix_proc_t>& members)
+{
+    verbose()(5, "group {}: {} leads the construct (PMIX_GROUP_LEADER); telling every daemon", id, describe(leader));
+    remember(id, leader, members);
+    rml::Payload payload = encode(id, leader);
+    if (messenger().self() == 0) {
+        broadcast(std::move(payload));
+    } else if (Status st = messenger().send(0, rml::tag::group_leader, std::move(payload)); !st) {
+        verbose()(1, "group {}: cannot tell the master its leader: {}", id, st.message());
+    }
+}
+
+std::optional<pmix_proc_t> group_leader(const std::string& id)
+{
+    std::lock_guard<std::mutex> hold(lock());
+    auto it = leaders().find(id);
+    if (it == leaders().end()) return std::nullopt;
+    return it->second.proc;
+}
+
+void group_construct_ended(const std::string& id)
+{
+    std::lock_guard<std::mutex> hold(lock());
+    leaders().erase(id);
+}
+
+void group_leader_ended(const pmix_proc_t& proc)
+{
+    std::vector<std::pair<std::string, std::vector<pmix_proc_t>>> to_tell;
+    {
+        std::lock_guard<std::mutex> hold(lock());
+        for (auto it = leaders().begin(); it != leaders().end();) {
+            if (!PMIX_CHECK_PROCID(&it->second.proc, &proc) || it->second.members.empty()) {
+                ++it;
+                continue;
+            }
+            std::vector<pmix_proc_t> others;
+            for (const pmix_proc_t& m : it->second.members) {
+                // a wildcard member names the leader's whole job: it stays (the leader has gone)
+                if (!PMIX_CHECK_NSPACE(m.nspace, proc.nspace) || m.rank != proc.rank) others.push_back(m);
+            }
+            to_tell.emplace_back(it->first, std::move(others));
+            it = leaders().erase(it);
+        }
+    }
+    for (auto& [id, others] : to_tell) {
+        InfoArray info;
+        std::string message = fmt::format("group {}: leader {} ended during the construct", id, describe(proc));
+        group_event_info(info, id, proc, others.data(), others.size(), message);
+        verbose()(2, "{}; telling {} (PMIX_GROUP_LEADER_FAILED)", message, describe_all(others));
+        if (!raise_everywhere(PMIX_GROUP_LEADER_FAILED, proc, PMIX_RANGE_CUSTOM, info)) {
+            verbose()(1, "group {}: cannot raise PMIX_GROUP_LEADER_FAILED: its info cannot be packed", id);
+        }
+    }
+}
+
+void forget_group_leaders(const std::string& nspace)
+{
+    std::lock_guard<std::mutex> hold(lock());
+    std::erase_if(leaders(), [&](const auto& entry) { return nspace == entry.second.proc.nspace; });
+}
+
+void enable_group_leaders()
+{
+    messenger().register_handler(rml::tag::group_leader_all, on_broadcast);
+    if (runtime::Runtime::instance().identity().role == mca::ProcessRole::master) {
+        messenger().register_handler(rml::tag::group_leader, on_relay);
+    }
+}
+
+}  // namespace prte::pmix::detail
