@@ -139,6 +139,8 @@ void observe_group_event(pmix_status_t code, const pmix_proc_t& source, const pm
     } else if (r && r->value.type == PMIX_PROC && r->value.data.proc) {
         seen.range.push_back(*r->value.data.proc);
     }
+    // An abort ends a collective construct of the group too, if one is under way here.
+    if (code == PMIX_GROUP_CONSTRUCT_ABORT && !seen.id.empty()) abort_construct(seen.id, seen.range);
     post([seen = std::move(seen)] { observe(seen); });
 }
 

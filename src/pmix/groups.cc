@@ -31,6 +31,7 @@
 
 #include <fmt/format.h>
 
+#include "mca/grpcomm/base/grpcomm_base.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/pmix422_repairs.h"
@@ -119,11 +120,48 @@ void answer(const GroupRequest& req, pmix_status_t status, std::unique_ptr<InfoA
     req.cbfunc(status, info, ninfo, req.cbdata, release_answer, held);
 }
 
+// A collective cancelled here was aborted by a member (construct_aborted below).
 void answer_error(const GroupRequest& req, const Status& why)
 {
     verbose()(1, "group {} {} over {} failed: {}", req.id, operation_name(req.op), describe_all(req.members),
               why.message());
-    answer(req, to_pmix_status(why), nullptr);
+    answer(req, why.code() == Errc::cancelled ? PMIX_GROUP_CONSTRUCT_ABORT : to_pmix_status(why), nullptr);
+}
+
+std::string collective_id(const std::string& id, pmix_group_operation_t op)
+{
+    return fmt::format("group {} {}", id, operation_name(op));
+}
+
+// PMIx's thread: one construct of an aborted group on this node (prte_pmix422_abort_construct).
+// Either way this daemon's part of the DVM's collective ends: the one under way fails, and answers
+// its callers PMIX_GROUP_CONSTRUCT_ABORT; one never started here is counted as done. With no
+// construct here at all, a member on this node (the one that aborted, say) may still be in it:
+// the abort's custom range, when it names such members, stands for the group, so that this
+// daemon counts the construct as done like the others.
+void construct_aborted(const char* id, const pmix_proc_t* members, size_t nmembers, int handed, size_t callers,
+                       void* arg, int last)
+{
+    std::unique_ptr<std::vector<pmix_proc_t>> range(last ? static_cast<std::vector<pmix_proc_t>*>(arg) : nullptr);
+    std::vector<pmix_proc_t> procs = copy_procs(members, nmembers);
+    if (handed < 0) {
+        if (!range || range->empty()) return;
+        procs = *range;
+    }
+    std::string what = handed > 0    ? std::string("ending the DVM's collective")
+                       : handed == 0 ? fmt::format("{} caller(s) on this node answered", callers)
+                                     : std::string("none under way on this node");
+    grpcomm::Signature signature{std::move(procs), collective_id(id, PMIX_GROUP_CONSTRUCT)};
+    bool started_here = handed > 0;
+    bool none_here = handed < 0;
+    post([id = std::string(id), what, signature, started_here, none_here] {
+        if (none_here && count_here(signature.procs.data(), signature.procs.size()) == 0) return;
+        verbose()(2, "group {} construct: aborted by a member (PMIX_GROUP_CONSTRUCT_ABORT); {}", id, what);
+        if (grpcomm::Module* module = grpcomm::base::module()) {
+            module->cancel(signature, {Errc::cancelled, "a member aborted it (PMIX_GROUP_CONSTRUCT_ABORT)"},
+                           started_here);
+        }
+    });
 }
 
 // Progress thread.
@@ -142,7 +180,7 @@ void run_group(std::shared_ptr<GroupRequest> req)
                         req->id, what, here);
     }
     if (req->leader) declare_group_leader(req->id, *req->leader, req->members);
-    grpcomm::Signature signature{req->members, fmt::format("group {} {}", req->id, what), req->want_context_id,
+    grpcomm::Signature signature{req->members, collective_id(req->id, req->op), req->want_context_id,
                                  req->time_limit};
     rml::Writer w;
     w.bytes(req->endpoint_data);
@@ -208,6 +246,16 @@ void tell_invite_failed(const std::string& id, const pmix_proc_t& ended, const p
               describe(ended));
     notify_from_dvm(PMIX_GROUP_INVITE_FAILED, PMIX_RANGE_CUSTOM, std::move(info),
                     fmt::format("group {}'s members of {}'s end", id, describe(ended)));
+}
+
+void abort_construct(const std::string& id, const std::vector<pmix_proc_t>& range)
+{
+    auto* arg = new std::vector<pmix_proc_t>(range);
+    if (!prte_pmix422_abort_construct(id.c_str(), PMIX_GROUP_CONSTRUCT_ABORT, construct_aborted, arg)) {
+        delete arg;
+        verbose()(1, "group {}: PMIX_GROUP_CONSTRUCT_ABORT not applied: {}", id,
+                  prte_pmix422_repairs_state() ? prte_pmix422_repairs_state() : "PMIx's event base refused it");
+    }
 }
 
 pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,

@@ -133,6 +133,11 @@ void group_event_info(InfoArray& info, const std::string& id, const pmix_proc_t&
 // daemon. Call before answering their construct, so the event reaches them first. Any thread.
 void tell_invite_failed(const std::string& id, const pmix_proc_t& ended, const pmix_proc_t* leader,
                         const pmix_proc_t members[], size_t nmembers);
+// A member raised PMIX_GROUP_CONSTRUCT_ABORT for group `id` (every daemon sees it): this node's
+// part of each construct of that id under way ends, its callers answered PMIX_GROUP_CONSTRUCT_ABORT
+// (groups.cc). `range`: the event's custom range, taken for the members when none is under way
+// here. Any thread.
+void abort_construct(const std::string& id, const std::vector<pmix_proc_t>& range);
 // Construct leaders (group_leaders.cc). declare_group_leader(): on the leader's daemon, tells
 // every daemon (progress thread). group_leader(): the declared leader of a construct under way
 // (any thread). group_construct_ended(): forgets it. group_leader_ended(): a process of this node

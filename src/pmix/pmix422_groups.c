@@ -195,6 +195,82 @@ static void end_stuck_groups(evutil_socket_t fd, short what, void *arg)
     finish(loss);
 }
 
+struct abort_request {
+    char *id;
+    pmix_status_t status;
+    prte_pmix422_construct_aborted_fn report;
+    void *arg;
+};
+
+/* PMIx's thread. Each construct of the group on this node is either with the host (reported, for
+ * the host to end) or still gathering this node's callers (answered here, one loop step after the
+ * report, as end_stuck_groups does). */
+static int is_construct_of(const pmix_server_trkr_t *trk, const char *id)
+{
+    return trk->type == PMIX_GROUP_CONSTRUCT_CMD && trk->id != NULL && strcmp(trk->id, id) == 0;
+}
+
+static void abort_constructs(evutil_socket_t fd, short what, void *arg)
+{
+    (void) fd;
+    (void) what;
+    struct abort_request *req = (struct abort_request *) arg;
+    size_t left = 0;
+    pmix_server_trkr_t *trk, *next;
+    PMIX_LIST_FOREACH (trk, &pmix_server_globals.collectives, pmix_server_trkr_t) {
+        if (is_construct_of(trk, req->id)) left++;
+    }
+    if (left == 0) req->report(req->id, NULL, 0, -1, 0, req->arg, 1);
+    PMIX_LIST_FOREACH_SAFE (trk, next, &pmix_server_globals.collectives, pmix_server_trkr_t) {
+        if (!is_construct_of(trk, req->id)) continue;
+        size_t callers = pmix_list_get_size(&trk->local_cbs);
+        int last = --left == 0;
+        if (trk->host_called) {
+            req->report(req->id, trk->pcs, trk->npcs, 1, callers, req->arg, last);
+            continue;
+        }
+        pmix_list_remove_item(&pmix_server_globals.collectives, &trk->super);
+        if (trk->event_active) pmix_event_del(&trk->ev);
+        drop_group_record(trk);
+        req->report(req->id, trk->pcs, trk->npcs, 0, callers, req->arg, last);
+        struct ending *ending = (struct ending *) calloc(1, sizeof(*ending));
+        if (ending != NULL) {
+            ending->trk = trk;
+            ending->status = req->status;
+            if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, answer_and_release, ending,
+                                &prte_pmix422_now) == 0) {
+                continue;
+            }
+            free(ending);
+        }
+        answer_callers(trk, req->status);
+        PMIX_RELEASE(trk);
+    }
+    free(req->id);
+    free(req);
+}
+
+int prte_pmix422_abort_construct(const char *id, int status, prte_pmix422_construct_aborted_fn report, void *arg)
+{
+    if (id == NULL || report == NULL || prte_pmix422_repairs_state() != NULL) return 0;
+    struct abort_request *req = (struct abort_request *) calloc(1, sizeof(*req));
+    if (req == NULL) return 0;
+    req->id = strdup(id);
+    if (req->id == NULL) {
+        free(req);
+        return 0;
+    }
+    req->status = status;
+    req->report = report;
+    req->arg = arg;
+    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, abort_constructs, req, &prte_pmix422_now) != 0) {
+        free(req->id);
+        free(req);
+        return 0;
+    }
+    return 1;
+}
+
 static int connection_open(const pmix_proc_t *proc)
 {
     for (int i = 0; i < pmix_server_globals.clients.size; i++) {

@@ -76,6 +76,20 @@ typedef void (*prte_pmix422_connection_closed_fn)(const pmix_proc_t *ended);
 int prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, prte_pmix422_group_ended_fn report,
                                         prte_pmix422_connection_closed_fn then);
 
+/* How abort_construct reports each construct of the group on this node (on PMIx's thread): its
+ * members, whether PMIx had handed it to the host (1: the host must then end it, PMIx waits for
+ * its answer; 0: answered here), how many of this node's members had called, and the caller's
+ * `arg`. When there was none, it reports once with no members and `handed` -1. Either way `arg` is
+ * passed to the last report. */
+typedef void (*prte_pmix422_construct_aborted_fn)(const char *id, const pmix_proc_t *members, size_t nmembers,
+                                                  int handed, size_t callers, void *arg, int last);
+
+/* Any thread: a member aborted the construct of group `id` (PMIX_GROUP_CONSTRUCT_ABORT). On PMIx's
+ * thread, each construct of that id on this node is reported; one PMIx had not handed to the host
+ * yet (some members here had not called) is answered with `status` to each caller, and its records
+ * released. Returns 1 when it will run, 0 when the repairs do not apply. */
+int prte_pmix422_abort_construct(const char *id, int status, prte_pmix422_construct_aborted_fn report, void *arg);
+
 #ifdef __cplusplus
 }
 #endif

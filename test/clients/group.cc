@@ -23,6 +23,11 @@
 //   --after-leader-failed  with --late-rank: the late rank waits (at most 20 s) for
 //                   PMIX_GROUP_LEADER_FAILED instead, then constructs; after the construct every
 //                   rank destructs, prints "group destruct rank R: <status>" and exits 0
+//   --abort-rank R  rank R does not construct: once --late-until's file exists (at most 120 s) it
+//                   raises PMIX_GROUP_CONSTRUCT_ABORT for the group (custom range: the members) and
+//                   prints "group abort raised rank R"; the others' construct must fail, printing
+//                   "group refused rank R: <status>". Then every rank fences and constructs and
+//                   destructs the same group again (with a context id), printing "group ok ..."
 //   --notify-termination  constructs with PMIX_GROUP_NOTIFY_TERMINATION; a destruct's failure then
 //                   waits (at most 10 s) for PMIX_GROUP_MEMBER_FAILED in the same way ("group member
 //                   failed rank R: ...", or "group no member-failed event rank R")
@@ -52,6 +57,7 @@ struct Options {
     bool notify_termination = false;
     long leader = -1;
     bool after_leader_failed = false;
+    long abort_rank = -1;
     std::vector<pmix_proc_t> extra;
 };
 
@@ -91,6 +97,8 @@ Options parse(int argc, char** argv)
             o.timeout = std::atoi(argv[++i]);
         } else if (a == "--leader" && i + 1 < argc) {
             o.leader = std::atol(argv[++i]);
+        } else if (a == "--abort-rank" && i + 1 < argc) {
+            o.abort_rank = std::atol(argv[++i]);
         } else if (a == "--after-leader-failed") {
             o.after_leader_failed = true;
         } else if (a == "--notify-termination") {
@@ -210,6 +218,65 @@ void wait_as_late_rank(const Options& o, const pmix_proc_t& me)
     prte_test::fail(program, "rank %u: still alive after 120 s", me.rank);
 }
 
+// A construct and destruct with a context id, which must succeed: "group ok rank R iter 0 ctxid C".
+void construct_and_destruct(const std::string& id, std::vector<pmix_proc_t>& members, const pmix_proc_t& me)
+{
+    pmix_info_t directive;
+    bool yes = true;
+    PMIX_INFO_LOAD(&directive, PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+    pmix_info_t* results = nullptr;
+    size_t nresults = 0;
+    pmix_status_t rc = PMIx_Group_construct(id.c_str(), members.data(), members.size(), &directive, 1, &results, &nresults);
+    PMIX_INFO_DESTRUCT(&directive);
+    if (rc != PMIX_SUCCESS) prte_test::fail(program, "rank %u: PMIx_Group_construct(%s) failed: %s", me.rank, id.c_str(), PMIx_Error_string(rc));
+    long long context_id = context_id_of(results, nresults);
+    if (results) PMIX_INFO_FREE(results, nresults);
+    rc = PMIx_Group_destruct(id.c_str(), nullptr, 0);
+    if (rc != PMIX_SUCCESS) prte_test::fail(program, "rank %u: PMIx_Group_destruct(%s) failed: %s", me.rank, id.c_str(), PMIx_Error_string(rc));
+    std::printf("group ok rank %u iter 0 ctxid %lld\n", me.rank, context_id);
+    std::fflush(stdout);
+}
+
+// --abort-rank: one rank aborts the others' construct, then all build another group.
+int run_abort_case(const Options& o, std::vector<pmix_proc_t>& members, const pmix_proc_t& me)
+{
+    if (o.abort_rank == static_cast<long>(me.rank)) {
+        for (int tenths = 0; tenths < 1200 && access(o.late_until.c_str(), F_OK) != 0; ++tenths) usleep(100000);
+        pmix_info_t info[2];
+        pmix_data_array_t range{PMIX_PROC, members.size(), members.data()};
+        PMIX_INFO_LOAD(&info[0], PMIX_EVENT_CUSTOM_RANGE, &range, PMIX_DATA_ARRAY);
+        PMIX_INFO_LOAD(&info[1], PMIX_GROUP_ID, o.id.c_str(), PMIX_STRING);
+        pmix_status_t rc = PMIx_Notify_event(PMIX_GROUP_CONSTRUCT_ABORT, &me, PMIX_RANGE_CUSTOM, info, 2, nullptr, nullptr);
+        if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
+            prte_test::fail(program, "cannot raise PMIX_GROUP_CONSTRUCT_ABORT: %s", PMIx_Error_string(rc));
+        }
+        std::printf("group abort raised rank %u\n", me.rank);
+        std::fflush(stdout);
+    } else {
+        // With a context id: PMIx 4.2.2 completes a construct over a whole job (PMIX_RANK_WILDCARD)
+        // that asks for none on each node at once, without the DVM (docs/user-guide.md).
+        pmix_info_t directive;
+        bool yes = true;
+        PMIX_INFO_LOAD(&directive, PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+        pmix_info_t* results = nullptr;
+        size_t nresults = 0;
+        pmix_status_t rc = PMIx_Group_construct(o.id.c_str(), members.data(), members.size(), &directive, 1, &results, &nresults);
+        PMIX_INFO_DESTRUCT(&directive);
+        if (results) PMIX_INFO_FREE(results, nresults);
+        if (rc == PMIX_SUCCESS) prte_test::fail(program, "rank %u: the construct of %s succeeded", me.rank, o.id.c_str());
+        std::printf("group refused rank %u: %s\n", me.rank, PMIx_Error_string(rc));
+        std::fflush(stdout);
+    }
+    pmix_proc_t all;
+    PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
+    if (pmix_status_t rc = PMIx_Fence(&all, 1, nullptr, 0); rc != PMIX_SUCCESS) {
+        prte_test::fail(program, "rank %u: fence after the abort: %s", me.rank, PMIx_Error_string(rc));
+    }
+    construct_and_destruct(o.id, members, me);
+    prte_test::finalize(program);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -221,6 +288,7 @@ int main(int argc, char** argv)
     members.insert(members.end(), o.extra.begin(), o.extra.end());
     wait_for_jobs(o.extra);
     my_rank = me.rank;
+    if (o.abort_rank >= 0) return run_abort_case(o, members, me);
     bool late = o.late_rank == static_cast<long>(me.rank);
     if (o.expect_error && !o.late_in_destruct) register_for(PMIX_GROUP_INVITE_FAILED);
     if (o.notify_termination) register_for(PMIX_GROUP_MEMBER_FAILED);

@@ -28,7 +28,8 @@ namespace prte::grpcomm {
 // 4: Signature::time_limit (a PMIx caller's PMIX_TIMEOUT).
 // 5: participant_ended() (a process that ended before it took part fails the collectives over it).
 // 6: AllgatherCallback names that process (PMIx groups tell the survivors who it was).
-inline constexpr uint32_t kInterfaceVersion = 6;
+// 7: cancel() (a PMIx group construct a member aborted with PMIX_GROUP_CONSTRUCT_ABORT).
+inline constexpr uint32_t kInterfaceVersion = 7;
 
 // Fired on the master only, once every daemon has received the op, or with an error when it
 // cannot be delivered. Runs on the progress thread.
@@ -79,6 +80,13 @@ class Module : public mca::Module {
     // carries on after a failure (prun --enable-recovery), or a group spanning jobs, the others
     // would otherwise wait for it for ever. Collectives it took part in complete. Progress thread.
     virtual void participant_ended(const pmix_proc_t& proc) noexcept = 0;
+    // This daemon's part of the collective over `signature` ends with `why` (Errc::cancelled): the
+    // one under way here fails through its callback. Unless `started_here` (this daemon's part was
+    // handed over, so a collective no longer under way has completed), when none is under way the
+    // next one is counted as started and failed, so that this daemon's sequence numbers stay those
+    // of the daemons that had started it. Local only: every participating daemon learns of the
+    // cancellation itself (a PMIx event reaches them all) and cancels its own part. Progress thread.
+    virtual void cancel(const Signature& signature, const Status& why, bool started_here) noexcept = 0;
 
     virtual void finalize() noexcept {}
 };

@@ -39,6 +39,8 @@ namespace prte::grpcomm::direct {
 // collective is keyed ("<signature>#<seq>"). grpcomm_direct_allgather.cc.
 std::string proc_text(const pmix_proc_t& proc);
 std::string op_key(const std::string& signature, uint64_t seq);
+// A signature's key: its sorted processes and its id ("ns:1,ns:2|id"); `procs` gets the sorted list.
+std::string signature_key(const Signature& signature, std::vector<std::string>& procs);
 
 class DirectModule final : public Module {
   public:
@@ -48,6 +50,7 @@ class DirectModule final : public Module {
                      AllgatherCallback on_complete) override;
     void job_released(const std::string& nspace) noexcept override;
     void participant_ended(const pmix_proc_t& proc) noexcept override;
+    void cancel(const Signature& signature, const Status& why, bool started_here) noexcept override;
     void finalize() noexcept override;
 
   private:

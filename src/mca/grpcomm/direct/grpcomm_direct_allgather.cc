@@ -63,6 +63,14 @@ std::string proc_text(const pmix_proc_t& p)
 
 std::string op_key(const std::string& signature, uint64_t seq) { return fmt::format("{}#{}", signature, seq); }
 
+std::string signature_key(const Signature& signature, std::vector<std::string>& procs)
+{
+    procs.clear();
+    for (const auto& p : signature.procs) procs.push_back(proc_text(p));
+    std::sort(procs.begin(), procs.end());
+    return util::join(procs, ",") + "|" + signature.id;
+}
+
 // nullptr when the collective has already been released here (a late copy of a share).
 DirectModule::GatherOp* DirectModule::gather_op(const std::string& signature, uint64_t seq,
                                                const std::vector<std::string>& procs)
@@ -84,9 +92,7 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
                                AllgatherCallback on_complete)
 {
     std::vector<std::string> procs;
-    for (const auto& p : signature.procs) procs.push_back(proc_text(p));
-    std::sort(procs.begin(), procs.end());
-    std::string sig = util::join(procs, ",") + "|" + signature.id;
+    std::string sig = signature_key(signature, procs);
     uint64_t seq = ++signature_seq_[sig];
     if (const Ended* ended = ended_participant(procs, sig, seq)) {
         mark_released(sig, seq);
@@ -233,6 +239,23 @@ void DirectModule::fail_gather(const std::string& key, const Status& why, const 
     mark_released(op.signature, op.seq);
     verbose()(1, "allgather {}: failed: {}", key, why.message());
     if (op.on_complete) op.on_complete(why, {}, 0, ended);
+}
+
+void DirectModule::cancel(const Signature& signature, const Status& why, bool started_here) noexcept
+{
+    std::vector<std::string> procs;
+    std::string sig = signature_key(signature, procs);
+    uint64_t started = signature_seq_.count(sig) ? signature_seq_[sig] : 0;
+    uint64_t released = released_seq_.count(sig) ? released_seq_[sig] : 0;
+    if (started > released) {
+        fail_gather(op_key(sig, started), why);
+        return;
+    }
+    if (started_here) return;  // it completed before the cancellation reached it
+    uint64_t seq = ++signature_seq_[sig];
+    mark_released(sig, seq);
+    gathers_.erase(op_key(sig, seq));  // shares from below, if any: their daemons cancel it too
+    verbose()(1, "allgather {}: cancelled before this daemon took part: {}", op_key(sig, seq), why.message());
 }
 
 // Called after every tree repair: collectives waiting on a daemon that left fail (its processes
