@@ -4,6 +4,8 @@
 // without a context id), so that the test can check that every member got the same id and that
 // no id was issued twice.
 //   --id ID         the group id (default prte-test-group)
+//   --by-rank       the job's ranks are listed one by one, not as the whole job (PMIX_RANK_WILDCARD:
+//                   PMIx 4.2.2 completes such a construct without a context id on each node alone)
 //   --member NS:R   one more member, a process of another job (R may be *): a group of two jobs;
 //                   the construct starts once the DVM lists that job (PMIX_QUERY_NAMESPACES), as a
 //                   construct naming a namespace that is no job yet fails at once (a namespace
@@ -58,6 +60,7 @@ struct Options {
     long leader = -1;
     bool after_leader_failed = false;
     long abort_rank = -1;
+    bool by_rank = false;
     std::vector<pmix_proc_t> extra;
 };
 
@@ -97,6 +100,8 @@ Options parse(int argc, char** argv)
             o.timeout = std::atoi(argv[++i]);
         } else if (a == "--leader" && i + 1 < argc) {
             o.leader = std::atol(argv[++i]);
+        } else if (a == "--by-rank") {
+            o.by_rank = true;
         } else if (a == "--abort-rank" && i + 1 < argc) {
             o.abort_rank = std::atol(argv[++i]);
         } else if (a == "--after-leader-failed") {
@@ -285,6 +290,11 @@ int main(int argc, char** argv)
     pmix_proc_t me = prte_test::init(program);
     std::vector<pmix_proc_t> members(1);
     PMIX_LOAD_PROCID(&members[0], me.nspace, PMIX_RANK_WILDCARD);
+    if (o.by_rank) {
+        auto size = static_cast<pmix_rank_t>(prte_test::get_integer(program, &members[0], PMIX_JOB_SIZE));
+        members.resize(size);
+        for (pmix_rank_t r = 0; r < size; ++r) PMIX_LOAD_PROCID(&members[r], me.nspace, r);
+    }
     members.insert(members.end(), o.extra.begin(), o.extra.end());
     wait_for_jobs(o.extra);
     my_rank = me.rank;
