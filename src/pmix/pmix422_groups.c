@@ -159,6 +159,32 @@ static void answer_and_release(evutil_socket_t fd, short what, void *arg)
     free(ending);
 }
 
+/* A tracker PMIx will never complete, taken off its list (with its timer and group record) for
+ * this file to answer. */
+static void take_over(pmix_server_trkr_t *trk)
+{
+    pmix_list_remove_item(&pmix_server_globals.collectives, &trk->super);
+    if (trk->event_active) pmix_event_del(&trk->ev);
+    drop_group_record(trk);
+}
+
+/* Answers a taken-over tracker's callers with `status` and releases it, one loop step from now:
+ * an event raised meanwhile (a report's) is queued first, and so reaches them before the answer. */
+static void answer_soon(pmix_server_trkr_t *trk, pmix_status_t status)
+{
+    struct ending *ending = (struct ending *) calloc(1, sizeof(*ending));
+    if (ending != NULL) {
+        ending->trk = trk;
+        ending->status = status;
+        if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, answer_and_release, ending, &prte_pmix422_now) == 0) {
+            return;
+        }
+        free(ending);
+    }
+    answer_callers(trk, status);
+    PMIX_RELEASE(trk);
+}
+
 /* The report comes first, and the answer one loop step later: an event the report raises
  * (PMIX_GROUP_INVITE_FAILED) is queued on PMIx's thread, and so reaches the members before the
  * answer that ends their construct. */
@@ -170,27 +196,14 @@ static void end_stuck_groups(evutil_socket_t fd, short what, void *arg)
     pmix_server_trkr_t *trk, *next;
     PMIX_LIST_FOREACH_SAFE (trk, next, &pmix_server_globals.collectives, pmix_server_trkr_t) {
         if (!stuck(trk)) continue;
-        pmix_list_remove_item(&pmix_server_globals.collectives, &trk->super);
-        if (trk->event_active) pmix_event_del(&trk->ev);
-        drop_group_record(trk);
+        take_over(trk);
         if (loss->report != NULL) {
             pmix_proc_t leader;
             int has_leader = trk->type == PMIX_GROUP_CONSTRUCT_CMD && leader_of(trk, &leader);
             loss->report(trk->id, trk->type == PMIX_GROUP_CONSTRUCT_CMD, &loss->proc, has_leader ? &leader : NULL,
                          trk->pcs, trk->npcs, pmix_list_get_size(&trk->local_cbs));
         }
-        struct ending *ending = (struct ending *) calloc(1, sizeof(*ending));
-        if (ending != NULL) {
-            ending->trk = trk;
-            ending->status = loss->status;
-            if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, answer_and_release, ending,
-                                &prte_pmix422_now) == 0) {
-                continue;
-            }
-            free(ending);
-        }
-        answer_callers(trk, loss->status);
-        PMIX_RELEASE(trk);
+        answer_soon(trk, loss->status);
     }
     finish(loss);
 }
@@ -229,22 +242,9 @@ static void abort_constructs(evutil_socket_t fd, short what, void *arg)
             req->report(req->id, trk->pcs, trk->npcs, 1, callers, req->arg, last);
             continue;
         }
-        pmix_list_remove_item(&pmix_server_globals.collectives, &trk->super);
-        if (trk->event_active) pmix_event_del(&trk->ev);
-        drop_group_record(trk);
+        take_over(trk);
         req->report(req->id, trk->pcs, trk->npcs, 0, callers, req->arg, last);
-        struct ending *ending = (struct ending *) calloc(1, sizeof(*ending));
-        if (ending != NULL) {
-            ending->trk = trk;
-            ending->status = req->status;
-            if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, answer_and_release, ending,
-                                &prte_pmix422_now) == 0) {
-                continue;
-            }
-            free(ending);
-        }
-        answer_callers(trk, req->status);
-        PMIX_RELEASE(trk);
+        answer_soon(trk, req->status);
     }
     free(req->id);
     free(req);
@@ -271,19 +271,6 @@ int prte_pmix422_abort_construct(const char *id, int status, prte_pmix422_constr
     return 1;
 }
 
-static int connection_open(const pmix_proc_t *proc)
-{
-    for (int i = 0; i < pmix_server_globals.clients.size; i++) {
-        pmix_peer_t *peer = (pmix_peer_t *) pmix_pointer_array_get_item(&pmix_server_globals.clients, i);
-        if (peer == NULL || peer->info == NULL) continue;
-        if (PMIX_CHECK_PROCID(&peer->info->pname, proc)) return peer->sd >= 0;
-    }
-    return 0;
-}
-
-static const struct timeval a_moment = {0, 1000};
-enum { kMaxTries = 5000 }; /* 1 ms apart */
-
 /* The process was reaped, so its socket is closed, but PMIx may not have read the end of it yet
  * (messages it sent before dying come first). Once PMIx has (lost_connection ran), one more step:
  * a group PMIx completed meanwhile by itself was queued (its _grpcbfunc activated) before that
@@ -295,8 +282,8 @@ static void await_lost_connection(evutil_socket_t fd, short what, void *arg)
     struct loss *loss = (struct loss *) arg;
     const struct timeval *when = &prte_pmix422_now;
     event_callback_fn next = end_stuck_groups;
-    if (connection_open(&loss->proc) && ++loss->tries < kMaxTries) {
-        when = &a_moment;
+    if (prte_pmix422_connected(&loss->proc) && ++loss->tries < PRTE_PMIX422_MAX_TRIES) {
+        when = &prte_pmix422_a_moment;
         next = await_lost_connection;
     }
     if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, next, loss, when) != 0) finish(loss);

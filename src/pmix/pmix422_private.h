@@ -25,4 +25,12 @@ int prte_pmix422_list_holds(pmix_list_t *list, pmix_list_item_t *wanted);
  * activated before it. */
 extern const struct timeval prte_pmix422_now;
 
+/* Polling for PMIx to notice a connection's end: every moment (1 ms), this many times at most. */
+extern const struct timeval prte_pmix422_a_moment;
+#define PRTE_PMIX422_MAX_TRIES 5000
+
+/* Whether a client `proc` names (a rank, or PMIX_RANK_WILDCARD for any of its namespace) is still
+ * connected as far as PMIx's server knows: it has not handled the connection's end yet. */
+int prte_pmix422_connected(const pmix_proc_t *proc);
+
 #endif

@@ -145,7 +145,173 @@ size_t prte_pmix422_release_departed_tools(const char *tools_nspace, size_t *con
     return released;
 }
 
+int prte_pmix422_connected(const pmix_proc_t *proc)
+{
+    for (int i = 0; i < pmix_server_globals.clients.size; i++) {
+        pmix_peer_t *peer = (pmix_peer_t *) pmix_pointer_array_get_item(&pmix_server_globals.clients, i);
+        if (peer == NULL || peer->info == NULL) continue;
+        if (PMIX_CHECK_PROCID(&peer->info->pname, proc) && peer->sd >= 0) return 1;
+    }
+    return 0;
+}
+
+const struct timeval prte_pmix422_a_moment = {0, 1000};
+
+/* Collectives held for a job being killed (prte_pmix422_hold_collectives): PMIx's thread only. */
+struct held {
+    pmix_server_trkr_t *trk;
+    pmix_nspace_t nspace;
+};
+static struct held *held;
+static size_t nheld, held_cap;
+
+/* Only among the job's own processes: a collective spanning another job must still end for that
+ * job's processes when these go (pmix422_groups.c ends such group operations). */
+static int only_job(const pmix_server_trkr_t *trk, const char *nspace)
+{
+    for (size_t n = 0; n < trk->npcs; n++) {
+        if (!PMIX_CHECK_NSPACE(trk->pcs[n].nspace, nspace)) return 0;
+    }
+    return trk->npcs > 0;
+}
+
+struct hold_request {
+    pmix_nspace_t nspace;
+    void (*done)(void *);
+    void *arg;
+};
+
+static void hold_now(evutil_socket_t fd, short what, void *arg)
+{
+    (void) fd;
+    (void) what;
+    struct hold_request *req = (struct hold_request *) arg;
+    pmix_server_trkr_t *trk;
+    PMIX_LIST_FOREACH (trk, &pmix_server_globals.collectives, pmix_server_trkr_t) {
+        /* lost_connection completes only a local collective itself (the others it hands to the
+         * host once, marking them) */
+        if (trk->host_called || !trk->local || !only_job(trk, req->nspace)) continue;
+        if (nheld == held_cap) {
+            size_t cap = held_cap ? 2 * held_cap : 8;
+            struct held *grown = (struct held *) realloc(held, cap * sizeof(*held));
+            if (grown == NULL) break;
+            held = grown;
+            held_cap = cap;
+        }
+        /* lost_connection leaves a tracker the host was called for to the host */
+        trk->host_called = true;
+        held[nheld].trk = trk;
+        PMIX_LOAD_NSPACE(held[nheld].nspace, req->nspace);
+        nheld++;
+    }
+    req->done(req->arg);
+    free(req);
+}
+
+int prte_pmix422_hold_collectives(const char *nspace, void (*done)(void *), void *arg)
+{
+    if (nspace == NULL || done == NULL || prte_pmix422_repairs_state() != NULL) return 0;
+    struct hold_request *req = (struct hold_request *) calloc(1, sizeof(*req));
+    if (req == NULL) return 0;
+    PMIX_LOAD_NSPACE(req->nspace, nspace);
+    req->done = done;
+    req->arg = arg;
+    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, hold_now, req, &prte_pmix422_now) != 0) {
+        free(req);
+        return 0;
+    }
+    return 1;
+}
+
+/* PMIx's thread, once the job's clients are all gone: the held trackers PMIx still lists go. */
+static void release_held(const char *nspace)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < nheld; i++) {
+        if (!PMIX_CHECK_NSPACE(held[i].nspace, nspace)) {
+            held[kept++] = held[i];
+            continue;
+        }
+        pmix_server_trkr_t *trk = held[i].trk;
+        /* Compared by address only: PMIx may have released it meanwhile (its timer). */
+        if (prte_pmix422_list_holds(&pmix_server_globals.collectives, &trk->super)) {
+            pmix_list_remove_item(&pmix_server_globals.collectives, &trk->super);
+            if (trk->event_active) pmix_event_del(&trk->ev);
+            PMIX_RELEASE(trk);
+        }
+    }
+    nheld = kept;
+}
+
+struct deregistration {
+    pmix_proc_t job; /* rank PMIX_RANK_WILDCARD: every client of the namespace */
+    int tries;
+};
+
+static void nothing_to_release(pmix_status_t status, void *cbdata)
+{
+    (void) status;
+    (void) cbdata;
+}
+
+/* PMIx's thread: once no client of the namespace is connected any more (PMIx has handled every
+ * connection's end), one more loop step, then the deregistration. */
+static void deregister_when_disconnected(evutil_socket_t fd, short what, void *arg)
+{
+    (void) fd;
+    (void) what;
+    struct deregistration *d = (struct deregistration *) arg;
+    if (d->tries >= 0 && prte_pmix422_connected(&d->job) && ++d->tries < PRTE_PMIX422_MAX_TRIES) {
+        if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, deregister_when_disconnected, d,
+                            &prte_pmix422_a_moment) == 0) {
+            return;
+        }
+    } else if (d->tries >= 0) {
+        d->tries = -1; /* the extra step */
+        if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, deregister_when_disconnected, d,
+                            &prte_pmix422_now) == 0) {
+            return;
+        }
+    }
+    release_held(d->job.nspace);
+    PMIx_server_deregister_nspace(d->job.nspace, nothing_to_release, NULL);
+    free(d);
+}
+
+void prte_pmix422_deregister_nspace(const char *nspace)
+{
+    struct deregistration *d = NULL;
+    if (prte_pmix422_repairs_state() == NULL && (d = (struct deregistration *) calloc(1, sizeof(*d))) != NULL) {
+        PMIX_LOAD_PROCID(&d->job, nspace, PMIX_RANK_WILDCARD);
+        if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, deregister_when_disconnected, d,
+                            &prte_pmix422_now) == 0) {
+            return;
+        }
+        free(d);
+    }
+    PMIx_server_deregister_nspace(nspace, nothing_to_release, NULL);
+}
+
 #else /* built without PMIx's private headers */
+
+int prte_pmix422_hold_collectives(const char *nspace, void (*done)(void *), void *arg)
+{
+    (void) nspace;
+    (void) done;
+    (void) arg;
+    return 0;
+}
+
+static void nothing_to_release(pmix_status_t status, void *cbdata)
+{
+    (void) status;
+    (void) cbdata;
+}
+
+void prte_pmix422_deregister_nspace(const char *nspace)
+{
+    PMIx_server_deregister_nspace(nspace, nothing_to_release, NULL);
+}
 
 const char *prte_pmix422_repairs_state(void)
 {

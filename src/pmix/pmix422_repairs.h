@@ -34,6 +34,25 @@ void prte_pmix422_after_iof_request(void *cbdata, int stop);
  * released; *connected (if not NULL) is set to the number of tools still connected. */
 size_t prte_pmix422_release_departed_tools(const char *tools_nspace, size_t *connected);
 
+/* Any thread: PMIx_server_deregister_nspace(nspace), once PMIx's server has handled the end of
+ * every connection of the namespace's clients (at most 5 s), and after releasing the collectives
+ * held for the job (prte_pmix422_hold_collectives), which no connection's end can reach then.
+ * Without the repairs, it deregisters at once. */
+void prte_pmix422_deregister_nspace(const char *nspace);
+
+/* Any thread: the local processes of job `nspace` are about to be killed. On PMIx's thread, every
+ * collective of this node's processes of that job alone that PMIx completes itself (not handed to
+ * the host) is marked as handed, then
+ * `done(arg)` is called (there). PMIx 4.2.2's lost_connection completes a collective of this
+ * node's processes each time a participant's connection ends after the others called, not only
+ * the first time: with several killed at once it completed one fence twice, and the second
+ * completion used the tracker the first had freed (the server's thread then blocked for ever, in
+ * about 1 job in 20 ended by PMIx_Abort while the others were in a fence). A marked collective is
+ * left alone by lost_connection; one PMIx had already completed goes as usual. Those still held
+ * are released by prte_pmix422_deregister_nspace. Returns 0, without calling `done`, when the
+ * repairs do not apply. */
+int prte_pmix422_hold_collectives(const char *nspace, void (*done)(void *), void *arg);
+
 /* Group operations (pmix422_groups.c). `cbdata` is what the host's group upcall was handed:
  * PMIx's tracker of one construct or destruct. */
 

@@ -7,6 +7,10 @@
 // end with PMIX_ERR_PROC_TERM_WO_SYNC.
 #include <pmix.h>
 
+#include <chrono>
+#include <future>
+#include <memory>
+
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "pmix/internal.h"
 #include "pmix/pmix422_repairs.h"
@@ -71,6 +75,30 @@ void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
     bool in_group = detail::group_member_ended(proc);
     detail::group_leader_ended(proc);
     if (abnormally || in_group) tell_collectives(proc);
+}
+
+void job_killing(const runtime::Job& job)
+{
+    if (!detail::server_running()) return;
+    // Shared with PMIx's thread, which may fulfil it after this has stopped waiting.
+    auto held = std::make_shared<std::promise<void>>();
+    std::future<void> done = held->get_future();
+    auto* arg = new std::shared_ptr<std::promise<void>>(held);
+    auto signal = [](void* p) {
+        std::unique_ptr<std::shared_ptr<std::promise<void>>> promise(static_cast<std::shared_ptr<std::promise<void>>*>(p));
+        (*promise)->set_value();
+    };
+    if (!prte_pmix422_hold_collectives(job.nspace.c_str(), signal, arg)) {
+        delete arg;
+        return;
+    }
+    if (done.wait_for(std::chrono::seconds(1)) != std::future_status::ready) {
+        // Killing without the hold only risks the defect it guards against.
+        output::warning("job {}: PMIx's server did not answer within a second before its processes were killed",
+                        job.nspace);
+        return;
+    }
+    detail::verbose()(5, "job {}: collectives of its processes here held before they are killed", job.nspace);
 }
 
 }  // namespace prte::pmix

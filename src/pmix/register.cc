@@ -28,6 +28,7 @@
 
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "pmix/pmix422_repairs.h"
 #include "pmix/server.h"
 #include "runtime/runtime.h"
 #include "util/strings.h"
@@ -297,8 +298,6 @@ void start_registration(const runtime::JobPtr& job, Completion finished)
     }
 }
 
-void nothing_to_release(pmix_status_t, void*) {}
-
 }  // namespace
 
 void register_job(const runtime::JobPtr& job, std::function<void(const Status&)> done)
@@ -331,7 +330,7 @@ void deregister_job(const runtime::JobPtr& job)
     detail::forget_group_records(job->nspace);
     detail::forget_invitations(job->nspace);
     detail::forget_group_leaders(job->nspace);
-    PMIx_server_deregister_nspace(job->nspace.c_str(), nothing_to_release, nullptr);
+    prte_pmix422_deregister_nspace(job->nspace.c_str());
     if (!rt().identity().session_dir.empty()) {
         std::error_code ec;
         std::filesystem::remove_all(ns_dir(job->nspace), ec);

@@ -40,18 +40,6 @@ only_rank() {
     [ "$n" = 1 ] && pass "$1: rank $3 heard it, once" || fail "$1: rank $3 heard it $n time(s)"
 }
 
-# nothing_held NAME: once the job is released, no daemon keeps collective state for it.
-nothing_held() {
-    ns=$(sed -n 's/.*rank [0-9]* of job \([^ ]*\) on node .* was killed by signal 9.*/\1/p' "$TEST_TMP/$1.err" | head -1)
-    wait_for_lines "$TEST_TMP/prte.err" "job $ns released; still held" 4 100
-    held=$(grep "job $ns released; still held" "$TEST_TMP/prte.err")
-    if [ -n "$ns" ] && [ "$(echo "$held" | grep -c ", 0 collective(s), .*, 0 ended process(es)$")" = 4 ]; then
-        pass "$1: no collective or ended process left on the master or any daemon"
-    else
-        fail "$1: after the job: $held"
-    fi
-}
-
 # ---- rank 2 is killed before it joins: only the leader hears PMIX_GROUP_INVITE_FAILED ----
 start_case hears --late-rank 2 --expect-error
 wait_for_lines "$TEST_TMP/hears.out" '^group late rank' 1 300 "$job"

@@ -45,18 +45,6 @@ refused() {
         fail "$1: $n of $3 survivors' $2 returned it"; sed 's/^/    /' "$TEST_TMP/$1.out" "$TEST_TMP/$1.err"; fi
 }
 
-# nothing_held NAME: no daemon keeps collective state or the ended rank for the job.
-nothing_held() {
-    ns=$(sed -n 's/.*rank [0-9]* of job \([^ ]*\) on node .* was killed by signal 9.*/\1/p' "$TEST_TMP/$1.err" | head -1)
-    wait_for_lines "$TEST_TMP/prte.err" "job $ns released; still held" 4 100
-    held=$(grep "job $ns released; still held" "$TEST_TMP/prte.err")
-    if [ -n "$ns" ] && [ "$(echo "$held" | grep -c ", 0 collective(s), .*, 0 ended process(es)$")" = 4 ]; then
-        pass "$1: no collective or ended process left on the master or any daemon"
-    else
-        fail "$1: after the job: $held"
-    fi
-}
-
 # ---- construct; the dead rank 3 shares node1 with rank 0, which called ----
 # --map-by node: node1 has ranks 0 and 3, node2 rank 1, node3 rank 2.
 waits="^\[node1\].*recvd.grpconstruct.cmd ^\[node2\].*allgather.*group.beside.construct.*from.this.daemon ^\[node3\].*allgather.*group.beside.construct.*from.this.daemon"

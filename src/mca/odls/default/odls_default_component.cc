@@ -49,6 +49,7 @@ Services runtime_services()
     services.output_backlogged = prte::pmix::output_backlogged;
     services.when_output_drains = prte::pmix::when_output_drains;
     services.process_ended = prte::pmix::process_ended;
+    services.job_killing = prte::pmix::job_killing;
     return services;
 }
 

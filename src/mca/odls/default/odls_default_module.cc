@@ -8,6 +8,7 @@
 #include <array>
 #include <cassert>
 #include <iterator>
+#include <set>
 #include <system_error>
 #include <utility>
 
@@ -570,6 +571,13 @@ void DefaultModule::kill(const runtime::JobPtr& job)
         timer->children.push_back(id);
     }
     if (timer->children.empty()) return;
+    if (services_.job_killing) {
+        std::set<const runtime::Job*> jobs;
+        for (uint64_t id : timer->children) {
+            const Child& child = *children_.at(id);
+            if (jobs.insert(child.job.get()).second) services_.job_killing(*child.job);
+        }
+    }
     const bool at_once = options_.kill_grace.count() <= 0;
     verbose()(5, "{}: terminating {} local process(es) with {}", job ? job->nspace : "all jobs",
               timer->children.size(), at_once ? "SIGKILL" : "SIGTERM");

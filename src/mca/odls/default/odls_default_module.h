@@ -70,6 +70,8 @@ struct Services {
     // pmix::process_ended (optional): a child was reaped; `abnormally` when killed or exiting
     // non-zero. Collectives waiting for it are ended.
     std::function<void(const runtime::Job&, runtime::Rank, bool abnormally)> process_ended;
+    // pmix::job_killing (optional): this node's processes of the job are about to be signalled.
+    std::function<void(const runtime::Job&)> job_killing;
 };
 
 struct Options {
