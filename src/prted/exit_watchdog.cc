@@ -21,6 +21,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/runtime.h"
+
 namespace prte::prted::exit_watchdog {
 namespace {
 
@@ -91,8 +93,7 @@ int kill_children()
 [[noreturn]] void end_daemon(const std::string& reason, std::chrono::milliseconds timeout, const std::string& session_dir)
 {
     int killed = kill_children();
-    std::error_code ec;
-    if (!session_dir.empty()) std::filesystem::remove_all(session_dir, ec);
+    runtime::remove_session_dir(session_dir);
     // write(2), not stdio or our output streams: their locks may be held by the stuck thread.
     std::string line = fmt::format(
         "prted (pid {}): its exit did not finish within {:.1f} s of {}: killed {} local process(es) and "

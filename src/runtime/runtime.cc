@@ -63,6 +63,15 @@ void remove_stale_sessions(const std::filesystem::path& base, const std::string&
 
 }  // namespace
 
+void remove_session_dir(const std::string& session_dir)
+{
+    if (session_dir.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove_all(session_dir, ec);
+    // remove() takes an empty directory only; another DVM's files keep it.
+    std::filesystem::remove(std::filesystem::path(session_dir).parent_path(), ec);
+}
+
 Runtime& Runtime::instance()
 {
     static Runtime runtime;
@@ -115,7 +124,12 @@ Status Runtime::init(mca::ProcessRole role, char** envp, const MCASettings& comm
     identity_.session_dir = (base / fmt::format("{}.session", session_name)).string();
     std::error_code ec;
     if (role == mca::ProcessRole::master) remove_stale_sessions(base, identity_.node_name);
-    std::filesystem::create_directories(identity_.session_dir, ec);
+    // A second try: another prte or prted leaving may remove the per-user directory, empty, between
+    // this one's creating it and creating the session directory in it (remove_session_dir).
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        ec.clear();
+        if (std::filesystem::create_directories(identity_.session_dir, ec) || !ec) break;
+    }
     if (ec) {
         return {Errc::unreachable,
                 fmt::format("cannot create the session directory {}: {}", identity_.session_dir, ec.message())};
@@ -129,10 +143,7 @@ void Runtime::finalize()
     finalizing_ = true;
     if (loop_) loop_->stop();
     for (mca::Framework* f : all_frameworks()) f->close();
-    if (!identity_.session_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::remove_all(identity_.session_dir, ec);
-    }
+    remove_session_dir(identity_.session_dir);
 }
 
 void Runtime::finish_shutdown_when_idle()

@@ -27,6 +27,11 @@ struct Identity {
     std::string session_dir;  // private scratch directory, removed at finalize
 };
 
+// Removes a session directory, and then the per-user directory that holds it ("<TMPDIR>/prte.<uid>")
+// if nothing else is left in it: daemons started over real ssh get no TMPDIR and use /tmp, where
+// the empty per-user directory used to stay behind. Any thread; errors are ignored.
+void remove_session_dir(const std::string& session_dir);
+
 class Runtime {
   public:
     static Runtime& instance();

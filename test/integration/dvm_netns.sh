@@ -45,6 +45,9 @@ if wait_gone $node4_pids; then pass "the cut-off daemon and its processes exited
 
 # Real ssh: one sshd per node, prte's default agent path (ssh, here with the test-bed's config).
 if command -v /usr/sbin/sshd >/dev/null && command -v ssh >/dev/null; then
+    # Daemons started over ssh get no TMPDIR: their session directories are in /tmp/prte.<uid>.
+    user_dir=/tmp/prte.$(id -u)
+    had_user_dir=; [ -e "$user_dir" ] && had_user_dir=1
     "$NETNS_NODES" up 2 --sshd --dir "$STATE" >"$TEST_TMP/up2.out" 2>&1 || { cat "$TEST_TMP/up2.out"; fail "up 2 --sshd"; finish; }
     start_dvm_foreground --hostfile "$STATE/hostfile" --prtemca plm_ssh_agent "$STATE/ssh-agent" \
         --prtemca plm_base_prted "$PRTED" --prtemca oob_tcp_if_include "$PRTE_TESTBED_SUBNET.0/24"
@@ -56,6 +59,9 @@ if command -v /usr/sbin/sshd >/dev/null && command -v ssh >/dev/null; then
     left=$(ip netns pids "${PRTE_TESTBED_PREFIX}node1"; ip netns pids "${PRTE_TESTBED_PREFIX}node2")
     n=$(for p in $left; do cat "/proc/$p/comm" 2>/dev/null; done | grep -vc sshd)
     [ "$n" = 0 ] && pass "nothing but sshd left on the nodes after pterm" || fail "$n process(es) left on the nodes"
+    if [ -z "$had_user_dir" ]; then
+        [ -e "$user_dir" ] && fail "the daemons left $user_dir behind" || pass "the daemons left no $user_dir behind"
+    fi
 else
     echo "note: sshd not installed; the real-ssh part was not run"
 fi
