@@ -154,10 +154,9 @@ void on_broadcast(runtime::Rank, rml::Payload&& payload)
 // Master: broadcast an event to every daemon.
 void broadcast(rml::Payload payload)
 {
-    grpcomm::Module* module = grpcomm::base::module();
-    Status st = module ? module->xcast(rml::tag::event_broadcast, payload, {})
-                       : Status(Errc::not_supported, "no grpcomm module is selected");
-    if (!st) output::warning("cannot broadcast a PMIx event to the daemons: {}", st.message());
+    if (Status st = broadcast_to_daemons(rml::tag::event_broadcast, payload); !st) {
+        output::warning("cannot broadcast a PMIx event to the daemons: {}", st.message());
+    }
 }
 
 void on_relay(runtime::Rank origin, rml::Payload&& payload)
@@ -171,18 +170,27 @@ void on_relay(runtime::Rank origin, rml::Payload&& payload)
     broadcast(std::move(payload));
 }
 
-// Progress thread: only the master broadcasts, so another daemon sends the event to it first.
 void send_to_every_daemon(const Event& e)
 {
-    rml::Payload payload = encode(e);
-    if (messenger().self() == 0) {
-        broadcast(std::move(payload));
-    } else if (Status st = messenger().send(0, rml::tag::event_relay, std::move(payload)); !st) {
+    if (Status st = to_every_daemon(rml::tag::event_relay, rml::tag::event_broadcast, encode(e)); !st) {
         verbose()(1, "event {} from {} not relayed: {}", PMIx_Error_string(e.code), describe(e.source), st.message());
     }
 }
 
 }  // namespace
+
+Status broadcast_to_daemons(rml::Tag tag, const rml::Payload& payload)
+{
+    grpcomm::Module* module = grpcomm::base::module();
+    return module ? module->xcast(tag, payload, {}) : Status(Errc::not_supported, "no grpcomm module is selected");
+}
+
+// Only the master broadcasts, so another daemon sends the message to it first.
+Status to_every_daemon(rml::Tag relay, rml::Tag all, rml::Payload payload)
+{
+    if (messenger().self() == 0) return broadcast_to_daemons(all, payload);
+    return messenger().send(0, relay, std::move(payload));
+}
 
 bool relay_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t range, const pmix_info_t info[],
                  size_t ninfo)

@@ -42,11 +42,6 @@ std::map<std::string, Invitation>& invitations()
 
 bool same(const pmix_proc_t& a, const pmix_proc_t& b) { return PMIX_CHECK_PROCID(&a, &b); }
 
-bool listed(const std::vector<pmix_proc_t>& procs, const pmix_proc_t& proc)
-{
-    return std::any_of(procs.begin(), procs.end(), [&](const pmix_proc_t& p) { return same(p, proc); });
-}
-
 // What the DVM needs of one event of the invitation protocol, copied off PMIx's thread.
 struct Seen {
     pmix_status_t code;
@@ -85,7 +80,7 @@ Invitation* invitation_answered_by(const Seen& seen)
         return it == invitations().end() ? nullptr : &it->second;
     }
     for (auto& [id, inv] : invitations()) {
-        if (listed(inv.invitees, seen.source) && listed(seen.range, inv.leader)) return &inv;
+        if (names(inv.invitees, seen.source) && names(seen.range, inv.leader)) return &inv;
     }
     return nullptr;
 }
@@ -98,7 +93,7 @@ void observe(const Seen& seen)
         break;
     case PMIX_GROUP_INVITE_ACCEPTED:
     case PMIX_GROUP_INVITE_DECLINED:
-        if (Invitation* inv = invitation_answered_by(seen); inv && !listed(inv->answered, seen.source)) {
+        if (Invitation* inv = invitation_answered_by(seen); inv && !names(inv->answered, seen.source)) {
             inv->answered.push_back(seen.source);
         }
         break;
@@ -110,17 +105,6 @@ void observe(const Seen& seen)
                                                                  : "ended with its leader");
             invitations().erase(it);
         }
-    }
-}
-
-void tell(pmix_status_t code, const std::string& id, const pmix_proc_t& ended, const std::vector<pmix_proc_t>& to,
-          const std::string& message)
-{
-    InfoArray info;
-    group_event_info(info, id, ended, to.data(), to.size(), message);
-    verbose()(2, "{}; telling {} ({})", message, describe_all(to), PMIx_Error_string(code));
-    if (!raise_everywhere(code, ended, PMIX_RANGE_CUSTOM, info)) {
-        verbose()(1, "group {}: cannot raise {}: its info cannot be packed", id, PMIx_Error_string(code));
     }
 }
 
@@ -154,14 +138,14 @@ void invitation_party_ended(const pmix_proc_t& proc)
             for (const pmix_proc_t& p : inv.invitees) {
                 if (!same(p, proc)) waiting.push_back(p);
             }
-            tell(PMIX_GROUP_LEADER_FAILED, id, proc, waiting,
+            raise_group_failure(PMIX_GROUP_LEADER_FAILED, id, proc, waiting,
                  fmt::format("group {}: leader {} ended before the group was complete", id, describe(proc)));
             it = invitations().erase(it);
             continue;
         }
-        if (listed(inv.invitees, proc) && !listed(inv.answered, proc)) {
+        if (names(inv.invitees, proc) && !names(inv.answered, proc)) {
             inv.answered.push_back(proc);
-            tell(PMIX_GROUP_INVITE_FAILED, id, proc, {inv.leader},
+            raise_group_failure(PMIX_GROUP_INVITE_FAILED, id, proc, {inv.leader},
                  fmt::format("group {}: invitee {} ended before it answered the invitation", id, describe(proc)));
         }
         ++it;

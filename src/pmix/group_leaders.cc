@@ -21,7 +21,6 @@
 
 #include <fmt/format.h>
 
-#include "mca/grpcomm/base/grpcomm_base.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "rml/buffer.h"
@@ -65,14 +64,6 @@ void remember(const std::string& id, const pmix_proc_t& leader, std::vector<pmix
     if (!members.empty()) entry.members = std::move(members);
 }
 
-void broadcast(rml::Payload payload)
-{
-    grpcomm::Module* module = grpcomm::base::module();
-    Status st = module ? module->xcast(rml::tag::group_leader_all, payload, {})
-                       : Status(Errc::not_supported, "no grpcomm module is selected");
-    if (!st) output::warning("cannot tell the daemons a group's leader: {}", st.message());
-}
-
 // Every daemon: the leader of a construct, declared on another node.
 void on_broadcast(runtime::Rank, rml::Payload&& payload)
 {
@@ -91,7 +82,12 @@ void on_broadcast(runtime::Rank, rml::Payload&& payload)
 }
 
 // Master: from the leader's daemon, for everyone.
-void on_relay(runtime::Rank, rml::Payload&& payload) { broadcast(std::move(payload)); }
+void on_relay(runtime::Rank, rml::Payload&& payload)
+{
+    if (Status st = broadcast_to_daemons(rml::tag::group_leader_all, payload); !st) {
+        output::warning("cannot tell the daemons a group's leader: {}", st.message());
+    }
+}
 
 }  // namespace
 
@@ -99,11 +95,8 @@ void declare_group_leader(const std::string& id, const pmix_proc_t& leader, cons
 {
     verbose()(5, "group {}: {} leads the construct (PMIX_GROUP_LEADER); telling every daemon", id, describe(leader));
     remember(id, leader, members);
-    rml::Payload payload = encode(id, leader);
-    if (messenger().self() == 0) {
-        broadcast(std::move(payload));
-    } else if (Status st = messenger().send(0, rml::tag::group_leader, std::move(payload)); !st) {
-        verbose()(1, "group {}: cannot tell the master its leader: {}", id, st.message());
+    if (Status st = to_every_daemon(rml::tag::group_leader, rml::tag::group_leader_all, encode(id, leader)); !st) {
+        verbose()(1, "group {}: cannot tell every daemon its leader: {}", id, st.message());
     }
 }
 
@@ -140,14 +133,9 @@ void group_leader_ended(const pmix_proc_t& proc)
             it = leaders().erase(it);
         }
     }
-    for (auto& [id, others] : to_tell) {
-        InfoArray info;
-        std::string message = fmt::format("group {}: leader {} ended during the construct", id, describe(proc));
-        group_event_info(info, id, proc, others.data(), others.size(), message);
-        verbose()(2, "{}; telling {} (PMIX_GROUP_LEADER_FAILED)", message, describe_all(others));
-        if (!raise_everywhere(PMIX_GROUP_LEADER_FAILED, proc, PMIX_RANGE_CUSTOM, info)) {
-            verbose()(1, "group {}: cannot raise PMIX_GROUP_LEADER_FAILED: its info cannot be packed", id);
-        }
+    for (const auto& [id, others] : to_tell) {
+        raise_group_failure(PMIX_GROUP_LEADER_FAILED, id, proc, others,
+                            fmt::format("group {}: leader {} ended during the construct", id, describe(proc)));
     }
 }
 

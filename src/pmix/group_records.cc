@@ -39,12 +39,6 @@ std::map<std::string, Record>& records()
     return by_id;
 }
 
-// PMIX_CHECK_PROCID takes a member of rank PMIX_RANK_WILDCARD as naming its whole job.
-bool names(const std::vector<pmix_proc_t>& members, const pmix_proc_t& proc)
-{
-    return std::any_of(members.begin(), members.end(), [&](const pmix_proc_t& m) { return PMIX_CHECK_PROCID(&m, &proc); });
-}
-
 void tell_member_failed(const std::string& id, const Record& record, const pmix_proc_t& ended)
 {
     InfoArray info;

@@ -24,6 +24,7 @@
 // of a construct hear PMIX_GROUP_INVITE_FAILED first (tell_invite_failed()).
 #include <pmix.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -221,6 +222,22 @@ void group_event_info(InfoArray& info, const std::string& id, const pmix_proc_t&
     info.add_string(PMIX_EVENT_TEXT_MESSAGE, message);
     info.add_bool(PMIX_EVENT_NON_DEFAULT, true);
     info.add_bool(PMIX_EVENT_DO_NOT_CACHE, true);
+}
+
+void raise_group_failure(pmix_status_t code, const std::string& id, const pmix_proc_t& ended,
+                         const std::vector<pmix_proc_t>& to, const std::string& message)
+{
+    InfoArray info;
+    group_event_info(info, id, ended, to.data(), to.size(), message);
+    verbose()(2, "{}; telling {} ({})", message, describe_all(to), PMIx_Error_string(code));
+    if (!raise_everywhere(code, ended, PMIX_RANGE_CUSTOM, info)) {
+        verbose()(1, "group {}: cannot raise {}: its info cannot be packed", id, PMIx_Error_string(code));
+    }
+}
+
+bool names(const std::vector<pmix_proc_t>& procs, const pmix_proc_t& proc)
+{
+    return std::any_of(procs.begin(), procs.end(), [&](const pmix_proc_t& p) { return PMIX_CHECK_PROCID(&p, &proc); });
 }
 
 // RFC 0033: the leader, or every participant when none is declared, hears of a member that ended

@@ -128,6 +128,12 @@ pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t pro
 // not cached (nobody registering later does).
 void group_event_info(InfoArray& info, const std::string& id, const pmix_proc_t& ended, const pmix_proc_t members[],
                       size_t nmembers, const std::string& message);
+// Raises such an event for the whole DVM (raise_everywhere) to the processes `to`, `ended` its
+// source, and logs `message` (pmix_server_verbose 2). Progress thread.
+void raise_group_failure(pmix_status_t code, const std::string& id, const pmix_proc_t& ended,
+                         const std::vector<pmix_proc_t>& to, const std::string& message);
+// Whether `procs` names `proc` (a member of rank PMIX_RANK_WILDCARD names its whole job).
+bool names(const std::vector<pmix_proc_t>& procs, const pmix_proc_t& proc);
 // PMIX_GROUP_INVITE_FAILED to this node's members of group `id`: `ended` ended before it joined the
 // construct. With a leader (`leader`, or one declared: group_leader()), to it alone, by its own
 // daemon. Call before answering their construct, so the event reaches them first. Any thread.
@@ -206,6 +212,12 @@ bool relay_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_
 // range to its own processes); a daemon other than the master sends it to the master, which
 // broadcasts it. False if its info cannot be packed. Progress thread.
 bool raise_everywhere(pmix_status_t code, const pmix_proc_t& source, pmix_data_range_t range, InfoArray& info);
+// Daemon-to-daemon messages for every daemon (event_relay.cc). broadcast_to_daemons(): the master
+// broadcasts `payload` under tag `all` (grpcomm xcast). to_every_daemon(): from any daemon: the
+// master broadcasts it itself, another daemon sends it to the master under `relay`, whose handler
+// passes it to broadcast_to_daemons. Progress thread.
+Status broadcast_to_daemons(rml::Tag all, const rml::Payload& payload);
+Status to_every_daemon(rml::Tag relay, rml::Tag all, rml::Payload payload);
 void enable_event_relay();
 // Master: when the job's originator is a process on a daemon's node, sends it the job's end for
 // that daemon to notify (true), else false.

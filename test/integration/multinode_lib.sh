@@ -163,7 +163,13 @@ group_event_once() {
 # nothing_held NAME: once the job whose rank was killed (prun's line in $TEST_TMP/NAME.err) is
 # released, no daemon - the master or any of 3 - keeps collective state or the ended rank for it.
 nothing_held() {
-    ns=$(sed -n 's/.*rank [0-9]* of job \([^ ]*\) on node .* was killed by signal 9.*/\1/p' "$TEST_TMP/$1.err" | head -1)
+    job_holds_nothing "$1" "$(sed -n 's/.*rank [0-9]* of job \([^ ]*\) on node .* was killed by signal 9.*/\1/p' \
+        "$TEST_TMP/$1.err" | head -1)"
+}
+
+# job_holds_nothing NAME NSPACE: the same for job NSPACE, named by the test.
+job_holds_nothing() {
+    ns=$2
     wait_for_lines "$TEST_TMP/prte.err" "job $ns released; still held" 4 100
     held=$(grep "job $ns released; still held" "$TEST_TMP/prte.err")
     if [ -n "$ns" ] && [ "$(echo "$held" | grep -c ", 0 collective(s), .*, 0 ended process(es)$")" = 4 ]; then
