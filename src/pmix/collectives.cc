@@ -25,21 +25,20 @@ namespace prte::pmix::detail {
 void exchange(const grpcomm::Signature& signature, rml::Payload contribution, ExchangeDone done)
 {
     if (!signature.assign_context_id && all_local(signature.procs.data(), signature.procs.size())) {
-        done({}, std::move(contribution), 0, nullptr);
+        done({}, std::move(contribution), 0, nullptr, {});
         return;
     }
     grpcomm::Module* module = grpcomm::base::module();
     if (!module) {
         done({Errc::not_supported, "a collective across nodes needs a grpcomm module, and none is selected"}, {}, 0,
-             nullptr);
+             nullptr, {});
         return;
     }
     Status st = module->allgather(
         signature, contribution,
-        [done](const Status& s, const rml::Payload& combined, uint64_t context_id, const pmix_proc_t* ended) {
-            done(s, combined, context_id, ended);
-        });
-    if (!st) done(st, {}, 0, nullptr);
+        [done](const Status& s, const rml::Payload& combined, uint64_t context_id, const pmix_proc_t* ended,
+               const std::vector<pmix_proc_t>& left_out) { done(s, combined, context_id, ended, left_out); });
+    if (!st) done(st, {}, 0, nullptr, {});
 }
 
 namespace {
@@ -88,7 +87,8 @@ pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info
     post([signature = std::move(signature), contribution = std::move(contribution), cbfunc, cbdata]() mutable {
         verbose()(5, "fence over {}: {} byte(s) from this node", describe_all(signature.procs), contribution.size());
         exchange(signature, std::move(contribution), [cbfunc, cbdata](const Status& st, rml::Payload combined, uint64_t,
-                                                                      const pmix_proc_t*) {
+                                                                      const pmix_proc_t*,
+                                                                      const std::vector<pmix_proc_t>&) {
             if (!st) verbose()(1, "fence failed: {}", st.message());
             auto* held = new rml::Payload(std::move(combined));
             cbfunc(to_pmix_status(st), held->empty() ? nullptr : reinterpret_cast<char*>(held->data()), held->size(),
@@ -112,7 +112,8 @@ pmix_status_t barrier(const char* what, const pmix_proc_t procs[], size_t nprocs
     signature.time_limit = time_limit(info, ninfo);
     post([what, signature = std::move(signature), cbfunc, cbdata] {
         verbose()(5, "{} of {}", what, describe_all(signature.procs));
-        exchange(signature, {}, [what, cbfunc, cbdata](const Status& st, rml::Payload, uint64_t, const pmix_proc_t*) {
+        exchange(signature, {}, [what, cbfunc, cbdata](const Status& st, rml::Payload, uint64_t, const pmix_proc_t*,
+                                                       const std::vector<pmix_proc_t>&) {
             if (!st) verbose()(1, "{} failed: {}", what, st.message());
             if (cbfunc) cbfunc(to_pmix_status(st), cbdata);
         });

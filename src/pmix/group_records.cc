@@ -1,5 +1,7 @@
 // The groups this node's members are in that asked for PMIX_GROUP_NOTIFY_TERMINATION (RFC 0033:
-// "notify remaining members when another member terminates without first leaving the group").
+// "notify remaining members when another member terminates without first leaving the group"), or
+// were constructed with PMIX_GROUP_OPTIONAL (their destruct is over the members the construct kept:
+// PMIx still names those it left out).
 //
 // Every daemon hosting members records such a group when its construct completes here, and forgets
 // it when its destruct completes. When one of this node's processes ends while a record names it,
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,6 +34,8 @@ namespace {
 struct Record {
     std::vector<pmix_proc_t> members;
     std::set<std::string> local_jobs;  // those with members here; the record goes with the last
+    bool notify_termination = false;
+    bool optional = false;
 };
 
 std::map<std::string, Record>& records()
@@ -53,16 +58,27 @@ void tell_member_failed(const std::string& id, const Record& record, const pmix_
 
 }  // namespace
 
-void group_constructed(const std::string& id, const std::vector<pmix_proc_t>& members)
+void group_constructed(const std::string& id, const std::vector<pmix_proc_t>& members, bool notify_termination,
+                       bool optional)
 {
     Record record;
     record.members = members;
+    record.notify_termination = notify_termination;
+    record.optional = optional;
     for (const pmix_proc_t& m : members) {
         if (count_here(&m, 1) > 0) record.local_jobs.insert(m.nspace);
     }
     if (record.local_jobs.empty()) return;
-    verbose()(5, "group {}: recorded for PMIX_GROUP_NOTIFY_TERMINATION", id);
+    if (notify_termination) verbose()(5, "group {}: recorded for PMIX_GROUP_NOTIFY_TERMINATION", id);
+    if (optional) verbose()(5, "group {}: recorded as optional (PMIX_GROUP_OPTIONAL)", id);
     records()[id] = std::move(record);
+}
+
+std::optional<std::vector<pmix_proc_t>> optional_group_members(const std::string& id)
+{
+    auto it = records().find(id);
+    if (it == records().end() || !it->second.optional) return std::nullopt;
+    return it->second.members;
 }
 
 void group_destructed(const std::string& id)
@@ -74,7 +90,7 @@ bool group_member_ended(const pmix_proc_t& proc)
 {
     bool named = false;
     for (const auto& [id, record] : records()) {
-        if (!names(record.members, proc)) continue;
+        if (!record.notify_termination || !names(record.members, proc)) continue;
         named = true;
         tell_member_failed(id, record, proc);
     }

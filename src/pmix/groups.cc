@@ -22,6 +22,14 @@
 // id on that node would never be handed to the host: the release after a failed construct drops
 // it (pmix422_groups.c). A member that ends before it joins: process_ended.cc, and the survivors
 // of a construct hear PMIX_GROUP_INVITE_FAILED first (tell_invite_failed()).
+//
+// PMIX_GROUP_OPTIONAL: such a member is left out instead. The DVM's collective is optional
+// (grpcomm.h): it stops waiting for the nodes hosting nothing but ended members, and the master
+// names those it left out. Each survivor hears PMIX_GROUP_INVITE_FAILED for each of them, then
+// PMIX_GROUP_MEMBERSHIP_UPDATE with the members that remain, and its construct succeeds. On the
+// node of an ended member, a construct its other members had called is handed over by
+// pmix422_groups.c (PMIx 4.2.2 would keep it for ever). The group's destruct is over the members
+// the construct kept (group_records.cc).
 #include <pmix.h>
 
 #include <algorithm>
@@ -91,6 +99,7 @@ struct GroupRequest {
     std::string id;
     bool want_context_id = false;
     bool notify_termination = false;
+    bool optional = false;  // PMIX_GROUP_OPTIONAL
     std::optional<pmix_proc_t> leader;  // PMIX_GROUP_LEADER, when its caller is this node's first
     std::chrono::milliseconds time_limit{0};
     rml::Payload endpoint_data;
@@ -165,6 +174,50 @@ void construct_aborted(const char* id, const pmix_proc_t* members, size_t nmembe
     });
 }
 
+// The members but those left out (a left-out member of a whole job, PMIX_RANK_WILDCARD, is listed
+// by rank: the job's other ranks remain).
+std::vector<pmix_proc_t> without(const std::vector<pmix_proc_t>& members, const std::vector<pmix_proc_t>& left_out)
+{
+    if (left_out.empty()) return members;
+    std::vector<pmix_proc_t> out;
+    for (const pmix_proc_t& m : members) {
+        if (m.rank != PMIX_RANK_WILDCARD) {
+            if (!names(left_out, m)) out.push_back(m);
+            continue;
+        }
+        runtime::JobPtr job = find_job(m.nspace);
+        if (!job) continue;
+        for (const auto& proc : job->procs) {
+            pmix_proc_t p;
+            PMIX_LOAD_PROCID(&p, m.nspace, proc->rank);
+            if (!names(left_out, p)) out.push_back(p);
+        }
+    }
+    return out;
+}
+
+// RFC 0033: the survivors of an optional construct hear who was left out, then the membership.
+// Each daemon raises both to its own members (see tell_invite_failed), before their construct
+// returns.
+void tell_membership(const std::string& id, const std::vector<pmix_proc_t>& left_out,
+                     const std::vector<pmix_proc_t>& members)
+{
+    for (const pmix_proc_t& gone : left_out) tell_invite_failed(id, gone, nullptr, members.data(), members.size());
+    auto info = std::make_unique<InfoArray>();
+    info->add_string(PMIX_GROUP_ID, id);
+    info->add_proc_array(PMIX_GROUP_MEMBERSHIP, members.data(), members.size());
+    info->add_proc_array(PMIX_EVENT_CUSTOM_RANGE, members.data(), members.size());
+    info->add_string(PMIX_EVENT_TEXT_MESSAGE,
+                     fmt::format("group {}: constructed without {}, which ended before joining (PMIX_GROUP_OPTIONAL)",
+                                 id, describe_all(left_out)));
+    info->add_bool(PMIX_EVENT_NON_DEFAULT, true);
+    info->add_bool(PMIX_EVENT_DO_NOT_CACHE, true);
+    verbose()(2, "group {} construct: optional, completed without {}; telling this node's members "
+                 "(PMIX_GROUP_MEMBERSHIP_UPDATE)", id, describe_all(left_out));
+    notify_from_dvm(PMIX_GROUP_MEMBERSHIP_UPDATE, PMIX_RANGE_CUSTOM, std::move(info),
+                    fmt::format("group {}'s new membership", id));
+}
+
 // Progress thread.
 void run_group(std::shared_ptr<GroupRequest> req)
 {
@@ -181,18 +234,21 @@ void run_group(std::shared_ptr<GroupRequest> req)
                         req->id, what, here);
     }
     if (req->leader) declare_group_leader(req->id, *req->leader, req->members);
+    if (req->op == PMIX_GROUP_DESTRUCT) {
+        // PMIx names the members it was constructed over, those the construct left out included.
+        if (auto kept = optional_group_members(req->id)) req->members = std::move(*kept);
+    }
     grpcomm::Signature signature{req->members, collective_id(req->id, req->op), req->want_context_id,
-                                 req->time_limit};
+                                 req->time_limit, req->optional};
     rml::Writer w;
     w.bytes(req->endpoint_data);
-    verbose()(5, "group {} {} over {}{}", req->id, what, describe_all(req->members),
-              req->want_context_id ? ", context id wanted" : "");
+    verbose()(5, "group {} {} over {}{}{}", req->id, what, describe_all(req->members),
+              req->want_context_id ? ", context id wanted" : "", req->optional ? ", optional" : "");
     exchange(signature, w.take(), [req, what](const Status& st, rml::Payload combined, uint64_t context_id,
-                                              const pmix_proc_t* ended) {
+                                              const pmix_proc_t* ended, const std::vector<pmix_proc_t>& left_out) {
         if (ended && req->op == PMIX_GROUP_CONSTRUCT) {
             tell_invite_failed(req->id, *ended, nullptr, req->members.data(), req->members.size());
         }
-        if (req->op == PMIX_GROUP_CONSTRUCT) group_construct_ended(req->id);
         // PMIx forgets a group at its destruct whatever the outcome; so does the DVM.
         if (req->op == PMIX_GROUP_DESTRUCT) group_destructed(req->id);
         auto results = std::make_unique<InfoArray>();
@@ -201,12 +257,22 @@ void run_group(std::shared_ptr<GroupRequest> req)
             outcome = construct_results(combined, req->want_context_id, context_id, *results);
         }
         if (!outcome) {
+            if (req->op == PMIX_GROUP_CONSTRUCT) group_construct_ended(req->id);
             answer_error(*req, outcome);
             return;
         }
-        if (req->op == PMIX_GROUP_CONSTRUCT && req->notify_termination) group_constructed(req->id, req->members);
-        verbose()(5, "group {} {}: done{}", req->id, what,
-                  context_id ? fmt::format(", context id {}", context_id) : std::string());
+        std::vector<pmix_proc_t> members = without(req->members, left_out);
+        if (req->op == PMIX_GROUP_CONSTRUCT) {
+            // Before its leader is forgotten: a declared leader alone hears of those left out.
+            if (!left_out.empty()) tell_membership(req->id, left_out, members);
+            group_construct_ended(req->id);
+            if (req->notify_termination || req->optional) {
+                group_constructed(req->id, members, req->notify_termination, req->optional);
+            }
+        }
+        verbose()(5, "group {} {}: done{}{}", req->id, what,
+                  context_id ? fmt::format(", context id {}", context_id) : std::string(),
+                  left_out.empty() ? std::string() : fmt::format(", without {}", describe_all(left_out)));
         answer(*req, PMIX_SUCCESS, std::move(results));
     });
 }
@@ -288,6 +354,7 @@ pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t pro
     req->id = id;
     req->want_context_id = op == PMIX_GROUP_CONSTRUCT && has_flag(directives, ndirs, PMIX_GROUP_ASSIGN_CONTEXT_ID);
     req->notify_termination = op == PMIX_GROUP_CONSTRUCT && has_flag(directives, ndirs, PMIX_GROUP_NOTIFY_TERMINATION);
+    req->optional = has_flag(directives, ndirs, PMIX_GROUP_OPTIONAL);
     if (const pmix_info_t* e = find_info(directives, ndirs, PMIX_GROUP_ENDPT_DATA);
         e && e->value.type == PMIX_BYTE_OBJECT && e->value.data.bo.bytes) {
         const auto* bytes = reinterpret_cast<const uint8_t*>(e->value.data.bo.bytes);

@@ -103,9 +103,10 @@ pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directi
 // Collectives (collectives.cc). exchange() is the one place a collective crosses daemons: with
 // every participant here and no context id wanted it answers at once with `contribution`,
 // otherwise it is the grpcomm allgather (the daemons' contributions one after the other).
-// `ended`: the participant that ended before it took part, with Errc::peer_ended (grpcomm.h).
+// `ended`: the participant that ended before it took part, with Errc::peer_ended; `left_out`:
+// those an optional collective went on without (grpcomm.h).
 using ExchangeDone = std::function<void(const Status& status, rml::Payload combined, uint64_t context_id,
-                                        const pmix_proc_t* ended)>;
+                                        const pmix_proc_t* ended, const std::vector<pmix_proc_t>& left_out)>;
 void exchange(const grpcomm::Signature& signature, rml::Payload contribution, ExchangeDone done);
 std::vector<pmix_proc_t> copy_procs(const pmix_proc_t procs[], size_t nprocs);
 // The caller's PMIX_TIMEOUT as a collective's time limit (0: none), a little short of it: see
@@ -154,10 +155,14 @@ void group_construct_ended(const std::string& id);
 void group_leader_ended(const pmix_proc_t& proc);
 void forget_group_leaders(const std::string& nspace);
 void enable_group_leaders();
-// PMIX_GROUP_NOTIFY_TERMINATION (group_records.cc). group_member_ended(): a process of this node
-// ended; raises PMIX_GROUP_MEMBER_FAILED for each recorded group naming it, and says whether any
-// did (its collectives must then fail everywhere, also after a normal end). Progress thread.
-void group_constructed(const std::string& id, const std::vector<pmix_proc_t>& members);
+// PMIX_GROUP_NOTIFY_TERMINATION and PMIX_GROUP_OPTIONAL (group_records.cc). group_member_ended():
+// a process of this node ended; raises PMIX_GROUP_MEMBER_FAILED for each group recorded for
+// notification naming it, and says whether any did (its collectives must then fail everywhere,
+// also after a normal end). optional_group_members(): the members a construct with
+// PMIX_GROUP_OPTIONAL kept, which its destruct is over. Progress thread.
+void group_constructed(const std::string& id, const std::vector<pmix_proc_t>& members, bool notify_termination,
+                       bool optional);
+std::optional<std::vector<pmix_proc_t>> optional_group_members(const std::string& id);
 void group_destructed(const std::string& id);
 bool group_member_ended(const pmix_proc_t& proc);
 void forget_group_records(const std::string& nspace);

@@ -101,10 +101,18 @@ int prte_pmix422_group_leader(void *cbdata, pmix_proc_t *leader)
     return is_group_tracker(trk) && trk->type == PMIX_GROUP_CONSTRUCT_CMD && leader_of(trk, leader);
 }
 
-/* What _grpcbfunc sends each caller: the status and, for a construct, a context id (none). */
-static void answer_callers(pmix_server_trkr_t *trk, pmix_status_t status)
+static int is_optional(const pmix_info_t *info, size_t ninfo)
 {
-    size_t no_context_id = SIZE_MAX;
+    for (size_t n = 0; info != NULL && n < ninfo; n++) {
+        if (PMIX_CHECK_KEY(&info[n], PMIX_GROUP_OPTIONAL)) return PMIX_INFO_TRUE(&info[n]);
+    }
+    return 0;
+}
+
+/* What _grpcbfunc sends each caller: the status and, for a construct, a context id (SIZE_MAX for
+ * none). */
+static void answer_callers(pmix_server_trkr_t *trk, pmix_status_t status, size_t context_id)
+{
     pmix_server_caddy_t *cd;
     PMIX_LIST_FOREACH (cd, &trk->local_cbs, pmix_server_caddy_t) {
         pmix_status_t rc;
@@ -112,7 +120,7 @@ static void answer_callers(pmix_server_trkr_t *trk, pmix_status_t status)
         if (reply == NULL) break;
         PMIX_BFROPS_PACK(rc, cd->peer, reply, &status, 1, PMIX_STATUS);
         if (rc == PMIX_SUCCESS && trk->type == PMIX_GROUP_CONSTRUCT_CMD) {
-            PMIX_BFROPS_PACK(rc, cd->peer, reply, &no_context_id, 1, PMIX_SIZE);
+            PMIX_BFROPS_PACK(rc, cd->peer, reply, &context_id, 1, PMIX_SIZE);
         }
         if (rc == PMIX_SUCCESS) PMIX_SERVER_QUEUE_REPLY(rc, cd->peer, cd->hdr.tag, reply);
         if (rc != PMIX_SUCCESS) PMIX_RELEASE(reply);
@@ -131,15 +139,25 @@ static int stuck(const pmix_server_trkr_t *trk)
 struct loss {
     pmix_proc_t proc;
     pmix_status_t status;
+    int forget; /* deregister the client once done with it (see end_groups_waiting_for) */
     int tries;
     prte_pmix422_group_ended_fn report;
     prte_pmix422_connection_closed_fn then;
 };
 
-/* Every path that ends a loss ends here: `then` is called once, whatever happened before. */
+static void client_forgotten(pmix_status_t status, void *cbdata)
+{
+    (void) status;
+    (void) cbdata;
+}
+
+/* Every path that ends a loss ends here: `then` is called once, whatever happened before. The
+ * client is deregistered last, on a later loop turn (PMIx threadshifts it): the operations handed
+ * over meanwhile hold their own copies of its name. */
 static void finish(struct loss *loss)
 {
     if (loss->then != NULL) loss->then(&loss->proc);
+    if (loss->forget) PMIx_server_deregister_client(&loss->proc, client_forgotten, NULL);
     free(loss);
 }
 
@@ -154,18 +172,18 @@ static void answer_and_release(evutil_socket_t fd, short what, void *arg)
     (void) fd;
     (void) what;
     struct ending *ending = (struct ending *) arg;
-    answer_callers(ending->trk, ending->status);
+    answer_callers(ending->trk, ending->status, SIZE_MAX);
     PMIX_RELEASE(ending->trk);
     free(ending);
 }
 
-/* A tracker PMIx will never complete, taken off its list (with its timer and group record) for
- * this file to answer. */
-static void take_over(pmix_server_trkr_t *trk)
+/* A tracker PMIx will never complete, taken off its list (with its timer, and unless it is a
+ * construct handed to the host, its group record) for this file to answer. */
+static void take_over(pmix_server_trkr_t *trk, int keep_record)
 {
     pmix_list_remove_item(&pmix_server_globals.collectives, &trk->super);
     if (trk->event_active) pmix_event_del(&trk->ev);
-    drop_group_record(trk);
+    if (!keep_record) drop_group_record(trk);
 }
 
 /* Answers a taken-over tracker's callers with `status` and releases it, one loop step from now:
@@ -181,8 +199,70 @@ static void answer_soon(pmix_server_trkr_t *trk, pmix_status_t status)
         }
         free(ending);
     }
-    answer_callers(trk, status);
+    answer_callers(trk, status, SIZE_MAX);
     PMIX_RELEASE(trk);
+}
+
+/* The host's answer to an operation handed over (hand_over), carried to PMIx's thread. */
+struct handed_answer {
+    pmix_server_trkr_t *trk;
+    pmix_status_t status;
+    size_t context_id;
+    pmix_release_cbfunc_t relfn;
+    void *relcbd;
+};
+
+/* What _grpcbfunc does, but for storing the members' data (these callers get the others' data by
+ * the direct modex instead): answers the callers, keeps the group record of a construct that
+ * succeeded and drops any other, and hands the tracker to the host's release function, which
+ * releases it (prte_pmix422_release_group_tracker: it is on no list). */
+static void answer_handed(evutil_socket_t fd, short what, void *arg)
+{
+    (void) fd;
+    (void) what;
+    struct handed_answer *a = (struct handed_answer *) arg;
+    answer_callers(a->trk, a->status, a->context_id);
+    if (a->status != PMIX_SUCCESS || a->trk->type == PMIX_GROUP_DESTRUCT_CMD) drop_group_record(a->trk);
+    if (a->relfn != NULL) {
+        a->relfn(a->relcbd);
+    } else {
+        PMIX_RELEASE(a->trk);
+    }
+    free(a);
+}
+
+/* The host's callback (its progress thread; PMIx's own threadshifts too). */
+static void handed_answered(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                            pmix_release_cbfunc_t relfn, void *relcbd)
+{
+    struct handed_answer *a = (struct handed_answer *) calloc(1, sizeof(*a));
+    if (a == NULL) return; /* the callers wait: nothing better can be done without memory */
+    a->trk = (pmix_server_trkr_t *) cbdata;
+    a->status = status;
+    a->context_id = SIZE_MAX;
+    a->relfn = relfn;
+    a->relcbd = relcbd;
+    for (size_t n = 0; info != NULL && n < ninfo; n++) {
+        if (PMIX_CHECK_KEY(&info[n], PMIX_GROUP_CONTEXT_ID)) {
+            pmix_status_t rc;
+            size_t id = SIZE_MAX;
+            PMIX_VALUE_GET_NUMBER(rc, &info[n].value, id, size_t);
+            if (rc == PMIX_SUCCESS) a->context_id = id;
+        }
+    }
+    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, answer_handed, a, &prte_pmix422_now) != 0) free(a);
+}
+
+/* PMIX_GROUP_OPTIONAL: an operation the loss of a member left complete here goes to the host as
+ * PMIx would have handed it over (its group upcall), so that the DVM's collective goes on without
+ * that member. Its callers' data was never collected: the host gets none from this node. */
+static int hand_over(pmix_server_trkr_t *trk)
+{
+    if (pmix_host_server.group == NULL) return 0;
+    pmix_group_operation_t op = trk->type == PMIX_GROUP_CONSTRUCT_CMD ? PMIX_GROUP_CONSTRUCT : PMIX_GROUP_DESTRUCT;
+    trk->host_called = true;
+    return pmix_host_server.group(op, trk->id, trk->pcs, trk->npcs, trk->info, trk->ninfo, handed_answered, trk) ==
+           PMIX_SUCCESS;
 }
 
 /* The report comes first, and the answer one loop step later: an event the report raises
@@ -196,12 +276,20 @@ static void end_stuck_groups(evutil_socket_t fd, short what, void *arg)
     pmix_server_trkr_t *trk, *next;
     PMIX_LIST_FOREACH_SAFE (trk, next, &pmix_server_globals.collectives, pmix_server_trkr_t) {
         if (!stuck(trk)) continue;
-        take_over(trk);
+        int construct = trk->type == PMIX_GROUP_CONSTRUCT_CMD;
+        int optional = is_optional(trk->info, trk->ninfo);
+        take_over(trk, optional && construct);
         if (loss->report != NULL) {
             pmix_proc_t leader;
-            int has_leader = trk->type == PMIX_GROUP_CONSTRUCT_CMD && leader_of(trk, &leader);
-            loss->report(trk->id, trk->type == PMIX_GROUP_CONSTRUCT_CMD, &loss->proc, has_leader ? &leader : NULL,
-                         trk->pcs, trk->npcs, pmix_list_get_size(&trk->local_cbs));
+            int has_leader = construct && leader_of(trk, &leader);
+            loss->report(trk->id, construct, optional, &loss->proc, has_leader ? &leader : NULL, trk->pcs, trk->npcs,
+                         pmix_list_get_size(&trk->local_cbs));
+        }
+        if (optional) {
+            /* Later operations naming the member must not count it as one of this node's either. */
+            loss->forget = 1;
+            if (hand_over(trk)) continue;
+            if (construct) drop_group_record(trk);
         }
         answer_soon(trk, loss->status);
     }
@@ -242,7 +330,7 @@ static void abort_constructs(evutil_socket_t fd, short what, void *arg)
             req->report(req->id, trk->pcs, trk->npcs, 1, callers, req->arg, last);
             continue;
         }
-        take_over(trk);
+        take_over(trk, 0);
         req->report(req->id, trk->pcs, trk->npcs, 0, callers, req->arg, last);
         answer_soon(trk, req->status);
     }
@@ -289,14 +377,15 @@ static void await_lost_connection(evutil_socket_t fd, short what, void *arg)
     if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, next, loss, when) != 0) finish(loss);
 }
 
-int prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, prte_pmix422_group_ended_fn report,
-                                        prte_pmix422_connection_closed_fn then)
+int prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, int forget,
+                                        prte_pmix422_group_ended_fn report, prte_pmix422_connection_closed_fn then)
 {
     if (proc == NULL || prte_pmix422_repairs_state() != NULL) return 0;
     struct loss *loss = (struct loss *) calloc(1, sizeof(*loss));
     if (loss == NULL) return 0;
     loss->proc = *proc;
     loss->status = status;
+    loss->forget = forget;
     loss->report = report;
     loss->then = then;
     /* PMIx's event base takes events from any thread (PMIx enables libevent's pthreads support). */
@@ -328,11 +417,12 @@ int prte_pmix422_release_group_tracker(void *cbdata, int failed)
     return 0;
 }
 
-int prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, prte_pmix422_group_ended_fn report,
-                                        prte_pmix422_connection_closed_fn then)
+int prte_pmix422_end_groups_waiting_for(const pmix_proc_t *proc, int status, int forget,
+                                        prte_pmix422_group_ended_fn report, prte_pmix422_connection_closed_fn then)
 {
     (void) proc;
     (void) status;
+    (void) forget;
     (void) report;
     (void) then;
     return 0;

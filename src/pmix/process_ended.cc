@@ -30,15 +30,22 @@ void tell_collectives(const pmix_proc_t& proc)
 // normally (without joining): otherwise they would wait for this node's share.
 // A leader declared here, which no daemon knows of yet (PMIx never handed this construct over), is
 // told to every daemon first: before the failure, which follows the same way through the master.
-void group_ended(const char* id, int construct, const pmix_proc_t* ended, const pmix_proc_t* leader,
+void group_ended(const char* id, int construct, int optional, const pmix_proc_t* ended, const pmix_proc_t* leader,
                  const pmix_proc_t* members, size_t nmembers, size_t callers)
 {
     std::string group = id ? id : "?";
-    detail::verbose()(1, "group {} {}: member {} ended before it took part; {} caller(s) on this node answered {}",
-                      group, construct ? "construct" : "destruct", describe(*ended), callers,
-                      PMIx_Error_string(PMIX_ERR_PROC_TERM_WO_SYNC));
-    if (construct) detail::tell_invite_failed(group, *ended, leader, members, nmembers);
-    if (leader) {
+    if (optional) {
+        // The DVM's collective goes on without it; the survivors hear of it as it completes.
+        detail::verbose()(1, "group {} {}: member {} ended before it took part; optional, so the {} caller(s) on "
+                             "this node go on without it",
+                          group, construct ? "construct" : "destruct", describe(*ended), callers);
+    } else {
+        detail::verbose()(1, "group {} {}: member {} ended before it took part; {} caller(s) on this node answered {}",
+                          group, construct ? "construct" : "destruct", describe(*ended), callers,
+                          PMIx_Error_string(PMIX_ERR_PROC_TERM_WO_SYNC));
+        if (construct) detail::tell_invite_failed(group, *ended, leader, members, nmembers);
+    }
+    if (leader && !optional) {  // one handed over is declared as the host takes it
         pmix_proc_t who = *leader;
         std::vector<pmix_proc_t> all = detail::copy_procs(members, nmembers);
         detail::post([group, who, all] {
@@ -55,7 +62,10 @@ void group_ended(const char* id, int construct, const pmix_proc_t* ended, const 
 void invitations_after_end(const pmix_proc_t* ended)
 {
     pmix_proc_t proc = *ended;
-    detail::post([proc] { detail::invitation_party_ended(proc); });
+    detail::post([proc] {
+        detail::verbose()(5, "{} ended: PMIx has handled the end of its connection", describe(proc));
+        detail::invitation_party_ended(proc);
+    });
 }
 
 }  // namespace
@@ -69,7 +79,8 @@ void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
     if (!detail::server_running()) return;
     pmix_proc_t proc;
     PMIX_LOAD_PROCID(&proc, job.nspace.c_str(), rank);
-    if (!prte_pmix422_end_groups_waiting_for(&proc, PMIX_ERR_PROC_TERM_WO_SYNC, group_ended, invitations_after_end)) {
+    if (!prte_pmix422_end_groups_waiting_for(&proc, PMIX_ERR_PROC_TERM_WO_SYNC, abnormally, group_ended,
+                                             invitations_after_end)) {
         detail::invitation_party_ended(proc);
     }
     bool in_group = detail::group_member_ended(proc);

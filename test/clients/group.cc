@@ -14,6 +14,8 @@
 //   --late-rank R   rank R does not construct: it waits (at most 120 s) to be killed
 //   --late-until F  ... or, with this, until file F exists, and then leaves normally
 //   --late-in-destruct  ... rank R constructs, and waits instead of destructing
+//   --call-after F  the other ranks construct only once file F exists (at most 120 s): after the
+//                   late rank has been killed, say
 //   --expect-error  the construct (or, with --late-in-destruct, the destruct) must fail; prints
 //                   "group refused rank R: <status>" (or "group destruct refused ...") and exits 0.
 //                   A construct's failure then waits (at most 10 s) for PMIX_GROUP_INVITE_FAILED,
@@ -30,6 +32,11 @@
 //                   prints "group abort raised rank R"; the others' construct must fail, printing
 //                   "group refused rank R: <status>". Then every rank fences and constructs and
 //                   destructs the same group again (with a context id), printing "group ok ..."
+//   --optional      constructs with PMIX_GROUP_OPTIONAL: a late rank killed before it joins is left
+//                   out. Each PMIX_GROUP_INVITE_FAILED prints as under --expect-error; after the
+//                   construct, each rank waits (at most 10 s) for PMIX_GROUP_MEMBERSHIP_UPDATE and
+//                   prints "group membership rank R: group ID members NS:RANK,..." (or "group no
+//                   membership event rank R"), then destructs as usual ("group ok ...")
 //   --notify-termination  constructs with PMIX_GROUP_NOTIFY_TERMINATION; a destruct's failure then
 //                   waits (at most 10 s) for PMIX_GROUP_MEMBER_FAILED in the same way ("group member
 //                   failed rank R: ...", or "group no member-failed event rank R")
@@ -55,8 +62,10 @@ struct Options {
     int timeout = 0;
     long late_rank = -1;
     std::string late_until;
+    std::string call_after;
     bool late_in_destruct = false;
     bool notify_termination = false;
+    bool optional = false;
     long leader = -1;
     bool after_leader_failed = false;
     long abort_rank = -1;
@@ -94,6 +103,8 @@ Options parse(int argc, char** argv)
             o.late_rank = std::atol(argv[++i]);
         } else if (a == "--late-until" && i + 1 < argc) {
             o.late_until = argv[++i];
+        } else if (a == "--call-after" && i + 1 < argc) {
+            o.call_after = argv[++i];
         } else if (a == "--late-in-destruct") {
             o.late_in_destruct = true;
         } else if (a == "--timeout" && i + 1 < argc) {
@@ -106,6 +117,8 @@ Options parse(int argc, char** argv)
             o.abort_rank = std::atol(argv[++i]);
         } else if (a == "--after-leader-failed") {
             o.after_leader_failed = true;
+        } else if (a == "--optional") {
+            o.optional = true;
         } else if (a == "--notify-termination") {
             o.notify_termination = true;
         } else if (a == "--expect-error") {
@@ -195,6 +208,31 @@ void register_for(pmix_status_t code)
 {
     pmix_status_t rc = PMIx_Register_event_handler(&code, 1, nullptr, 0, on_group_event, nullptr, nullptr);
     if (rc < 0) prte_test::fail(program, "cannot register for %s: %s", PMIx_Error_string(code), PMIx_Error_string(rc));
+}
+
+// PMIX_GROUP_MEMBERSHIP_UPDATE: the members an optional construct kept.
+std::atomic<int> membership_events{0};
+
+void on_membership(size_t, pmix_status_t, const pmix_proc_t*, pmix_info_t info[], size_t ninfo, pmix_info_t*, size_t,
+                   pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata)
+{
+    std::string members = "?", group = "?";
+    for (size_t i = 0; i < ninfo; ++i) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_MEMBERSHIP) && info[i].value.type == PMIX_DATA_ARRAY &&
+            info[i].value.data.darray && info[i].value.data.darray->type == PMIX_PROC) {
+            const auto* procs = static_cast<const pmix_proc_t*>(info[i].value.data.darray->array);
+            members.clear();
+            for (size_t n = 0; n < info[i].value.data.darray->size; ++n) {
+                members += (n ? "," : "") + std::string(procs[n].nspace) + ":" + std::to_string(procs[n].rank);
+            }
+        } else if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID) && info[i].value.type == PMIX_STRING) {
+            group = info[i].value.data.string;
+        }
+    }
+    std::printf("group membership rank %u: group %s members %s\n", my_rank, group.c_str(), members.c_str());
+    std::fflush(stdout);
+    ++membership_events;
+    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
 }
 
 // The DVM raises the event before it answers the call, but the client library may run the
@@ -300,7 +338,12 @@ int main(int argc, char** argv)
     my_rank = me.rank;
     if (o.abort_rank >= 0) return run_abort_case(o, members, me);
     bool late = o.late_rank == static_cast<long>(me.rank);
-    if (o.expect_error && !o.late_in_destruct) register_for(PMIX_GROUP_INVITE_FAILED);
+    if ((o.expect_error && !o.late_in_destruct) || o.optional) register_for(PMIX_GROUP_INVITE_FAILED);
+    if (o.optional) {
+        pmix_status_t code = PMIX_GROUP_MEMBERSHIP_UPDATE;
+        pmix_status_t rc = PMIx_Register_event_handler(&code, 1, nullptr, 0, on_membership, nullptr, nullptr);
+        if (rc < 0) prte_test::fail(program, "cannot register for PMIX_GROUP_MEMBERSHIP_UPDATE: %s", PMIx_Error_string(rc));
+    }
     if (o.notify_termination) register_for(PMIX_GROUP_MEMBER_FAILED);
     if (o.leader >= 0) {
         register_for(PMIX_GROUP_LEADER_FAILED);
@@ -311,6 +354,10 @@ int main(int argc, char** argv)
         wait_for_group_event(me, PMIX_GROUP_LEADER_FAILED, 20);
     } else if (late && !o.late_in_destruct) {
         wait_as_late_rank(o, me);
+    }
+    if (!o.call_after.empty()) {
+        for (int tenths = 0; tenths < 1200 && access(o.call_after.c_str(), F_OK) != 0; ++tenths) usleep(100000);
+        if (access(o.call_after.c_str(), F_OK) != 0) prte_test::fail(program, "%s did not appear in 120 s", o.call_after.c_str());
     }
 
     for (int iter = 0; iter < o.repeat; ++iter) {
@@ -324,6 +371,10 @@ int main(int argc, char** argv)
         if (o.notify_termination) {
             directives.emplace_back();
             PMIX_INFO_LOAD(&directives.back(), PMIX_GROUP_NOTIFY_TERMINATION, &yes, PMIX_BOOL);
+        }
+        if (o.optional) {
+            directives.emplace_back();
+            PMIX_INFO_LOAD(&directives.back(), PMIX_GROUP_OPTIONAL, &yes, PMIX_BOOL);
         }
         if (o.leader == static_cast<long>(me.rank)) {
             directives.emplace_back();
@@ -353,6 +404,13 @@ int main(int argc, char** argv)
         long long context_id = context_id_of(results, nresults);
         if (results) PMIX_INFO_FREE(results, nresults);
         if (o.context_id && context_id < 0) prte_test::fail(program, "rank %u: the group has no context id", me.rank);
+        if (o.optional) {
+            for (int hundredths = 0; hundredths < 1000 && membership_events.load() == 0; ++hundredths) usleep(10000);
+            if (membership_events.load() == 0) {
+                std::printf("group no membership event rank %u\n", me.rank);
+                std::fflush(stdout);
+            }
+        }
 
         if (late && !o.after_leader_failed) wait_as_late_rank(o, me);
         rc = PMIx_Group_destruct(id.c_str(), nullptr, 0);

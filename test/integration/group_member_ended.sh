@@ -6,7 +6,7 @@
 # every survivor's call returns PMIX_ERR_PROC_TERM_WO_SYNC (a construct's survivors hear
 # PMIX_GROUP_INVITE_FAILED naming the dead rank, once each), no collective state is left, and the
 # same group id works again (PMIx 4.2.2 kept a failed construct's group record, so a later
-# construct of that id waited for ever).
+# construct of that id waited for ever); also when the member died before any other called.
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
@@ -16,7 +16,7 @@ CLIENTS="$PRTE_BUILDDIR/test/clients"
 # daemons' stderr, which prte passes on.
 PMIX_MCA_pmix_server_connect_verbose=2
 export PMIX_MCA_pmix_server_connect_verbose
-start_local_nodes_dvm 3 2 --prtemca pmix_server_verbose 1 --prtemca grpcomm_base_verbose 5
+start_local_nodes_dvm 3 2 --prtemca pmix_server_verbose 5 --prtemca grpcomm_base_verbose 5
 
 # run_case NAME PRUN-ARGS...: runs the group client under prun --enable-recovery in the background;
 # once the late rank has said its pid and every line in $waits (patterns without spaces: what shows
@@ -93,8 +93,28 @@ status=$?
 refused left construct 3
 group_event_once left invite 3 3
 
+# ---- construct; rank 3 (beside rank 0 on node1) is killed before any member calls ----
+# PMIx 4.2.2 counted the dead client as one of node1's members of the later construct when members
+# are listed by rank (a whole job's count it does lower): rank 0 waited for ever (node1 now
+# deregisters a client that ended abnormally).
+timeout 120 "$PRUN" --enable-recovery -n 4 --map-by node "$CLIENTS/group" --id after --by-rank --late-rank 3 \
+    --call-after "$TEST_TMP/call-now" --expect-error >"$TEST_TMP/after.out" 2>"$TEST_TMP/after.err" &
+job=$!
+wait_for_lines "$TEST_TMP/after.out" '^group late rank' 1 600 "$job"
+kill -9 "$(sed -n 's/^group late rank [0-9]* waits, pid \([0-9]*\)$/\1/p' "$TEST_TMP/after.out")"
+wait_for_line "$TEST_TMP/prte.err" "^\[node1\].*:3 ended: PMIx has handled the end of its connection" ||
+    fail "after: node1 never handled rank 3's end"
+: >"$TEST_TMP/call-now"
+wait "$job"
+status=$?
+[ $status = 137 ] && pass "after: the job ended with the failure's status, no hang" ||
+    fail "after: prun exited $status (124: it hung)"
+refused after construct 3
+group_event_once after invite 3 3
+nothing_held after
+
 # ---- the same ids again, all ranks alive: the failed constructs left no group record ----
-for id in beside alone left; do
+for id in beside alone left after; do
     run "again_$id" timeout 60 "$PRUN" -n 4 --map-by node "$CLIENTS/group" --id "$id"
     expect_status "again_$id" 0
     [ "$(grep -c '^group ok rank' "$TEST_TMP/again_$id.out")" = 4 ] && pass "group id '$id' works again" ||

@@ -29,7 +29,8 @@ namespace prte::grpcomm {
 // 5: participant_ended() (a process that ended before it took part fails the collectives over it).
 // 6: AllgatherCallback names that process (PMIx groups tell the survivors who it was).
 // 7: cancel() (a PMIx group construct a member aborted with PMIX_GROUP_CONSTRUCT_ABORT).
-inline constexpr uint32_t kInterfaceVersion = 7;
+// 8: Signature::optional and the processes AllgatherCallback says were left out (PMIX_GROUP_OPTIONAL).
+inline constexpr uint32_t kInterfaceVersion = 8;
 
 // Fired on the master only, once every daemon has received the op, or with an error when it
 // cannot be delivered. Runs on the progress thread.
@@ -41,11 +42,16 @@ using XcastCompletion = std::function<void(const Status&)>;
 // result: one counter for the DVM's life, so an id is never issued twice (PMIx groups).
 // With a time_limit, a collective still incomplete that long after this daemon contributed fails
 // on every participating daemon with Errc::timed_out (PMIX_TIMEOUT: a process that never calls).
+// With `optional` (PMIX_GROUP_OPTIONAL), a participating process that ends before it took part is
+// left out instead of failing the collective: the daemons hosting nothing but such processes are
+// no longer waited for, and the result says who was left out (the master decides, so every
+// daemon hears the same list).
 struct Signature {
     std::vector<pmix_proc_t> procs;
     std::string id;
     bool assign_context_id = false;
     std::chrono::milliseconds time_limit{0};
+    bool optional = false;
 };
 
 // Fired on each participating daemon with the combined data and the context id (0 when none was
@@ -53,9 +59,10 @@ struct Signature {
 // completed (the fence then fails rather than waiting for data that will never come), when a
 // participant's time limit passed, or when a participating process ended before it took part
 // (Errc::peer_ended, with `ended` naming it; nullptr otherwise). It may run before allgather()
-// returns, when the collective had failed before this daemon's caller called.
+// returns, when the collective had failed before this daemon's caller called. `left_out`: on the
+// success of an optional collective, the participating processes that ended before they took part.
 using AllgatherCallback = std::function<void(const Status&, const rml::Payload& combined, uint64_t context_id,
-                                             const pmix_proc_t* ended)>;
+                                             const pmix_proc_t* ended, const std::vector<pmix_proc_t>& left_out)>;
 
 class Module : public mca::Module {
   public:
@@ -78,7 +85,8 @@ class Module : public mca::Module {
     // took part in fails on every participating daemon with Errc::peer_ended,
     // those under way and those that start later (until its job is released): in a job that
     // carries on after a failure (prun --enable-recovery), or a group spanning jobs, the others
-    // would otherwise wait for it for ever. Collectives it took part in complete. Progress thread.
+    // would otherwise wait for it for ever. Collectives it took part in complete; an optional one
+    // (Signature::optional) leaves it out instead of failing. Progress thread.
     virtual void participant_ended(const pmix_proc_t& proc) noexcept = 0;
     // This daemon's part of the collective over `signature` ends with `why` (Errc::cancelled): the
     // one under way here fails through its callback. Unless `started_here` (this daemon's part was

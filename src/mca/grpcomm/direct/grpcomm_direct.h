@@ -16,7 +16,9 @@
 // hosting participants that leaves fails the collective everywhere instead of leaving it waiting.
 // So does a participant's time limit (grpcomm_direct_deadline.cc): the daemon whose limit passes
 // first asks the master, which marks the collective released and broadcasts its failure. And so
-// does a participating process that ended before it took part (grpcomm_direct_ended.cc).
+// does a participating process that ended before it took part (grpcomm_direct_ended.cc), unless
+// the collective is optional: then the daemons hosting nothing but such processes are dropped from
+// the participants, and the master's release names the processes left out.
 // Successive collectives over the same processes are told apart by a per-signature sequence
 // number every participant counts alike. A collective that asks for a context id (a PMIx group
 // construct) gets it from the master's counter when the master releases the result.
@@ -73,6 +75,7 @@ class DirectModule final : public Module {
         runtime::Rank sent_to = runtime::kInvalidRank;  // the parent it last went up to
         bool released = false;                          // the master has broadcast the result
         bool assign_context_id = false;                 // some participant asked for one
+        bool optional = false;                          // leaves out ended processes (Signature::optional)
         std::shared_ptr<Deadline> deadline;             // this daemon's caller's time limit
     };
 
@@ -88,7 +91,9 @@ class DirectModule final : public Module {
 
     void on_gather(runtime::Rank origin, rml::Payload&& payload);
     void on_release(runtime::Rank origin, rml::Payload&& payload);
-    GatherOp* gather_op(const std::string& signature, uint64_t seq, const std::vector<std::string>& procs);
+    GatherOp* gather_op(const std::string& signature, uint64_t seq, const std::vector<std::string>& procs,
+                        bool optional);
+    void refresh_participants(GatherOp& op) const;
     bool has_subtree_shares(const GatherOp& op) const;
     runtime::Rank departed_participant(const GatherOp& op) const;
     void maybe_send_up(GatherOp& op);
@@ -113,6 +118,9 @@ class DirectModule final : public Module {
     void on_ended_all(runtime::Rank origin, rml::Payload&& payload);
     const Ended* ended_participant(const std::vector<std::string>& procs, const std::string& signature,
                                    uint64_t seq) const;
+    // Every such process: those an optional collective leaves out.
+    std::vector<const Ended*> ended_participants(const std::vector<std::string>& procs, const std::string& signature,
+                                                 uint64_t seq) const;
 
     uint64_t next_op_ = 1;
     std::map<uint64_t, XcastOp> ops_;

@@ -19,8 +19,9 @@ using runtime::Rank;
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
 const output::VerboseStream& verbose() { return base::framework().verbose(); }
 
-// The daemons hosting the given processes, from the job maps every daemon holds.
-std::set<Rank> daemons_of(const std::vector<std::string>& procs)
+// The daemons hosting the given processes, from the job maps every daemon holds, leaving out the
+// processes named in `except` ("nspace:rank").
+std::set<Rank> daemons_of(const std::vector<std::string>& procs, const std::set<std::string>& except = {})
 {
     std::set<Rank> out;
     auto& jobs = runtime::Runtime::instance().jobs();
@@ -32,6 +33,7 @@ std::set<Rank> daemons_of(const std::vector<std::string>& procs)
         std::string rank = text.substr(colon + 1);
         for (const auto& proc : job->procs) {
             if (rank != "*" && std::to_string(proc->rank) != rank) continue;
+            if (!except.empty() && except.count(text.substr(0, colon + 1) + std::to_string(proc->rank))) continue;
             if (proc->node && proc->node->daemon != kInvalidRank) out.insert(proc->node->daemon);
         }
     }
@@ -54,6 +56,35 @@ void write_shares(rml::Writer& w, const std::map<Rank, rml::Payload>& shares)
     for (const auto& [rank, data] : shares) w.u32(rank).bytes(data);
 }
 
+// What a contribution says of its collective, besides its processes.
+constexpr uint8_t kAssignContextId = 1;
+constexpr uint8_t kOptional = 2;
+
+void write_procs(rml::Writer& w, const std::vector<pmix_proc_t>& procs)
+{
+    w.u32(static_cast<uint32_t>(procs.size()));
+    for (const auto& p : procs) w.str(p.nspace).u32(p.rank);
+}
+
+std::vector<pmix_proc_t> read_procs(rml::Reader& r)
+{
+    std::vector<pmix_proc_t> out;
+    uint32_t n = r.u32();
+    for (uint32_t i = 0; i < n && r.ok(); ++i) {
+        std::string nspace = r.str();
+        runtime::Rank rank = r.u32();
+        if (!r.ok()) break;
+        if (nspace.empty() || nspace.size() > PMIX_MAX_NSLEN) {
+            r.fail(fmt::format("namespace of {} character(s)", nspace.size()));
+            break;
+        }
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, nspace.c_str(), rank);
+        out.push_back(p);
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string proc_text(const pmix_proc_t& p)
@@ -73,19 +104,44 @@ std::string signature_key(const Signature& signature, std::vector<std::string>& 
 
 // nullptr when the collective has already been released here (a late copy of a share).
 DirectModule::GatherOp* DirectModule::gather_op(const std::string& signature, uint64_t seq,
-                                               const std::vector<std::string>& procs)
+                                               const std::vector<std::string>& procs, bool optional)
 {
     auto released = released_seq_.find(signature);
     if (released != released_seq_.end() && seq <= released->second) return nullptr;
     std::string key = op_key(signature, seq);
     auto it = gathers_.find(key);
-    if (it != gathers_.end()) return &it->second;
+    if (it != gathers_.end()) {
+        if (optional && !it->second.optional) {
+            it->second.optional = true;
+            refresh_participants(it->second);
+        }
+        return &it->second;
+    }
     GatherOp& op = gathers_[key];
     op.signature = signature;
     op.seq = seq;
     op.procs = procs;
+    op.optional = optional;
     op.participants = daemons_of(procs);
+    refresh_participants(op);
     return &op;
+}
+
+// An optional collective waits only for the daemons hosting a participant that has not ended
+// before it took part.
+void DirectModule::refresh_participants(GatherOp& op) const
+{
+    if (!op.optional) return;
+    std::set<std::string> left_out;
+    for (const Ended* e : ended_participants(op.procs, op.signature, op.seq)) left_out.insert(proc_text(e->proc));
+    if (left_out.empty()) return;
+    std::set<Rank> before = op.participants;
+    op.participants = daemons_of(op.procs, left_out);
+    if (op.participants != before) {
+        verbose()(5, "allgather {}: optional, {} left out; participants {} (were {})", op_key(op.signature, op.seq),
+                  util::join(std::vector<std::string>(left_out.begin(), left_out.end()), ","),
+                  op.participants.size(), before.size());
+    }
 }
 
 Status DirectModule::allgather(const Signature& signature, const rml::Payload& contribution,
@@ -94,17 +150,17 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
     std::vector<std::string> procs;
     std::string sig = signature_key(signature, procs);
     uint64_t seq = ++signature_seq_[sig];
-    if (const Ended* ended = ended_participant(procs, sig, seq)) {
+    if (const Ended* ended = signature.optional ? nullptr : ended_participant(procs, sig, seq)) {
         mark_released(sig, seq);
         gathers_.erase(op_key(sig, seq));  // shares from below, if any: their daemons fail it too
         Status why(Errc::peer_ended, fmt::format("process {} ended before it took part", proc_text(ended->proc)));
         verbose()(1, "allgather {}: failed: {}", op_key(sig, seq), why.message());
         // Through the callback rather than the return value, so the caller learns which process.
         pmix_proc_t proc = ended->proc;
-        if (on_complete) on_complete(why, {}, 0, &proc);
+        if (on_complete) on_complete(why, {}, 0, &proc, {});
         return {};
     }
-    GatherOp* op = gather_op(sig, seq, procs);
+    GatherOp* op = gather_op(sig, seq, procs, signature.optional);
     Rank self = messenger().self();
     if (!op) return {Errc::internal, fmt::format("allgather {}: already released", op_key(sig, seq))};
     if (!op->participants.count(self)) {
@@ -118,8 +174,8 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
     op->on_complete = std::move(on_complete);
     if (signature.time_limit.count() > 0 && !op->deadline) arm_deadline(*op, signature.time_limit);
     op->assign_context_id = op->assign_context_id || signature.assign_context_id;
-    verbose()(5, "allgather {}: {} byte(s) from this daemon; participants {}", op_key(sig, seq), contribution.size(),
-              op->participants.size());
+    verbose()(5, "allgather {}: {} byte(s) from this daemon; participants {}{}", op_key(sig, seq), contribution.size(),
+              op->participants.size(), op->optional ? ", optional" : "");
     maybe_send_up(*op);
     return {};
 }
@@ -130,7 +186,7 @@ void DirectModule::on_gather(Rank origin, rml::Payload&& payload)
     std::string sig = r.str();
     uint64_t seq = r.u64();
     std::vector<std::string> procs = r.strings();
-    bool assign_context_id = r.u8() != 0;
+    uint8_t flags = r.u8();
     uint32_t count = r.u32();
     std::map<Rank, rml::Payload> shares;
     for (uint32_t i = 0; i < count && r.ok(); ++i) {
@@ -141,13 +197,13 @@ void DirectModule::on_gather(Rank origin, rml::Payload&& payload)
         output::warning("dropped an allgather contribution from daemon {}: {}", origin, r.error());
         return;
     }
-    GatherOp* op = gather_op(sig, seq, procs);
+    GatherOp* op = gather_op(sig, seq, procs, (flags & kOptional) != 0);
     if (!op) {
         verbose()(10, "allgather {}: dropped a late copy from daemon {}", op_key(sig, seq), origin);
         return;
     }
     verbose()(5, "allgather {}: {} share(s) from daemon {}", op_key(sig, seq), shares.size(), origin);
-    op->assign_context_id = op->assign_context_id || assign_context_id;
+    op->assign_context_id = op->assign_context_id || (flags & kAssignContextId) != 0;
     // The same share may come twice after a repair (once through the old path, once resent).
     op->shares.merge(shares);
     maybe_send_up(*op);
@@ -181,10 +237,16 @@ void DirectModule::maybe_send_up(GatherOp& op)
         rml::Payload combined;
         for (const auto& [rank, data] : op.shares) combined.insert(combined.end(), data.begin(), data.end());
         uint64_t context_id = op.assign_context_id ? next_context_id_++ : 0;
-        verbose()(5, "allgather {}: complete, {} byte(s) from {} daemon(s){}", key, combined.size(), op.shares.size(),
-                  context_id ? fmt::format(", context id {}", context_id) : std::string());
+        std::vector<pmix_proc_t> left_out;
+        if (op.optional) {
+            for (const Ended* e : ended_participants(op.procs, op.signature, op.seq)) left_out.push_back(e->proc);
+        }
+        verbose()(5, "allgather {}: complete, {} byte(s) from {} daemon(s){}{}", key, combined.size(), op.shares.size(),
+                  context_id ? fmt::format(", context id {}", context_id) : std::string(),
+                  left_out.empty() ? std::string() : fmt::format(", {} ended process(es) left out", left_out.size()));
         rml::Writer w;
         w.str(op.signature).u64(op.seq).u64(context_id).bytes(combined);
+        write_procs(w, left_out);
         if (Status st = xcast(rml::tag::allgather_release, w.take(), {}); !st) {
             fail_gather(key, {Errc::internal, fmt::format("cannot broadcast the result: {}", st.message())});
         }
@@ -193,7 +255,8 @@ void DirectModule::maybe_send_up(GatherOp& op)
     Rank parent = messenger().tree().parent();
     if (parent == kInvalidRank || parent == op.sent_to) return;
     rml::Writer w;
-    w.str(op.signature).u64(op.seq).strings(op.procs).u8(op.assign_context_id ? 1 : 0);
+    w.str(op.signature).u64(op.seq).strings(op.procs).u8(
+        static_cast<uint8_t>((op.assign_context_id ? kAssignContextId : 0) | (op.optional ? kOptional : 0)));
     write_shares(w, op.shares);
     if (Status st = messenger().send(parent, rml::tag::allgather, w.take()); !st) {
         // The lost-peer handling repairs the tree and calls us again with the new parent.
@@ -210,6 +273,7 @@ void DirectModule::on_release(Rank, rml::Payload&& payload)
     uint64_t seq = r.u64();
     uint64_t context_id = r.u64();
     rml::Payload data = r.bytes();
+    std::vector<pmix_proc_t> left_out = read_procs(r);
     if (!r.ok()) {
         output::warning("dropped an allgather result: {}", r.error());
         return;
@@ -219,7 +283,7 @@ void DirectModule::on_release(Rank, rml::Payload&& payload)
     if (it == gathers_.end()) return;  // this daemon held no share of it
     AllgatherCallback done = std::move(it->second.on_complete);
     gathers_.erase(it);
-    if (done) done({}, data, context_id, nullptr);
+    if (done) done({}, data, context_id, nullptr, left_out);
 }
 
 // A share or result arriving later for this collective (or an earlier one of the signature) is a
@@ -238,7 +302,7 @@ void DirectModule::fail_gather(const std::string& key, const Status& why, const 
     gathers_.erase(it);
     mark_released(op.signature, op.seq);
     verbose()(1, "allgather {}: failed: {}", key, why.message());
-    if (op.on_complete) op.on_complete(why, {}, 0, ended);
+    if (op.on_complete) op.on_complete(why, {}, 0, ended, {});
 }
 
 void DirectModule::cancel(const Signature& signature, const Status& why, bool started_here) noexcept

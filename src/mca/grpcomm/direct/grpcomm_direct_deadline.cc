@@ -105,7 +105,7 @@ void DirectModule::on_abort(Rank origin, rml::Payload&& payload)
         return;
     }
     if (messenger().self() != 0) return;
-    GatherOp* op = gather_op(sig, seq, procs);
+    GatherOp* op = gather_op(sig, seq, procs, false);  // failing it: who it waits for no longer matters
     if (!op || op->released) {
         verbose()(5, "allgather {}: abort from daemon {} after its release; ignored", op_key(sig, seq), origin);
         return;

@@ -8,7 +8,10 @@
 // under way and those that start later. The count is fixed once, by the one daemon that could
 // contribute for the process, so every daemon draws the same line whatever order messages arrive
 // in: a collective at or below it completes everywhere (the process took part), one above it
-// fails everywhere.
+// fails everywhere. An optional collective (PMIX_GROUP_OPTIONAL) above the count leaves the
+// process out instead: every daemon stops waiting for the daemons that host nothing else of it, and
+// the master, which hears of every ended process before any other daemon does (it broadcasts
+// them), names in its release those it left out.
 #include <fmt/format.h>
 
 #include "mca/grpcomm/base/grpcomm_base.h"
@@ -116,15 +119,26 @@ void DirectModule::apply_ended(Ended ended)
     if (!ended_.emplace(name, std::move(ended)).second) return;  // known already (its own daemon)
     // Copies: a callback may change ended_ (a job released).
     std::vector<std::pair<std::string, pmix_proc_t>> doomed;
-    for (const auto& [key, op] : gathers_) {
+    std::vector<std::string> leaving_out;
+    for (auto& [key, op] : gathers_) {
         if (op.released) continue;
-        if (const Ended* in_vain = ended_participant(op.procs, op.signature, op.seq)) {
+        const Ended* in_vain = ended_participant(op.procs, op.signature, op.seq);
+        if (!in_vain) continue;
+        if (op.optional) {
+            refresh_participants(op);
+            leaving_out.push_back(key);
+        } else {
             doomed.emplace_back(key, in_vain->proc);
         }
     }
-    verbose()(5, "{} ended: {} collective(s) under way it did not take part in fail", name, doomed.size());
+    verbose()(5, "{} ended: {} collective(s) under way it did not take part in fail, {} optional one(s) go on without it",
+              name, doomed.size(), leaving_out.size());
     for (const auto& [key, proc] : doomed) {
         fail_gather(key, {Errc::peer_ended, fmt::format("process {} ended before it took part", proc_text(proc))}, &proc);
+    }
+    for (const auto& key : leaving_out) {
+        auto it = gathers_.find(key);
+        if (it != gathers_.end()) maybe_send_up(it->second);
     }
 }
 
@@ -132,12 +146,21 @@ void DirectModule::apply_ended(Ended ended)
 const DirectModule::Ended* DirectModule::ended_participant(const std::vector<std::string>& procs,
                                                            const std::string& signature, uint64_t seq) const
 {
+    std::vector<const Ended*> all = ended_participants(procs, signature, seq);
+    return all.empty() ? nullptr : all.front();
+}
+
+std::vector<const DirectModule::Ended*> DirectModule::ended_participants(const std::vector<std::string>& procs,
+                                                                         const std::string& signature,
+                                                                         uint64_t seq) const
+{
+    std::vector<const Ended*> out;
     for (const auto& [name, ended] : ended_) {
         if (!names(procs, name, ended.proc.nspace)) continue;
         auto it = ended.taken_part.find(signature);
-        if (seq > (it == ended.taken_part.end() ? 0 : it->second)) return &ended;
+        if (seq > (it == ended.taken_part.end() ? 0 : it->second)) out.push_back(&ended);
     }
-    return nullptr;
+    return out;
 }
 
 }  // namespace prte::grpcomm::direct

@@ -1,0 +1,104 @@
+#!/bin/sh
+# Issue 13, RFC 0033's PMIX_GROUP_OPTIONAL: a member killed before it joins a construct that says
+# participation is optional is left out instead of failing it. Every survivor's construct succeeds,
+# on every node, and each survivor hears PMIX_GROUP_INVITE_FAILED naming the dead rank once, then
+# PMIX_GROUP_MEMBERSHIP_UPDATE listing the members that remain; the group's destruct, over those,
+# succeeds; no daemon keeps collective state; also when the member died before any member called.
+# (Without the attribute: group_member_ended.)
+# 3 local nodes (rml_radix 2), a job that carries on after the failure (--enable-recovery).
+. "$PRTE_SRCDIR/test/integration/lib.sh"
+. "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
+. "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
+CLIENTS="$PRTE_BUILDDIR/test/clients"
+
+# PMIx's own log of each group request its server receives ("recvd grpconstruct cmd").
+PMIX_MCA_pmix_server_connect_verbose=2
+export PMIX_MCA_pmix_server_connect_verbose
+start_local_nodes_dvm 3 2 --prtemca pmix_server_verbose 5 --prtemca grpcomm_base_verbose 5
+
+# run_case NAME LATE PRUN-ARGS...: the group client (group NAME, members listed by rank, rank LATE
+# late, --optional) under prun --enable-recovery; once rank LATE has said its pid and every line in
+# $waits (patterns without spaces) is in the DVM's log, kills it and waits for the job.
+run_case() {
+    name=$1
+    late=$2
+    shift 2
+    timeout 120 "$PRUN" --enable-recovery "$@" "$CLIENTS/group" --id "$name" --by-rank --optional \
+        --late-rank "$late" >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" &
+    job=$!
+    wait_for_lines "$TEST_TMP/$name.out" '^group late rank' 1 600 "$job"
+    for pattern in $waits; do wait_for_line "$TEST_TMP/prte.err" "$pattern" || fail "$name: no '$pattern'"; done
+    kill -9 "$(sed -n 's/^group late rank [0-9]* waits, pid \([0-9]*\)$/\1/p' "$TEST_TMP/$name.out")"
+    wait "$job"
+    status=$?
+    if [ $status = 137 ]; then pass "$name: the job ended with the failure's status, no hang"; else
+        fail "$name: prun exited $status (124: it hung)"; sed 's/^/    /' "$TEST_TMP/$name.out" "$TEST_TMP/$name.err"; fi
+}
+
+# survived NAME COUNT LATE: each of the COUNT survivors constructed and destructed the group with
+# one context id, and heard the new membership (every rank but LATE) once.
+survived() {
+    ok=$(grep -c "^group ok rank [0-9]* iter 0 ctxid [0-9]*$" "$TEST_TMP/$1.out")
+    ids=$(sed -n "s/^group ok rank [0-9]* iter 0 ctxid \([0-9]*\)$/\1/p" "$TEST_TMP/$1.out" | sort -u | wc -l)
+    if [ "$ok" = "$2" ] && [ "$ids" = 1 ]; then
+        pass "$1: all $2 survivors constructed (one context id) and destructed the group"
+    else
+        fail "$1: $ok of $2 survivors constructed and destructed it ($ids context id(s))"
+        sed 's/^/    /' "$TEST_TMP/$1.out" "$TEST_TMP/$1.err"
+    fi
+    group_event_once "$1" invite "$2" "$3"
+    ns=$(sed -n 's/.*rank [0-9]* of job \([^ ]*\) on node .* was killed by signal 9.*/\1/p' "$TEST_TMP/$1.err" | head -1)
+    kept=""
+    r=0
+    while [ $r -le "$2" ]; do
+        [ $r != "$3" ] && kept="$kept${kept:+,}$ns:$r"
+        r=$((r + 1))
+    done
+    heard=$(grep -c "^group membership rank [0-9]*: group $1 members $kept$" "$TEST_TMP/$1.out")
+    total=$(grep -c "^group membership rank" "$TEST_TMP/$1.out")
+    if [ -n "$ns" ] && [ "$heard" = "$2" ] && [ "$total" = "$2" ]; then
+        pass "$1: each survivor heard PMIX_GROUP_MEMBERSHIP_UPDATE once, listing $kept"
+    else
+        fail "$1: $heard of $2 survivors heard the membership $kept ($total events in all)"
+        sed 's/^/    /' "$TEST_TMP/$1.out"
+    fi
+}
+
+# ---- the dead rank 2 is alone on node3, which never joins the collective ----
+waits="^\[node1\].*allgather.*group.alone.construct.*from.this.daemon ^\[node2\].*allgather.*group.alone.construct.*from.this.daemon"
+run_case alone 2 -n 3 --map-by node
+survived alone 2 2
+grep -q "allgather .*group alone construct#1: complete, .*, 1 ended process(es) left out" "$TEST_TMP/prte.err" &&
+    pass "alone: the master completed the collective without node3, leaving rank 2 out" ||
+    fail "alone: no collective completed without rank 2"
+nothing_held alone
+
+# ---- the dead rank 3 shares node1 with rank 0, which called: PMIx 4.2.2 would keep rank 0's
+# construct for ever; node1 hands it to the DVM itself ----
+# --map-by node: node1 has ranks 0 and 3, node2 rank 1, node3 rank 2.
+waits="^\[node1\].*recvd.grpconstruct.cmd ^\[node2\].*allgather.*group.beside.construct.*from.this.daemon ^\[node3\].*allgather.*group.beside.construct.*from.this.daemon"
+run_case beside 3 -n 4 --map-by node
+survived beside 3 3
+grep -q "^\[node1\].*group beside construct: member .*:3 ended before it took part; optional, so the 1 caller(s) on this node go on without it" \
+    "$TEST_TMP/prte.err" && pass "beside: node1 handed rank 0's construct over without rank 3" ||
+    fail "beside: node1 did not say it went on without rank 3"
+nothing_held beside
+
+# ---- rank 3 (beside rank 0 on node1) is killed before any member calls: the construct starts
+# after its death. PMIx 4.2.2 counted a dead client as one of node1's members of every later group
+# operation naming it, so rank 0's construct never reached the DVM; node1 now deregisters it ----
+timeout 120 "$PRUN" --enable-recovery -n 4 --map-by node "$CLIENTS/group" --id after --by-rank --optional \
+    --late-rank 3 --call-after "$TEST_TMP/call-now" >"$TEST_TMP/after.out" 2>"$TEST_TMP/after.err" &
+job=$!
+wait_for_lines "$TEST_TMP/after.out" '^group late rank' 1 600 "$job"
+kill -9 "$(sed -n 's/^group late rank [0-9]* waits, pid \([0-9]*\)$/\1/p' "$TEST_TMP/after.out")"
+wait_for_line "$TEST_TMP/prte.err" "^\[node1\].*:3 ended: PMIx has handled the end of its connection" ||
+    fail "after: node1 never handled rank 3's end"
+: >"$TEST_TMP/call-now"
+wait "$job"
+status=$?
+[ $status = 137 ] && pass "after: the job ended with the failure's status, no hang" ||
+    fail "after: prun exited $status (124: it hung)"
+survived after 3 3
+nothing_held after
+finish
