@@ -73,22 +73,28 @@ void release_answer(void* cbdata)
     }
 }
 
-// What a construct hands back: the context id if one was asked for, and each node's member data
-// as PMIx's server packed it (one PMIX_GROUP_ENDPT_DATA per node that had any).
+// What a construct hands back: the context id if one was asked for, and the member data of every
+// node, as one PMIX_GROUP_ENDPT_DATA. Each node's PMIx server packed its members' data as a series
+// of (kind, byte object) pairs, and PMIx 4.2.2's server reads such pairs until the end of the one
+// PMIX_GROUP_ENDPT_DATA it takes (the last, if there are several): so the nodes' series, one after
+// the other, give every member every other member's data without a direct modex.
 Status construct_results(const rml::Payload& combined, bool want_context_id, uint64_t context_id, InfoArray& results)
 {
     if (want_context_id) {
         if (context_id == 0) return {Errc::internal, "the master issued no context id"};
         results.add_size(PMIX_GROUP_CONTEXT_ID, context_id);
     }
+    rml::Payload all;
     rml::Reader r(combined, "group member data");
     while (!r.at_end()) {
         rml::Payload blob = r.bytes();
         if (!r.ok()) return {Errc::internal, fmt::format("malformed member data: {}", r.error())};
-        if (blob.empty()) continue;
+        all.insert(all.end(), blob.begin(), blob.end());
+    }
+    if (!all.empty()) {
         pmix_byte_object_t bo;
-        bo.bytes = reinterpret_cast<char*>(blob.data());
-        bo.size = blob.size();
+        bo.bytes = reinterpret_cast<char*>(all.data());
+        bo.size = all.size();
         results.add(PMIX_GROUP_ENDPT_DATA, &bo, PMIX_BYTE_OBJECT);  // copied
     }
     return {};

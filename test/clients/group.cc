@@ -10,6 +10,9 @@
 //                   the construct starts once the DVM lists that job (PMIX_QUERY_NAMESPACES), as a
 //                   construct naming a namespace that is no job yet fails at once (a namespace
 //                   starting "no-such-" is not waited for)
+//   --put-get       each rank puts "NS:RANK" under prte.test.group (and commits) before the first
+//                   construct; after it, reads every other member's value (a whole job's size from
+//                   its job-level information) and prints "group data rank R: N value(s) of M job(s)"
 //   --timeout S     PMIX_TIMEOUT for the construct
 //   --late-rank R   rank R does not construct: it waits (at most 120 s) to be killed
 //   --late-until F  ... or, with this, until file F exists, and then leaves normally
@@ -70,6 +73,7 @@ struct Options {
     bool after_leader_failed = false;
     long abort_rank = -1;
     bool by_rank = false;
+    bool put_get = false;
     std::vector<pmix_proc_t> extra;
 };
 
@@ -111,6 +115,8 @@ Options parse(int argc, char** argv)
             o.timeout = std::atoi(argv[++i]);
         } else if (a == "--leader" && i + 1 < argc) {
             o.leader = std::atol(argv[++i]);
+        } else if (a == "--put-get") {
+            o.put_get = true;
         } else if (a == "--by-rank") {
             o.by_rank = true;
         } else if (a == "--abort-rank" && i + 1 < argc) {
@@ -174,6 +180,53 @@ void wait_for_jobs(const std::vector<pmix_proc_t>& extra)
             usleep(50000);
         }
     }
+}
+
+const char* kDataKey = "prte.test.group";
+
+std::string name_of(const pmix_proc_t& p) { return std::string(p.nspace) + ":" + std::to_string(p.rank); }
+
+void put_my_name(const pmix_proc_t& me)
+{
+    pmix_value_t value;
+    std::string mine = name_of(me);
+    PMIX_VALUE_LOAD(&value, mine.c_str(), PMIX_STRING);
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, kDataKey, &value);
+    PMIX_VALUE_DESTRUCT(&value);
+    if (rc == PMIX_SUCCESS) rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS) prte_test::fail(program, "rank %u: PMIx_Put/Commit failed: %s", me.rank, PMIx_Error_string(rc));
+}
+
+// After the construct: every other member's value, a whole job's ranks counted from its size.
+void read_members_data(const std::vector<pmix_proc_t>& members, const pmix_proc_t& me)
+{
+    size_t values = 0, jobs = 0;
+    for (const pmix_proc_t& m : members) {
+        pmix_rank_t first = m.rank, last = m.rank;
+        if (m.rank == PMIX_RANK_WILDCARD) {
+            first = 0;
+            last = static_cast<pmix_rank_t>(prte_test::get_integer(program, &m, PMIX_JOB_SIZE)) - 1;
+            ++jobs;
+        }
+        for (pmix_rank_t r = first; r <= last; ++r) {
+            pmix_proc_t peer;
+            PMIX_LOAD_PROCID(&peer, m.nspace, r);
+            if (PMIX_CHECK_PROCID(&peer, &me)) continue;
+            pmix_value_t* got = nullptr;
+            pmix_status_t rc = PMIx_Get(&peer, kDataKey, nullptr, 0, &got);
+            if (rc != PMIX_SUCCESS || !got) {
+                prte_test::fail(program, "rank %u: PMIx_Get of %s's value failed: %s", me.rank, name_of(peer).c_str(),
+                                PMIx_Error_string(rc));
+            }
+            if (got->type != PMIX_STRING || !got->data.string || name_of(peer) != got->data.string) {
+                prte_test::fail(program, "rank %u: %s's value is not its name", me.rank, name_of(peer).c_str());
+            }
+            PMIX_VALUE_RELEASE(got);
+            ++values;
+        }
+    }
+    std::printf("group data rank %u: %zu value(s) of %zu job(s)\n", me.rank, values, jobs);
+    std::fflush(stdout);
 }
 
 // PMIX_GROUP_INVITE_FAILED and PMIX_GROUP_MEMBER_FAILED, as they arrive.
@@ -355,6 +408,7 @@ int main(int argc, char** argv)
     } else if (late && !o.late_in_destruct) {
         wait_as_late_rank(o, me);
     }
+    if (o.put_get) put_my_name(me);
     if (!o.call_after.empty()) {
         for (int tenths = 0; tenths < 1200 && access(o.call_after.c_str(), F_OK) != 0; ++tenths) usleep(100000);
         if (access(o.call_after.c_str(), F_OK) != 0) prte_test::fail(program, "%s did not appear in 120 s", o.call_after.c_str());
@@ -404,6 +458,7 @@ int main(int argc, char** argv)
         long long context_id = context_id_of(results, nresults);
         if (results) PMIX_INFO_FREE(results, nresults);
         if (o.context_id && context_id < 0) prte_test::fail(program, "rank %u: the group has no context id", me.rank);
+        if (o.put_get && iter == 0) read_members_data(members, me);
         if (o.optional) {
             for (int hundredths = 0; hundredths < 1000 && membership_events.load() == 0; ++hundredths) usleep(10000);
             if (membership_events.load() == 0) {

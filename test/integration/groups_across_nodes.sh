@@ -13,11 +13,12 @@ dvm_ns=$(sed -n 's/.*PMIx server \(prte-[^ ]*\):0 started.*/\1/p' "$TEST_TMP/prt
 [ -n "$dvm_ns" ] || fail "cannot find the DVM's namespace in its log"
 
 # A group of two jobs on all nodes: jobs 1 and 2 of this DVM, each naming the other as members.
-"$PRUN" -n 3 --map-by node:OVERSUBSCRIBE "$CLIENTS/group" --id two-jobs --member "$dvm_ns@2:*" \
+"$PRUN" -n 3 --map-by node:OVERSUBSCRIBE "$CLIENTS/group" --id two-jobs --put-get --member "$dvm_ns@2:*" \
     >"$TEST_TMP/job_a.out" 2>"$TEST_TMP/job_a.err" &
 job_a=$!
 wait_for_line "$TEST_TMP/prte.err" "spawns job $dvm_ns@1" || fail "job 1 did not start"
-run job_b timeout 60 "$PRUN" -n 3 --map-by node:OVERSUBSCRIBE "$CLIENTS/group" --id two-jobs --member "$dvm_ns@1:*"
+run job_b timeout 60 "$PRUN" -n 3 --map-by node:OVERSUBSCRIBE "$CLIENTS/group" --id two-jobs --put-get \
+    --member "$dvm_ns@1:*"
 wait "$job_a"
 status_a=$?
 cat "$TEST_TMP/job_a.out" "$TEST_TMP/job_b.out" >"$TEST_TMP/two.out"
@@ -29,6 +30,15 @@ else
     fail "two jobs: exits $status_a/$(status_of job_b), $members members, context ids: $ids"
     sed 's/^/    /' "$TEST_TMP/two.out" "$TEST_TMP/job_a.err" "$TEST_TMP/job_b.err"
 fi
+# After the construct, each member reads both jobs' sizes (job-level information) and the value
+# every other member put before it, all from what the construct gathered: the data of every node
+# arrives with it, so no member's value is fetched by the direct modex.
+read_all=$(grep -c "^group data rank [0-9]*: 5 value(s) of 2 job(s)$" "$TEST_TMP/two.out")
+[ "$read_all" = 6 ] && pass "two jobs: each of the 6 members read the 5 others' data and both jobs' sizes" ||
+    fail "two jobs: $read_all of 6 members read all the data: $(grep '^group data' "$TEST_TMP/two.out")"
+fetched=$(grep -c "direct modex for $dvm_ns@[12]:" "$TEST_TMP/prte.err")
+[ "$fetched" = 0 ] && pass "two jobs: every member's data came with the construct (no direct modex)" ||
+    fail "two jobs: $fetched direct modex line(s) for the group's jobs"
 
 # 100 constructs in a row: each one context id for all members, no id issued twice.
 run many timeout 300 "$PRUN" -n 6 --map-by node:OVERSUBSCRIBE "$CLIENTS/group" --repeat 100 --id many
