@@ -4,7 +4,7 @@
 # rank 2 (node3) never does; once the daemons of node1 and node2 are in the construct's collective,
 # node3's daemon is killed. The collective fails on the survivors instead of waiting for node3, the
 # job ends with an error (prun does not hang), no collective state is left on any daemon, and the
-# next group works.
+# next group works. With PMIX_GROUP_OPTIONAL, the lost node's member is left out instead.
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
@@ -39,4 +39,30 @@ run next timeout 60 "$PRUN" -n 2 --map-by node "$CLIENTS/group" --id after-loss
 expect_status next 0
 [ "$(grep -c '^group ok rank' "$TEST_TMP/next.out")" = 2 ] && pass "a group on the remaining nodes works" ||
     fail "after the loss: $(cat "$TEST_TMP/next.out" "$TEST_TMP/next.err")"
+
+# ---- PMIX_GROUP_OPTIONAL: the lost node's member is left out instead ----
+# Rank 0 (node1) constructs, rank 1 (node2) never does; node2's daemon is killed once node1's is
+# in the collective. Rank 0's construct succeeds without rank 1, it hears the new membership, and
+# its destruct succeeds (the job carries on after the loss: --enable-recovery).
+node2_daemon=$(daemon_pid 2)
+timeout 120 "$PRUN" --enable-recovery -n 2 --map-by node "$CLIENTS/group" --id spared --by-rank --optional \
+    --late-rank 1 >"$TEST_TMP/spared.out" 2>"$TEST_TMP/spared.err" &
+spared=$!
+wait_for_line "$TEST_TMP/prte.err" "^\[node1\].*allgather .*group spared construct.*from this daemon" ||
+    fail "spared: node1 never joined the construct's collective"
+kill -9 "$node2_daemon"
+wait "$spared"
+spared_status=$?
+[ $spared_status != 124 ] && pass "spared: the job ended (status $spared_status), no hang" ||
+    fail "spared: the job hung"
+spared_ns=$(sed -n 's/.*spawns job \(prte-[^ ]*\): .*group$/\1/p' "$TEST_TMP/prte.err" | tail -1)
+grep -q "^group ok rank 0 iter 0 ctxid [0-9]*$" "$TEST_TMP/spared.out" &&
+    pass "spared: rank 0 constructed the group without the lost rank 1, and destructed it" ||
+    { fail "spared: rank 0 did not construct and destruct it"; sed 's/^/    /' "$TEST_TMP/spared.out" "$TEST_TMP/spared.err"; }
+grep -q "^group membership rank 0: group spared members $spared_ns:0$" "$TEST_TMP/spared.out" &&
+    pass "spared: rank 0 heard PMIX_GROUP_MEMBERSHIP_UPDATE listing itself alone" ||
+    fail "spared: no membership update listing rank 0 alone"
+grep -q "allgather .*group spared construct#1: complete, .*, 1 ended or lost process(es) left out" "$TEST_TMP/prte.err" &&
+    pass "spared: the master completed the collective without the lost node" ||
+    fail "spared: no collective completed without the lost node"
 finish

@@ -42,10 +42,10 @@ using XcastCompletion = std::function<void(const Status&)>;
 // result: one counter for the DVM's life, so an id is never issued twice (PMIx groups).
 // With a time_limit, a collective still incomplete that long after this daemon contributed fails
 // on every participating daemon with Errc::timed_out (PMIX_TIMEOUT: a process that never calls).
-// With `optional` (PMIX_GROUP_OPTIONAL), a participating process that ends before it took part is
-// left out instead of failing the collective: the daemons hosting nothing but such processes are
-// no longer waited for, and the result says who was left out (the master decides, so every
-// daemon hears the same list).
+// With `optional` (PMIX_GROUP_OPTIONAL), a participating process that ends before it took part, or
+// is lost with its node, is left out instead of failing the collective: the daemons hosting
+// nothing but such processes are no longer waited for, and the result says who was left out (the
+// master decides, so every daemon hears the same list).
 struct Signature {
     std::vector<pmix_proc_t> procs;
     std::string id;

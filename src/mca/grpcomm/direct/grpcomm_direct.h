@@ -17,8 +17,8 @@
 // So does a participant's time limit (grpcomm_direct_deadline.cc): the daemon whose limit passes
 // first asks the master, which marks the collective released and broadcasts its failure. And so
 // does a participating process that ended before it took part (grpcomm_direct_ended.cc), unless
-// the collective is optional: then the daemons hosting nothing but such processes are dropped from
-// the participants, and the master's release names the processes left out.
+// the collective is optional: then the daemons hosting nothing but such processes, or that left,
+// are dropped from the participants, and the master's release names the processes left out.
 // Successive collectives over the same processes are told apart by a per-signature sequence
 // number every participant counts alike. A collective that asks for a context id (a PMIx group
 // construct) gets it from the master's counter when the master releases the result.
@@ -94,6 +94,7 @@ class DirectModule final : public Module {
     GatherOp* gather_op(const std::string& signature, uint64_t seq, const std::vector<std::string>& procs,
                         bool optional);
     void refresh_participants(GatherOp& op) const;
+    std::vector<pmix_proc_t> left_out(const GatherOp& op) const;
     bool has_subtree_shares(const GatherOp& op) const;
     runtime::Rank departed_participant(const GatherOp& op) const;
     void maybe_send_up(GatherOp& op);

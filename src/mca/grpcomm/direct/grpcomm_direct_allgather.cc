@@ -40,6 +40,29 @@ std::set<Rank> daemons_of(const std::vector<std::string>& procs, const std::set<
     return out;
 }
 
+// The given processes hosted by daemons that have left the DVM (lost with their node).
+std::vector<pmix_proc_t> procs_of_departed(const std::vector<std::string>& procs)
+{
+    std::vector<pmix_proc_t> out;
+    const rml::RadixTree& tree = messenger().tree();
+    auto& jobs = runtime::Runtime::instance().jobs();
+    for (const auto& text : procs) {
+        auto colon = text.rfind(':');
+        if (colon == std::string::npos) continue;
+        runtime::JobPtr job = jobs.find(text.substr(0, colon));
+        if (!job) continue;
+        std::string rank = text.substr(colon + 1);
+        for (const auto& proc : job->procs) {
+            if (rank != "*" && std::to_string(proc->rank) != rank) continue;
+            if (!proc->node || proc->node->daemon == kInvalidRank || !tree.departed(proc->node->daemon)) continue;
+            pmix_proc_t p;
+            PMIX_LOAD_PROCID(&p, job->nspace.c_str(), proc->rank);
+            out.push_back(p);
+        }
+    }
+    return out;
+}
+
 // Whether a signature ("ns:rank,ns:*,...|id") names a process of the job.
 bool mentions_job(const std::string& signature, const std::string& nspace)
 {
@@ -127,13 +150,27 @@ DirectModule::GatherOp* DirectModule::gather_op(const std::string& signature, ui
     return &op;
 }
 
-// An optional collective waits only for the daemons hosting a participant that has not ended
-// before it took part.
+// The participating processes an optional collective goes on without: those that ended before they
+// took part, and those lost with their node.
+std::vector<pmix_proc_t> DirectModule::left_out(const GatherOp& op) const
+{
+    std::vector<pmix_proc_t> out;
+    std::set<std::string> seen;
+    for (const Ended* e : ended_participants(op.procs, op.signature, op.seq)) {
+        if (seen.insert(proc_text(e->proc)).second) out.push_back(e->proc);
+    }
+    for (const pmix_proc_t& p : procs_of_departed(op.procs)) {
+        if (seen.insert(proc_text(p)).second) out.push_back(p);
+    }
+    return out;
+}
+
+// An optional collective waits only for the daemons hosting a participant it does not leave out.
 void DirectModule::refresh_participants(GatherOp& op) const
 {
     if (!op.optional) return;
     std::set<std::string> left_out;
-    for (const Ended* e : ended_participants(op.procs, op.signature, op.seq)) left_out.insert(proc_text(e->proc));
+    for (const pmix_proc_t& p : this->left_out(op)) left_out.insert(proc_text(p));
     if (left_out.empty()) return;
     std::set<Rank> before = op.participants;
     op.participants = daemons_of(op.procs, left_out);
@@ -238,12 +275,10 @@ void DirectModule::maybe_send_up(GatherOp& op)
         for (const auto& [rank, data] : op.shares) combined.insert(combined.end(), data.begin(), data.end());
         uint64_t context_id = op.assign_context_id ? next_context_id_++ : 0;
         std::vector<pmix_proc_t> left_out;
-        if (op.optional) {
-            for (const Ended* e : ended_participants(op.procs, op.signature, op.seq)) left_out.push_back(e->proc);
-        }
+        if (op.optional) left_out = this->left_out(op);
         verbose()(5, "allgather {}: complete, {} byte(s) from {} daemon(s){}{}", key, combined.size(), op.shares.size(),
                   context_id ? fmt::format(", context id {}", context_id) : std::string(),
-                  left_out.empty() ? std::string() : fmt::format(", {} ended process(es) left out", left_out.size()));
+                  left_out.empty() ? std::string() : fmt::format(", {} ended or lost process(es) left out", left_out.size()));
         rml::Writer w;
         w.str(op.signature).u64(op.seq).u64(context_id).bytes(combined);
         write_procs(w, left_out);
@@ -323,11 +358,13 @@ void DirectModule::cancel(const Signature& signature, const Status& why, bool st
 }
 
 // Called after every tree repair: collectives waiting on a daemon that left fail (its processes
-// are gone, so its share never comes); the others go up again wherever the parent changed.
+// are gone, so its share never comes), but optional ones go on without its processes; the others
+// go up again wherever the parent changed.
 void DirectModule::gathers_after_tree_change()
 {
     std::vector<std::pair<std::string, Status>> failed;
     for (auto& [key, op] : gathers_) {
+        if (!op.released) refresh_participants(op);
         if (Rank gone = departed_participant(op); gone != kInvalidRank) {
             failed.emplace_back(key, Status(Errc::unreachable,
                                             fmt::format("daemon {}, which hosts some of the processes, has left", gone)));

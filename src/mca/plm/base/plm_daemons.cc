@@ -306,7 +306,7 @@ void reset_node(runtime::Node& node)
     node.scheduler_job.clear();
 }
 
-void end_jobs_on_node(const runtime::Node* node, const std::string& why)
+void end_jobs_on_node(const runtime::Node* node, const std::string& why, bool spare_recoverable)
 {
     for (const auto& job : rt().jobs().all()) {
         if (job->is_daemon_job || !runtime::is_alive(job->state)) continue;
@@ -318,8 +318,12 @@ void end_jobs_on_node(const runtime::Node* node, const std::string& why)
             if (p->node == node && !p->counted_terminated) lost.push_back(p->rank);
         }
         if (lost.empty()) continue;
-        terminate_job(job, fmt::format("{}: job {} had {} process(es) there", why, job->nspace, lost.size()),
-                      runtime::JobState::comm_failed, 1);
+        // prun --enable-recovery: the processes lost with the node fail like any other, and the
+        // job carries on (errmgr), its survivors hearing of each.
+        if (!spare_recoverable || !job->recoverable) {
+            terminate_job(job, fmt::format("{}: job {} had {} process(es) there", why, job->nspace, lost.size()),
+                          runtime::JobState::comm_failed, 1);
+        }
         for (Rank r : lost) {
             runtime::Proc* p = job->proc(r);
             p->iof_complete = p->waitpid_fired = true;

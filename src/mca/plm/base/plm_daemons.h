@@ -54,8 +54,10 @@ void release_to_wireup(const std::vector<runtime::Rank>& ranks);
 // (spec: collective-shrink-completion.txt, Step 2.3).
 void reset_node(runtime::Node& node);
 // Ends the jobs that had processes on `node`, which is gone: `why` names it. The processes there
-// count as failed without waiting for a report that will never come.
-void end_jobs_on_node(const runtime::Node* node, const std::string& why);
+// count as failed without waiting for a report that will never come. With `spare_recoverable`
+// (a node lost while the DVM carries on), a job with recovery enabled is not ended: its processes
+// there fail like any other.
+void end_jobs_on_node(const runtime::Node* node, const std::string& why, bool spare_recoverable = false);
 // What is known of why daemon `rank` is gone ("failed to start: ..."), for the error message.
 std::string loss_reason(runtime::Rank rank);
 

@@ -602,7 +602,7 @@ bool daemon_lost(Rank rank, runtime::ProcState reason, const std::string& why)
     output::error("{}; the DVM carries on without node {} (elastic mode)", why, node ? node->name : "?");
     broadcast(rml::tag::daemon_died, msg::encode_ranks({rank}));
     if (node) {
-        end_jobs_on_node(node, why);
+        end_jobs_on_node(node, why, true);
         reset_node(*node);
     }
     return true;

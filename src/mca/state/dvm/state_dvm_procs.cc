@@ -28,14 +28,14 @@ void registered(const JobPtr& job, runtime::Proc&)
 }
 
 // A process is gone once its output has drained and it has been reaped; only then is it counted,
-// so no output is lost and no exit status is missed.
-void maybe_terminated(const JobPtr& job, runtime::Proc& proc)
+// so no output is lost and no exit status is missed. `reported`: its failure was told already.
+void maybe_terminated(const JobPtr& job, runtime::Proc& proc, bool reported = false)
 {
     if (!proc.iof_complete || !proc.waitpid_fired || proc.counted_terminated) return;
     proc.counted_terminated = true;
     ++job->num_terminated;
     bool failed = runtime::is_error(proc.state) || proc.term_signal != 0 || proc.exit_code != 0;
-    if (failed && !job->aborting) {
+    if (failed && !job->aborting && !reported) {
         errmgr::base::module()->proc_failed(job, proc, runtime::is_error(proc.state) ? proc.state
                                                                                     : ProcState::term_non_zero);
     }
@@ -67,8 +67,9 @@ void track(const JobPtr& job, runtime::Rank rank, ProcState state)
         if (proc->pid == 0) {  // never forked: nothing will close or be reaped
             proc->iof_complete = proc->waitpid_fired = true;
         }
-        // Counted now if nothing more will come (never forked, or lost with its daemon).
-        maybe_terminated(job, *proc);
+        // Counted now if nothing more will come (never forked, or lost with its daemon). A job
+        // that carries on after the failure (recovery) must not hear of it twice.
+        maybe_terminated(job, *proc, true);
         break;
     }
 }
