@@ -24,6 +24,9 @@
 //                   A construct's failure then waits (at most 10 s) for PMIX_GROUP_INVITE_FAILED,
 //                   printing "group invite failed rank R: member NS:RANK group ID" as each arrives,
 //                   or "group no invite-failed event rank R" if none came
+//   --retry         with --expect-error: after its construct failed, each rank constructs the same
+//                   group again (with a context id, no time limit), the late rank too once
+//                   --late-until's file exists, and prints "group ok rank R iter 0 ctxid C"
 //   --leader R      rank R constructs with PMIX_GROUP_LEADER; every rank prints "group rank R pid P"
 //                   first, and registers for PMIX_GROUP_LEADER_FAILED ("group leader failed rank R:
 //                   ...", as below)
@@ -74,6 +77,7 @@ struct Options {
     long abort_rank = -1;
     bool by_rank = false;
     bool put_get = false;
+    bool retry = false;
     std::vector<pmix_proc_t> extra;
 };
 
@@ -115,6 +119,8 @@ Options parse(int argc, char** argv)
             o.timeout = std::atoi(argv[++i]);
         } else if (a == "--leader" && i + 1 < argc) {
             o.leader = std::atol(argv[++i]);
+        } else if (a == "--retry") {
+            o.retry = true;
         } else if (a == "--put-get") {
             o.put_get = true;
         } else if (a == "--by-rank") {
@@ -299,13 +305,25 @@ void wait_for_group_event(const pmix_proc_t& me, pmix_status_t code, int seconds
     }
 }
 
-// The late rank: waits (at most 120 s) to be killed, or until --late-until's file exists.
-void wait_as_late_rank(const Options& o, const pmix_proc_t& me)
+void construct_and_destruct(const std::string& id, std::vector<pmix_proc_t>& members, const pmix_proc_t& me);
+
+// --retry: the same group again, which must succeed now that every member calls.
+[[noreturn]] void construct_again(const std::string& id, std::vector<pmix_proc_t>& members, const pmix_proc_t& me)
+{
+    construct_and_destruct(id, members, me);
+    prte_test::finalize(program);
+    std::exit(0);
+}
+
+// The late rank: waits (at most 120 s) to be killed, or until --late-until's file exists (and then
+// leaves, or with --retry constructs).
+void wait_as_late_rank(const Options& o, std::vector<pmix_proc_t>& members, const pmix_proc_t& me)
 {
     std::printf("group late rank %u waits, pid %ld\n", me.rank, static_cast<long>(getpid()));
     std::fflush(stdout);
     for (int tenths = 0; tenths < 1200; ++tenths) {
         if (!o.late_until.empty() && access(o.late_until.c_str(), F_OK) == 0) {
+            if (o.retry) construct_again(o.id, members, me);
             prte_test::finalize(program);
             std::exit(0);
         }
@@ -406,7 +424,7 @@ int main(int argc, char** argv)
     if (late && o.after_leader_failed) {
         wait_for_group_event(me, PMIX_GROUP_LEADER_FAILED, 20);
     } else if (late && !o.late_in_destruct) {
-        wait_as_late_rank(o, me);
+        wait_as_late_rank(o, members, me);
     }
     if (o.put_get) put_my_name(me);
     if (!o.call_after.empty()) {
@@ -447,6 +465,7 @@ int main(int argc, char** argv)
             if (rc == PMIX_SUCCESS) prte_test::fail(program, "rank %u: the construct of %s succeeded", me.rank, id.c_str());
             std::printf("group refused rank %u: %s\n", me.rank, PMIx_Error_string(rc));
             std::fflush(stdout);
+            if (o.retry) construct_again(id, members, me);
             wait_for_group_event(me, PMIX_GROUP_INVITE_FAILED);
             prte_test::finalize(program);
             return 0;
@@ -467,7 +486,7 @@ int main(int argc, char** argv)
             }
         }
 
-        if (late && !o.after_leader_failed) wait_as_late_rank(o, me);
+        if (late && !o.after_leader_failed) wait_as_late_rank(o, members, me);
         rc = PMIx_Group_destruct(id.c_str(), nullptr, 0);
         if (o.after_leader_failed) {
             std::printf("group destruct rank %u: %s\n", me.rank, PMIx_Error_string(rc));

@@ -42,6 +42,25 @@ held=$(grep "job $slow_ns released; still held" "$TEST_TMP/prte.err")
 if [ -n "$held" ] && ! echo "$held" | grep -qv ", 0 collective(s),"; then
     pass "no collective left on any daemon"; else fail "collective state after the job: $held"; fi
 
+# The same group again after the timeout, with the late member: it calls only now, when the
+# others have started their second construct. Its daemon had never started the first, yet counts
+# it as the others do (it heard of its failure), so the three meet in the same collective.
+timeout 120 "$PRUN" -n 3 --map-by node "$CLIENTS/group" --id again --timeout 2 --late-rank 2 \
+    --late-until "$TEST_TMP/join-now" --expect-error --retry >"$TEST_TMP/again.out" 2>"$TEST_TMP/again.err" &
+again=$!
+wait_for_lines "$TEST_TMP/again.out" '^group refused rank' 2 1200 "$again"
+: >"$TEST_TMP/join-now"
+wait "$again"
+again_status=$?
+ok=$(grep -c "^group ok rank [0-9] iter 0 ctxid [0-9]*$" "$TEST_TMP/again.out")
+ids=$(sed -n 's/^group ok rank [0-9] iter 0 ctxid \([0-9]*\)$/\1/p' "$TEST_TMP/again.out" | sort -u | wc -l)
+if [ "$again_status" = 0 ] && [ "$ok" = 3 ] && [ "$ids" = 1 ] && [ "$(grep -c '^group refused rank [01]: TIMEOUT$' "$TEST_TMP/again.out")" = 2 ]; then
+    pass "after the timeout, the same group with the late member: all 3 constructed it, one context id"
+else
+    fail "again: exit $again_status, $ok of 3 constructed it ($ids context id(s))"
+    sed 's/^/    /' "$TEST_TMP/again.out" "$TEST_TMP/again.err"
+fi
+
 # The DVM still serves groups, and a construct with a time limit that completes is not failed.
 run next timeout 60 "$PRUN" -n 3 --map-by node "$CLIENTS/group" --id after-timeout --timeout 5
 expect_status next 0

@@ -160,6 +160,23 @@ group_event_once() {
     fi
 }
 
+# kill_then_call NAME NODE: for the group client started in the background as $job (output in
+# $TEST_TMP/NAME.out; --late-rank R --call-after "$TEST_TMP/NAME-call"): kills rank R once it waits,
+# lets the others call once NODE's daemon has handled R's end, and waits for the job, which must
+# end with the kill's status (137).
+kill_then_call() {
+    wait_for_lines "$TEST_TMP/$1.out" '^group late rank' 1 600 "$job"
+    late=$(sed -n 's/^group late rank \([0-9]*\) waits.*/\1/p' "$TEST_TMP/$1.out")
+    kill -9 "$(sed -n 's/^group late rank [0-9]* waits, pid \([0-9]*\)$/\1/p' "$TEST_TMP/$1.out")"
+    wait_for_line "$TEST_TMP/prte.err" "^\[$2\].*:$late ended: PMIx has handled the end of its connection" ||
+        fail "$1: $2 never handled rank $late's end"
+    : >"$TEST_TMP/$1-call"
+    wait "$job"
+    status=$?
+    [ $status = 137 ] && pass "$1: the job ended with the failure's status, no hang" ||
+        fail "$1: prun exited $status (124: it hung)"
+}
+
 # nothing_held NAME: once the job whose rank was killed (prun's line in $TEST_TMP/NAME.err) is
 # released, no daemon - the master or any of 3 - keeps collective state or the ended rank for it.
 nothing_held() {

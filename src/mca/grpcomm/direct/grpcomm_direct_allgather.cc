@@ -1,5 +1,6 @@
 // The allgather up the tree (see grpcomm_direct.h).
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -19,11 +20,11 @@ using runtime::Rank;
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
 const output::VerboseStream& verbose() { return base::framework().verbose(); }
 
-// The daemons hosting the given processes, from the job maps every daemon holds, leaving out the
-// processes named in `except` ("nspace:rank").
-std::set<Rank> daemons_of(const std::vector<std::string>& procs, const std::set<std::string>& except = {})
+// Each process the entries name ("nspace:rank", "nspace:*" for a whole job), from the job maps
+// every daemon holds, with its daemon (kInvalidRank when it has none).
+void for_each_proc(const std::vector<std::string>& procs,
+                   const std::function<void(const runtime::Job&, const runtime::Proc&, Rank)>& fn)
 {
-    std::set<Rank> out;
     auto& jobs = runtime::Runtime::instance().jobs();
     for (const auto& text : procs) {
         auto colon = text.rfind(':');
@@ -33,10 +34,24 @@ std::set<Rank> daemons_of(const std::vector<std::string>& procs, const std::set<
         std::string rank = text.substr(colon + 1);
         for (const auto& proc : job->procs) {
             if (rank != "*" && std::to_string(proc->rank) != rank) continue;
-            if (!except.empty() && except.count(text.substr(0, colon + 1) + std::to_string(proc->rank))) continue;
-            if (proc->node && proc->node->daemon != kInvalidRank) out.insert(proc->node->daemon);
+            fn(*job, *proc, proc->node ? proc->node->daemon : kInvalidRank);
         }
     }
+}
+
+std::string name_of(const runtime::Job& job, const runtime::Proc& proc)
+{
+    return fmt::format("{}:{}", job.nspace, proc.rank);
+}
+
+// The daemons hosting the given processes, leaving out the processes named in `except`.
+std::set<Rank> daemons_of(const std::vector<std::string>& procs, const std::set<std::string>& except = {})
+{
+    std::set<Rank> out;
+    for_each_proc(procs, [&](const runtime::Job& job, const runtime::Proc& proc, Rank daemon) {
+        if (daemon == kInvalidRank || (!except.empty() && except.count(name_of(job, proc)))) return;
+        out.insert(daemon);
+    });
     return out;
 }
 
@@ -45,21 +60,12 @@ std::vector<pmix_proc_t> procs_of_departed(const std::vector<std::string>& procs
 {
     std::vector<pmix_proc_t> out;
     const rml::RadixTree& tree = messenger().tree();
-    auto& jobs = runtime::Runtime::instance().jobs();
-    for (const auto& text : procs) {
-        auto colon = text.rfind(':');
-        if (colon == std::string::npos) continue;
-        runtime::JobPtr job = jobs.find(text.substr(0, colon));
-        if (!job) continue;
-        std::string rank = text.substr(colon + 1);
-        for (const auto& proc : job->procs) {
-            if (rank != "*" && std::to_string(proc->rank) != rank) continue;
-            if (!proc->node || proc->node->daemon == kInvalidRank || !tree.departed(proc->node->daemon)) continue;
-            pmix_proc_t p;
-            PMIX_LOAD_PROCID(&p, job->nspace.c_str(), proc->rank);
-            out.push_back(p);
-        }
-    }
+    for_each_proc(procs, [&](const runtime::Job& job, const runtime::Proc& proc, Rank daemon) {
+        if (daemon == kInvalidRank || !tree.departed(daemon)) return;
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, job.nspace.c_str(), proc.rank);
+        out.push_back(p);
+    });
     return out;
 }
 

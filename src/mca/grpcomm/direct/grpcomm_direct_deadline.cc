@@ -7,6 +7,8 @@
 // completes first simply drops its timer.
 #include <event2/event.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "mca/grpcomm/base/grpcomm_base.h"
@@ -137,6 +139,11 @@ void DirectModule::on_failed(Rank, rml::Payload&& payload)
         return;
     }
     mark_released(sig, seq);
+    // A daemon whose callers had not called yet counts the failed collective as started, as the
+    // daemons that had do: the same construct started again (after a timeout, say) is then the next
+    // one everywhere, also where a late caller calls only now.
+    uint64_t& started = signature_seq_[sig];
+    started = std::max(started, seq);
     fail_gather(op_key(sig, seq), {code, message});
 }
 
