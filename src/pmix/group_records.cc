@@ -7,17 +7,21 @@
 // it when its destruct completes. When one of this node's processes ends while a record names it,
 // the member ended without leaving: this daemon, the only one that sees that end, raises
 // PMIX_GROUP_MEMBER_FAILED once for the whole DVM (the other members hear it wherever they are),
-// and makes the collectives over it fail on every daemon, also when it ended normally: a destruct
-// would otherwise wait for it for ever when it was alone on its node.
+// and tells every daemon it ended, also when it ended normally. The group's destruct then goes on
+// without it (RFC 0033: "the destruct tracker updated to account for the lack of participation";
+// the event serves in place of an error): it is an optional collective, and a destruct PMIx holds
+// for it on its own node is handed over (destruct_goes_on_without_ended()).
 //
 // PMIx 4.2.2 completes a group of one node that asks for no context id without the DVM, so such a
 // group is never recorded. A record goes once every job with members here has been deregistered,
-// so a group never destructed does not stay. Progress thread.
+// so a group never destructed does not stay. The records are read from PMIx's thread too (a
+// destruct held for an ended member): a lock guards them.
 #include <pmix.h>
 
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -42,6 +46,12 @@ std::map<std::string, Record>& records()
 {
     static std::map<std::string, Record> by_id;
     return by_id;
+}
+
+std::mutex& records_lock()
+{
+    static std::mutex lock;
+    return lock;
 }
 
 void tell_member_failed(const std::string& id, const Record& record, const pmix_proc_t& ended)
@@ -71,34 +81,47 @@ void group_constructed(const std::string& id, const std::vector<pmix_proc_t>& me
     if (record.local_jobs.empty()) return;
     if (notify_termination) verbose()(5, "group {}: recorded for PMIX_GROUP_NOTIFY_TERMINATION", id);
     if (optional) verbose()(5, "group {}: recorded as optional (PMIX_GROUP_OPTIONAL)", id);
+    std::lock_guard<std::mutex> hold(records_lock());
     records()[id] = std::move(record);
 }
 
 std::optional<std::vector<pmix_proc_t>> optional_group_members(const std::string& id)
 {
+    std::lock_guard<std::mutex> hold(records_lock());
     auto it = records().find(id);
     if (it == records().end() || !it->second.optional) return std::nullopt;
     return it->second.members;
 }
 
+bool destruct_goes_on_without_ended(const std::string& id)
+{
+    std::lock_guard<std::mutex> hold(records_lock());
+    auto it = records().find(id);
+    return it != records().end() && it->second.notify_termination;
+}
+
 void group_destructed(const std::string& id)
 {
+    std::lock_guard<std::mutex> hold(records_lock());
     if (records().erase(id)) verbose()(5, "group {}: record dropped (destructed)", id);
 }
 
 bool group_member_ended(const pmix_proc_t& proc)
 {
-    bool named = false;
-    for (const auto& [id, record] : records()) {
-        if (!record.notify_termination || !names(record.members, proc)) continue;
-        named = true;
-        tell_member_failed(id, record, proc);
+    std::vector<std::pair<std::string, Record>> naming;
+    {
+        std::lock_guard<std::mutex> hold(records_lock());
+        for (const auto& [id, record] : records()) {
+            if (record.notify_termination && names(record.members, proc)) naming.emplace_back(id, record);
+        }
     }
-    return named;
+    for (const auto& [id, record] : naming) tell_member_failed(id, record, proc);
+    return !naming.empty();
 }
 
 void forget_group_records(const std::string& nspace)
 {
+    std::lock_guard<std::mutex> hold(records_lock());
     size_t before = records().size();
     for (auto it = records().begin(); it != records().end();) {
         it->second.local_jobs.erase(nspace);

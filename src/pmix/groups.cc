@@ -243,6 +243,9 @@ void run_group(std::shared_ptr<GroupRequest> req)
     if (req->op == PMIX_GROUP_DESTRUCT) {
         // PMIx names the members it was constructed over, those the construct left out included.
         if (auto kept = optional_group_members(req->id)) req->members = std::move(*kept);
+        // RFC 0033: with PMIX_GROUP_NOTIFY_TERMINATION, a member that ended is told by an event
+        // instead, and the destruct completes among the others.
+        if (destruct_goes_on_without_ended(req->id)) req->optional = true;
     }
     grpcomm::Signature signature{req->members, collective_id(req->id, req->op), req->want_context_id,
                                  req->time_limit, req->optional};

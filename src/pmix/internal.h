@@ -159,10 +159,13 @@ void enable_group_leaders();
 // a process of this node ended; raises PMIX_GROUP_MEMBER_FAILED for each group recorded for
 // notification naming it, and says whether any did (its collectives must then fail everywhere,
 // also after a normal end). optional_group_members(): the members a construct with
-// PMIX_GROUP_OPTIONAL kept, which its destruct is over. Progress thread.
+// PMIX_GROUP_OPTIONAL kept, which its destruct is over. destruct_goes_on_without_ended(): the
+// group asked for PMIX_GROUP_NOTIFY_TERMINATION, so its destruct leaves out members that ended
+// (an optional collective). Any thread; group_member_ended() raises events (progress thread).
 void group_constructed(const std::string& id, const std::vector<pmix_proc_t>& members, bool notify_termination,
                        bool optional);
 std::optional<std::vector<pmix_proc_t>> optional_group_members(const std::string& id);
+bool destruct_goes_on_without_ended(const std::string& id);
 void group_destructed(const std::string& id);
 bool group_member_ended(const pmix_proc_t& proc);
 void forget_group_records(const std::string& nspace);

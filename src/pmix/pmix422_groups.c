@@ -253,9 +253,10 @@ static void handed_answered(pmix_status_t status, pmix_info_t *info, size_t ninf
     if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, answer_handed, a, &prte_pmix422_now) != 0) free(a);
 }
 
-/* PMIX_GROUP_OPTIONAL: an operation the loss of a member left complete here goes to the host as
- * PMIx would have handed it over (its group upcall), so that the DVM's collective goes on without
- * that member. Its callers' data was never collected: the host gets none from this node. */
+/* An operation the loss of a member left complete here that goes on without it (a construct with
+ * PMIX_GROUP_OPTIONAL, a destruct of a group that asked for PMIX_GROUP_NOTIFY_TERMINATION) goes to
+ * the host as PMIx would have handed it over (its group upcall). Its callers' data was never
+ * collected: the host gets none from this node. */
 static int hand_over(pmix_server_trkr_t *trk)
 {
     if (pmix_host_server.group == NULL) return 0;
@@ -277,19 +278,20 @@ static void end_stuck_groups(evutil_socket_t fd, short what, void *arg)
     PMIX_LIST_FOREACH_SAFE (trk, next, &pmix_server_globals.collectives, pmix_server_trkr_t) {
         if (!stuck(trk)) continue;
         int construct = trk->type == PMIX_GROUP_CONSTRUCT_CMD;
-        int optional = is_optional(trk->info, trk->ninfo);
-        take_over(trk, optional && construct);
+        int optional = construct && is_optional(trk->info, trk->ninfo);
+        take_over(trk, 1);
         if (loss->report != NULL) {
             pmix_proc_t leader;
             int has_leader = construct && leader_of(trk, &leader);
-            loss->report(trk->id, construct, optional, &loss->proc, has_leader ? &leader : NULL, trk->pcs, trk->npcs,
-                         pmix_list_get_size(&trk->local_cbs));
+            optional = loss->report(trk->id, construct, optional, &loss->proc, has_leader ? &leader : NULL, trk->pcs,
+                                    trk->npcs, pmix_list_get_size(&trk->local_cbs));
         }
+        if (!optional || !construct) drop_group_record(trk);
         if (optional) {
             /* Later operations naming the member must not count it as one of this node's either. */
             loss->forget = 1;
             if (hand_over(trk)) continue;
-            if (construct) drop_group_record(trk);
+            drop_group_record(trk);
         }
         answer_soon(trk, loss->status);
     }

@@ -75,14 +75,15 @@ int prte_pmix422_group_leader(void *cbdata, pmix_proc_t *leader);
 int prte_pmix422_release_group_tracker(void *cbdata, int failed);
 
 /* How end_groups_waiting_for reports each group operation it ends (on PMIx's thread): its id,
- * whether it was a construct, whether it is optional (PMIX_GROUP_OPTIONAL: it is handed to the
- * host right after the report instead of being answered with an error), the process that ended,
- * the leader the construct declared (see prte_pmix422_group_leader; NULL if none), the members it
- * names and how many callers it answers. It reports before it answers them, so that an event the
- * report raises reaches them first. */
-typedef void (*prte_pmix422_group_ended_fn)(const char *id, int construct, int optional, const pmix_proc_t *ended,
-                                            const pmix_proc_t *leader, const pmix_proc_t *members, size_t nmembers,
-                                            size_t callers);
+ * whether it was a construct, whether the construct's directives say PMIX_GROUP_OPTIONAL, the
+ * process that ended, the leader the construct declared (see prte_pmix422_group_leader; NULL if
+ * none), the members it names and how many callers it answers. It reports before it answers
+ * them, so that an event the report raises reaches them first. The report returns nonzero when
+ * the operation goes on without the process: it is then handed to the host right after the
+ * report instead of being answered with an error. */
+typedef int (*prte_pmix422_group_ended_fn)(const char *id, int construct, int optional, const pmix_proc_t *ended,
+                                           const pmix_proc_t *leader, const pmix_proc_t *members, size_t nmembers,
+                                           size_t callers);
 
 /* Called on PMIx's thread once it has read everything the ended process sent (end_groups_waiting_for). */
 typedef void (*prte_pmix422_connection_closed_fn)(const pmix_proc_t *ended);
@@ -90,8 +91,9 @@ typedef void (*prte_pmix422_connection_closed_fn)(const pmix_proc_t *ended);
 /* Any thread: local process `proc` has ended (it was reaped). Once PMIx has seen its connection
  * close, every group construct or destruct on this node that then waits for nobody but was never
  * handed to the host (PMIx 4.2.2 hands fences and connects over after such a loss, not groups) is
- * answered with `status` to each member that called, and its records are released; one that is
- * optional (PMIX_GROUP_OPTIONAL) is handed to the host instead, which answers it as any other.
+ * answered with `status` to each member that called, and its records are released; one that goes
+ * on without the process (the report says) is handed to the host instead, which answers it as
+ * any other.
  * Then `then` (if not NULL) is called, after every event the process raised has reached the host.
  * With `forget`, or when an optional operation named it, the client is then deregistered: PMIx
  * 4.2.2 counts a registered client as one of this node's participants in every group operation

@@ -30,15 +30,19 @@ void tell_collectives(const pmix_proc_t& proc)
 // normally (without joining): otherwise they would wait for this node's share.
 // A leader declared here, which no daemon knows of yet (PMIx never handed this construct over), is
 // told to every daemon first: before the failure, which follows the same way through the master.
-void group_ended(const char* id, int construct, int optional, const pmix_proc_t* ended, const pmix_proc_t* leader,
-                 const pmix_proc_t* members, size_t nmembers, size_t callers)
+int group_ended(const char* id, int construct, int optional, const pmix_proc_t* ended, const pmix_proc_t* leader,
+                const pmix_proc_t* members, size_t nmembers, size_t callers)
 {
     std::string group = id ? id : "?";
+    // RFC 0033: a destruct of a group that asked for PMIX_GROUP_NOTIFY_TERMINATION completes among
+    // the others (the member's end is told by PMIX_GROUP_MEMBER_FAILED instead).
+    if (!construct && detail::destruct_goes_on_without_ended(group)) optional = 1;
     if (optional) {
         // The DVM's collective goes on without it; the survivors hear of it as it completes.
-        detail::verbose()(1, "group {} {}: member {} ended before it took part; optional, so the {} caller(s) on "
-                             "this node go on without it",
-                          group, construct ? "construct" : "destruct", describe(*ended), callers);
+        detail::verbose()(1, "group {} {}: member {} ended before it took part; the {} caller(s) on this node go on "
+                             "without it ({})",
+                          group, construct ? "construct" : "destruct", describe(*ended), callers,
+                          construct ? "PMIX_GROUP_OPTIONAL" : "PMIX_GROUP_NOTIFY_TERMINATION");
     } else {
         detail::verbose()(1, "group {} {}: member {} ended before it took part; {} caller(s) on this node answered {}",
                           group, construct ? "construct" : "destruct", describe(*ended), callers,
@@ -55,6 +59,7 @@ void group_ended(const char* id, int construct, int optional, const pmix_proc_t*
     }
     pmix_proc_t proc = *ended;
     detail::post([proc] { tell_collectives(proc); });
+    return optional;
 }
 
 // PMIx's thread, once PMIx has read all the process sent: an answer to an invitation it sent just
@@ -79,11 +84,13 @@ void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
     if (!detail::server_running()) return;
     pmix_proc_t proc;
     PMIX_LOAD_PROCID(&proc, job.nspace.c_str(), rank);
-    if (!prte_pmix422_end_groups_waiting_for(&proc, PMIX_ERR_PROC_TERM_WO_SYNC, abnormally, group_ended,
+    // A member of a group that asked for PMIX_GROUP_NOTIFY_TERMINATION is forgotten by PMIx also
+    // after a normal end: the group's destruct must not count it as one of this node's members.
+    bool in_group = detail::group_member_ended(proc);
+    if (!prte_pmix422_end_groups_waiting_for(&proc, PMIX_ERR_PROC_TERM_WO_SYNC, abnormally || in_group, group_ended,
                                              invitations_after_end)) {
         detail::invitation_party_ended(proc);
     }
-    bool in_group = detail::group_member_ended(proc);
     detail::group_leader_ended(proc);
     if (abnormally || in_group) tell_collectives(proc);
 }

@@ -43,9 +43,10 @@
 //                   construct, each rank waits (at most 10 s) for PMIX_GROUP_MEMBERSHIP_UPDATE and
 //                   prints "group membership rank R: group ID members NS:RANK,..." (or "group no
 //                   membership event rank R"), then destructs as usual ("group ok ...")
-//   --notify-termination  constructs with PMIX_GROUP_NOTIFY_TERMINATION; a destruct's failure then
-//                   waits (at most 10 s) for PMIX_GROUP_MEMBER_FAILED in the same way ("group member
-//                   failed rank R: ...", or "group no member-failed event rank R")
+//   --notify-termination  constructs with PMIX_GROUP_NOTIFY_TERMINATION; after the destruct (with a
+//                   late rank), or its failure, waits (at most 10 s) for PMIX_GROUP_MEMBER_FAILED in
+//                   the same way ("group member failed rank R: ...", or "group no member-failed
+//                   event rank R")
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -506,6 +507,8 @@ int main(int argc, char** argv)
             prte_test::fail(program, "rank %u: PMIx_Group_destruct(%s) failed: %s", me.rank, id.c_str(),
                             PMIx_Error_string(rc));
         }
+        // RFC 0033: the destruct completed without a member that ended, told by the event instead.
+        if (o.notify_termination && o.late_rank >= 0) wait_for_group_event(me, PMIX_GROUP_MEMBER_FAILED);
         std::printf("group ok rank %u iter %d ctxid %lld\n", me.rank, iter, context_id);
         std::fflush(stdout);
     }
