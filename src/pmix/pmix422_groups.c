@@ -11,7 +11,14 @@
  *    If that makes the tracker locally complete, it hands fences, connects and disconnects to the
  *    host, but not group operations. So the members that did call wait for ever. It also never
  *    marks a group tracker as handed to the host, so it cannot tell one that is waiting for the
- *    host from one that is stuck.
+ *    host from one that is stuck. Such a tracker is answered here with an error, or, when it goes
+ *    on without the member (PMIX_GROUP_OPTIONAL, or the destruct of a group that asked for
+ *    PMIX_GROUP_NOTIFY_TERMINATION), handed to the host as PMIx would have handed it.
+ *  - A client stays registered after its end, and new_tracker counts every registered client a
+ *    group operation names by rank as one of the node's participants: an operation started after
+ *    a member ended waited for it for ever. The ended client is deregistered once PMIx has
+ *    handled the end of its connection, when the host asks (an abnormal end; a member of a group
+ *    whose destruct goes on without ended members) or such an operation named it.
  *
  * This file and pmix422_repairs.c are the only ones built against PMIx's private headers, and
  * like it these repairs act only when the running libpmix is 4.2.2. */
