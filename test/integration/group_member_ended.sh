@@ -28,12 +28,8 @@ run_case() {
     job=$!
     wait_for_lines "$TEST_TMP/$name.out" '^group late rank' 1 600 "$job"
     for pattern in $waits; do wait_for_line "$TEST_TMP/prte.err" "$pattern" || fail "$name: no '$pattern'"; done
-    victim=$(sed -n 's/^group late rank [0-9]* waits, pid \([0-9]*\)$/\1/p' "$TEST_TMP/$name.out")
-    kill -9 "$victim"
-    wait "$job"
-    status=$?
-    if [ $status = 137 ]; then pass "$name: the job ended with the failure's status, no hang"; else
-        fail "$name: prun exited $status (124: it hung)"; sed 's/^/    /' "$TEST_TMP/$name.out" "$TEST_TMP/$name.err"; fi
+    kill_late "$name"
+    ended_by_kill "$name"
 }
 
 # refused NAME WHAT COUNT: COUNT survivors' WHAT ("construct" or "destruct") returned the error.

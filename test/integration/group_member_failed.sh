@@ -59,11 +59,8 @@ records_gone() {
 
 # ---- rank 2 is killed after the construct, instead of destructing ----
 start_case killed --enable-recovery
-kill -9 "$(sed -n 's/^group late rank [0-9]* waits, pid \([0-9]*\)$/\1/p' "$TEST_TMP/killed.out")"
-wait "$job"
-status=$?
-[ $status = 137 ] && pass "killed: the job ended with the failure's status, no hang" ||
-    fail "killed: prun exited $status (124: it hung)"
+kill_late killed
+ended_by_kill killed
 heard killed 2 2
 grep -q "^\[node3\].*group killed: member .*:2 ended without leaving it; telling the other members" \
     "$TEST_TMP/prte.err" && pass "killed: node3, the dead member's, raised the event" ||
@@ -83,11 +80,8 @@ for node in node2 node3; do
     wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather.*group beside destruct.*from this daemon" ||
         fail "beside: $node's member never called destruct"
 done
-kill -9 "$(sed -n 's/^group late rank [0-9]* waits, pid \([0-9]*\)$/\1/p' "$TEST_TMP/beside.out")"
-wait "$job"
-status=$?
-[ $status = 137 ] && pass "beside: the job ended with the failure's status, no hang" ||
-    fail "beside: prun exited $status (124: it hung)"
+kill_late beside
+ended_by_kill beside
 heard beside 3 3
 grep -q "^\[node1\].*group beside destruct: member .*:3 ended before it took part; the 1 caller(s) on this node go on without it (PMIX_GROUP_NOTIFY_TERMINATION)" \
     "$TEST_TMP/prte.err" && pass "beside: node1 handed rank 0's destruct over without rank 3" ||

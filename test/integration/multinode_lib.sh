@@ -160,6 +160,19 @@ group_event_once() {
     fi
 }
 
+# kill_late NAME: kills the late rank of the group client, which said its pid in $TEST_TMP/NAME.out.
+kill_late() {
+    kill -9 "$(sed -n 's/^group late rank [0-9]* waits, pid \([0-9]*\)$/\1/p' "$TEST_TMP/$1.out")"
+}
+
+# ended_by_kill NAME: waits for $job, which must end with the killed rank's status (137).
+ended_by_kill() {
+    wait "$job"
+    status=$?
+    if [ $status = 137 ]; then pass "$1: the job ended with the failure's status, no hang"; else
+        fail "$1: prun exited $status (124: it hung)"; sed 's/^/    /' "$TEST_TMP/$1.out" "$TEST_TMP/$1.err"; fi
+}
+
 # kill_then_call NAME NODE: for the group client started in the background as $job (output in
 # $TEST_TMP/NAME.out; --late-rank R --call-after "$TEST_TMP/NAME-call"): kills rank R once it waits,
 # lets the others call once NODE's daemon has handled R's end, and waits for the job, which must
@@ -167,14 +180,11 @@ group_event_once() {
 kill_then_call() {
     wait_for_lines "$TEST_TMP/$1.out" '^group late rank' 1 600 "$job"
     late=$(sed -n 's/^group late rank \([0-9]*\) waits.*/\1/p' "$TEST_TMP/$1.out")
-    kill -9 "$(sed -n 's/^group late rank [0-9]* waits, pid \([0-9]*\)$/\1/p' "$TEST_TMP/$1.out")"
+    kill_late "$1"
     wait_for_line "$TEST_TMP/prte.err" "^\[$2\].*:$late ended: PMIx has handled the end of its connection" ||
         fail "$1: $2 never handled rank $late's end"
     : >"$TEST_TMP/$1-call"
-    wait "$job"
-    status=$?
-    [ $status = 137 ] && pass "$1: the job ended with the failure's status, no hang" ||
-        fail "$1: prun exited $status (124: it hung)"
+    ended_by_kill "$1"
 }
 
 # nothing_held NAME: once the job whose rank was killed (prun's line in $TEST_TMP/NAME.err) is
