@@ -26,14 +26,6 @@ start_case() {
     done
 }
 
-# end_case NAME: prun must end with the killed rank's status.
-end_case() {
-    wait "$job"
-    status=$?
-    if [ $status = 137 ]; then pass "$1: the job ended with the kill's status, no hang"; else
-        fail "$1: prun exited $status (124: it hung)"; sed 's/^/    /' "$TEST_TMP/$1.out" "$TEST_TMP/$1.err"; fi
-}
-
 # only_rank NAME KIND RANK: the KIND-failed event was heard by rank RANK (group_event_once counts).
 only_rank() {
     n=$(grep -c "^group $2 failed rank $3: " "$TEST_TMP/$1.out")
@@ -44,7 +36,7 @@ only_rank() {
 start_case hears --late-rank 2 --expect-error
 wait_for_lines "$TEST_TMP/hears.out" '^group late rank' 1 300 "$job"
 kill -9 "$(sed -n 's/^group late rank 2 waits, pid \([0-9]*\)$/\1/p' "$TEST_TMP/hears.out")"
-end_case hears
+ended_by_kill hears
 n=$(grep -c "^group refused rank [01]: PROC TERMINATED WITHOUT SYNC$" "$TEST_TMP/hears.out")
 [ "$n" = 2 ] && pass "hears: both survivors' construct returned PMIX_ERR_PROC_TERM_WO_SYNC" ||
     fail "hears: $n of 2 constructs returned it"
@@ -61,7 +53,7 @@ nothing_held hears
 # ---- gone) instead of waiting ----
 start_case dies --late-rank 2 --after-leader-failed
 kill -9 "$(sed -n 's/^group rank 0 pid \([0-9]*\)$/\1/p' "$TEST_TMP/dies.out")"
-end_case dies
+ended_by_kill dies
 group_event_once dies leader 2 0
 only_rank dies leader 1
 only_rank dies leader 2
