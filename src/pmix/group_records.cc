@@ -31,6 +31,8 @@
 
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "rml/rml.h"
+#include "runtime/job.h"
 
 namespace prte::pmix::detail {
 namespace {
@@ -40,6 +42,7 @@ struct Record {
     std::set<std::string> local_jobs;  // those with members here; the record goes with the last
     bool notify_termination = false;
     bool optional = false;
+    std::set<std::string> lost_told;  // members lost with their node, told already ("nspace:rank")
 };
 
 std::map<std::string, Record>& records()
@@ -66,7 +69,66 @@ void tell_member_failed(const std::string& id, const Record& record, const pmix_
     }
 }
 
+// The members (a whole job's ranks, for a PMIX_RANK_WILDCARD member) whose node's daemon has left
+// the DVM, or that the master has detached from it.
+std::vector<pmix_proc_t> lost_members(const std::vector<pmix_proc_t>& members)
+{
+    std::vector<pmix_proc_t> out;
+    const rml::RadixTree& tree = rml::Messenger::instance().tree();
+    for (const pmix_proc_t& m : members) {
+        runtime::JobPtr job = find_job(m.nspace);
+        if (!job) continue;
+        for (const auto& proc : job->procs) {
+            if (m.rank != PMIX_RANK_WILDCARD && proc->rank != m.rank) continue;
+            if (!proc->node) continue;
+            runtime::Rank daemon = proc->node->daemon;
+            if (daemon != runtime::kInvalidRank && !tree.departed(daemon)) continue;
+            pmix_proc_t p;
+            PMIX_LOAD_PROCID(&p, m.nspace, proc->rank);
+            out.push_back(p);
+        }
+    }
+    return out;
+}
+
 }  // namespace
+
+void group_members_lost()
+{
+    struct Lost {
+        std::string id;
+        std::vector<pmix_proc_t> members;
+        pmix_proc_t proc;
+    };
+    std::vector<Lost> lost;
+    {
+        std::lock_guard<std::mutex> hold(records_lock());
+        for (auto& [id, record] : records()) {
+            if (!record.notify_termination) continue;
+            for (const pmix_proc_t& p : lost_members(record.members)) {
+                if (record.lost_told.insert(fmt::format("{}:{}", p.nspace, p.rank)).second) {
+                    lost.push_back({id, record.members, p});
+                }
+            }
+        }
+    }
+    // Each daemon hosting members tells its own: an event the DVM raises reaches this node's
+    // processes only (events.cc), and the member's own daemon, which tells the others of an end it
+    // sees, is gone.
+    for (const Lost& l : lost) {
+        auto info = std::make_unique<InfoArray>();
+        std::string message = fmt::format("group {}: member {} was lost with its node", l.id, describe(l.proc));
+        group_event_info(*info, l.id, l.proc, l.members.data(), l.members.size(), message);
+        verbose()(2, "{}; telling this node's members (PMIX_GROUP_NOTIFY_TERMINATION)", message);
+        notify_from_dvm(PMIX_GROUP_MEMBER_FAILED, PMIX_RANGE_CUSTOM, std::move(info),
+                        fmt::format("group {}'s members of {}'s loss", l.id, describe(l.proc)));
+    }
+}
+
+void enable_group_records()
+{
+    rml::Messenger::instance().add_tree_listener([] { group_members_lost(); });
+}
 
 void group_constructed(const std::string& id, const std::vector<pmix_proc_t>& members, bool notify_termination,
                        bool optional)

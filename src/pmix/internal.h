@@ -166,6 +166,10 @@ void group_constructed(const std::string& id, const std::vector<pmix_proc_t>& me
                        bool optional);
 std::optional<std::vector<pmix_proc_t>> optional_group_members(const std::string& id);
 bool destruct_goes_on_without_ended(const std::string& id);
+// A member of such a group lost with its whole node (a tree change: enable_group_records() calls it)
+// is told to this node's members, once. Progress thread.
+void group_members_lost();
+void enable_group_records();
 void group_destructed(const std::string& id);
 bool group_member_ended(const pmix_proc_t& proc);
 void forget_group_records(const std::string& nspace);

@@ -190,6 +190,7 @@ void enable_remote_services()
     detail::enable_output_relay();
     detail::enable_event_relay();
     detail::enable_group_leaders();
+    detail::enable_group_records();
     detail::enable_publish_relay();
 }
 

@@ -1,16 +1,19 @@
 #!/bin/sh
 # Issue 13 item 5: a node hosting members dies during a PMIx group construct. 3 local nodes
-# (rml_radix 2, elastic mode so that the DVM carries on without the node): ranks 0 and 1 construct,
+# (and a fourth for the last case; rml_radix 2, elastic mode so that the DVM carries on without the
+# node): ranks 0 and 1 construct,
 # rank 2 (node3) never does; once the daemons of node1 and node2 are in the construct's collective,
 # node3's daemon is killed. The collective fails on the survivors instead of waiting for node3, the
 # job ends with an error (prun does not hang), no collective state is left on any daemon, and the
-# next group works. With PMIX_GROUP_OPTIONAL, the lost node's member is left out instead.
+# next group works. With PMIX_GROUP_OPTIONAL, the lost node's member is left out instead; with
+# PMIX_GROUP_NOTIFY_TERMINATION, a member lost before the destruct is told to the others, whose
+# destruct completes without it.
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
 CLIENTS="$PRTE_BUILDDIR/test/clients"
 
-start_local_nodes_dvm 3 2 --prtemca prte_elastic_mode 1 --prtemca pmix_server_verbose 5 \
+start_local_nodes_dvm 4 2 --prtemca prte_elastic_mode 1 --prtemca pmix_server_verbose 5 \
     --prtemca grpcomm_base_verbose 5
 node3_daemon=$(daemon_pid 3)
 
@@ -65,4 +68,28 @@ grep -q "^group membership rank 0: group spared members $spared_ns:0$" "$TEST_TM
 grep -q "allgather .*group spared construct#1: complete, .*, 1 ended or lost process(es) left out" "$TEST_TMP/prte.err" &&
     pass "spared: the master completed the collective without the lost node" ||
     fail "spared: no collective completed without the lost node"
+
+# ---- PMIX_GROUP_NOTIFY_TERMINATION: a member lost with its node after the construct ----
+# Node1 and node4 remain: rank 0 (node1) and rank 1 (node4) construct; rank 1 waits instead of
+# destructing, and node4's daemon is killed once rank 0 is in the destruct. Rank 0 hears
+# PMIX_GROUP_MEMBER_FAILED naming rank 1, once, and its destruct completes without it.
+node4_daemon=$(daemon_pid 4)
+timeout 120 "$PRUN" --enable-recovery -n 2 --map-by node "$CLIENTS/group" --id told --notify-termination \
+    --late-rank 1 --late-in-destruct >"$TEST_TMP/told.out" 2>"$TEST_TMP/told.err" &
+told=$!
+wait_for_lines "$TEST_TMP/told.out" '^group late rank' 1 600 "$told"
+wait_for_line "$TEST_TMP/prte.err" "^\[node1\].*allgather .*group told destruct.*from this daemon" ||
+    fail "told: node1 never joined the destruct's collective"
+kill -9 "$node4_daemon"
+wait "$told"
+told_status=$?
+[ $told_status != 124 ] && pass "told: the job ended (status $told_status), no hang" || fail "told: the job hung"
+told_ns=$(sed -n 's/.*spawns job \(prte-[^ ]*\): .*group$/\1/p' "$TEST_TMP/prte.err" | tail -1)
+heard=$(grep -c "^group member failed rank 0: member $told_ns:1 group told$" "$TEST_TMP/told.out")
+[ "$heard" = 1 ] && [ "$(grep -c '^group member failed' "$TEST_TMP/told.out")" = 1 ] &&
+    pass "told: rank 0 heard PMIX_GROUP_MEMBER_FAILED naming the lost rank 1, once" ||
+    { fail "told: rank 0 heard it $heard time(s)"; sed 's/^/    /' "$TEST_TMP/told.out" "$TEST_TMP/told.err"; }
+grep -q "^group ok rank 0 iter 0 ctxid [0-9]*$" "$TEST_TMP/told.out" &&
+    pass "told: rank 0's destruct completed without the lost rank 1" ||
+    fail "told: rank 0's destruct did not complete"
 finish

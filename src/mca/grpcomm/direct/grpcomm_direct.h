@@ -76,6 +76,8 @@ class DirectModule final : public Module {
         bool released = false;                          // the master has broadcast the result
         bool assign_context_id = false;                 // some participant asked for one
         bool optional = false;                          // leaves out ended processes (Signature::optional)
+        std::vector<pmix_proc_t> left_out;              // those it left out so far (optional only)
+        std::set<std::string> left_out_names;           // ... as "nspace:rank"
         std::shared_ptr<Deadline> deadline;             // this daemon's caller's time limit
     };
 

@@ -55,13 +55,14 @@ std::set<Rank> daemons_of(const std::vector<std::string>& procs, const std::set<
     return out;
 }
 
-// The given processes hosted by daemons that have left the DVM (lost with their node).
+// The given processes lost with their node: hosted by a daemon that has left the DVM, or on a node
+// the master has detached from its departed daemon (plm's reset_node).
 std::vector<pmix_proc_t> procs_of_departed(const std::vector<std::string>& procs)
 {
     std::vector<pmix_proc_t> out;
     const rml::RadixTree& tree = messenger().tree();
     for_each_proc(procs, [&](const runtime::Job& job, const runtime::Proc& proc, Rank daemon) {
-        if (daemon == kInvalidRank || !tree.departed(daemon)) return;
+        if (daemon != kInvalidRank && !tree.departed(daemon)) return;
         pmix_proc_t p;
         PMIX_LOAD_PROCID(&p, job.nspace.c_str(), proc.rank);
         out.push_back(p);
@@ -172,19 +173,24 @@ std::vector<pmix_proc_t> DirectModule::left_out(const GatherOp& op) const
 }
 
 // An optional collective waits only for the daemons hosting a participant it does not leave out.
+// What it leaves out only grows: a process once found ended or lost stays out, whatever the job
+// maps say later.
 void DirectModule::refresh_participants(GatherOp& op) const
 {
     if (!op.optional) return;
-    std::set<std::string> left_out;
-    for (const pmix_proc_t& p : this->left_out(op)) left_out.insert(proc_text(p));
-    if (left_out.empty()) return;
-    std::set<Rank> before = op.participants;
-    op.participants = daemons_of(op.procs, left_out);
-    if (op.participants != before) {
-        verbose()(5, "allgather {}: optional, {} left out; participants {} (were {})", op_key(op.signature, op.seq),
-                  util::join(std::vector<std::string>(left_out.begin(), left_out.end()), ","),
-                  op.participants.size(), before.size());
+    bool grew = false;
+    for (const pmix_proc_t& p : left_out(op)) {
+        if (op.left_out_names.insert(proc_text(p)).second) {
+            op.left_out.push_back(p);
+            grew = true;
+        }
     }
+    if (!grew) return;
+    std::set<Rank> before = op.participants;
+    op.participants = daemons_of(op.procs, op.left_out_names);
+    verbose()(5, "allgather {}: optional, {} left out; participants {} (were {})", op_key(op.signature, op.seq),
+              util::join(std::vector<std::string>(op.left_out_names.begin(), op.left_out_names.end()), ","),
+              op.participants.size(), before.size());
 }
 
 Status DirectModule::allgather(const Signature& signature, const rml::Payload& contribution,
@@ -280,8 +286,7 @@ void DirectModule::maybe_send_up(GatherOp& op)
         rml::Payload combined;
         for (const auto& [rank, data] : op.shares) combined.insert(combined.end(), data.begin(), data.end());
         uint64_t context_id = op.assign_context_id ? next_context_id_++ : 0;
-        std::vector<pmix_proc_t> left_out;
-        if (op.optional) left_out = this->left_out(op);
+        const std::vector<pmix_proc_t>& left_out = op.left_out;  // kept current by refresh_participants
         verbose()(5, "allgather {}: complete, {} byte(s) from {} daemon(s){}{}", key, combined.size(), op.shares.size(),
                   context_id ? fmt::format(", context id {}", context_id) : std::string(),
                   left_out.empty() ? std::string() : fmt::format(", {} ended or lost process(es) left out", left_out.size()));
