@@ -8,6 +8,12 @@
 //                       waits (at most 120 s) to be killed. The leader waits (at most 20 s) for
 //                       PMIX_GROUP_INVITE_FAILED, then aborts the construct by raising
 //                       PMIX_GROUP_CONSTRUCT_ABORT to the invitees, who wait for it (at most 20 s)
+//   --decliner R        rank R declines (PMIx_Group_join with PMIX_GROUP_DECLINE) and prints "invite rank
+//                       R declines". The leader, whose handler for PMIX_GROUP_INVITE_DECLINED is
+//                       registered for that code alone (so that it runs before the one PMIx 4.2.2's
+//                       invite registers, which ends the event chain), waits (at most 20 s) for it
+//                       (the decliner as its member), then aborts the construct as above; the
+//                       invitees wait for the abort (at most 20 s)
 //   --late-leader       the leader prints "invite late rank 0 waits, pid P" once it has invited
 //                       and waits to be killed; the last rank does not answer it, so the group is
 //                       still under construction; every rank but the leader waits (at most 20 s)
@@ -34,6 +40,7 @@ const char* program = "invite";
 struct Options {
     std::string id = "prte-test-invite";
     long late_invitee = -1;
+    long decliner = -1;
     bool late_leader = false;
 };
 
@@ -46,6 +53,8 @@ Options parse(int argc, char** argv)
             o.id = argv[++i];
         } else if (a == "--late-invitee" && i + 1 < argc) {
             o.late_invitee = std::atol(argv[++i]);
+        } else if (a == "--decliner" && i + 1 < argc) {
+            o.decliner = std::atol(argv[++i]);
         } else if (a == "--late-leader") {
             o.late_leader = true;
         } else {
@@ -58,7 +67,7 @@ Options parse(int argc, char** argv)
 pmix_proc_t me;
 Options opts;
 uint32_t size = 0;
-std::atomic<int> heard_complete{0}, heard_abort{0}, heard_invite_failed{0}, heard_leader_failed{0};
+std::atomic<int> heard_complete{0}, heard_abort{0}, heard_invite_failed{0}, heard_leader_failed{0}, heard_declined{0};
 
 void late_and_wait()
 {
@@ -80,6 +89,8 @@ void on_event(size_t, pmix_status_t code, const pmix_proc_t* source, pmix_info_t
             group = info[i].value.data.string;
         }
     }
+    // A decline names no member: its source is the invitee that declined.
+    if (code == PMIX_GROUP_INVITE_DECLINED && source) member = std::string(source->nspace) + ":" + std::to_string(source->rank);
     std::printf("invite event rank %u: %s member %s group %s\n", me.rank, PMIx_Error_string(code), member.c_str(),
                 group.c_str());
     std::fflush(stdout);
@@ -88,11 +99,20 @@ void on_event(size_t, pmix_status_t code, const pmix_proc_t* source, pmix_info_t
     case PMIX_GROUP_CONSTRUCT_ABORT: ++heard_abort; break;
     case PMIX_GROUP_INVITE_FAILED: ++heard_invite_failed; break;
     case PMIX_GROUP_LEADER_FAILED: ++heard_leader_failed; break;
+    case PMIX_GROUP_INVITE_DECLINED: ++heard_declined; break;
     case PMIX_GROUP_INVITED:
         if (source && source->rank != me.rank && group == opts.id) {
             if (opts.late_leader && me.rank == size - 1 && source->rank == 0) {
                 std::printf("invite rank %u does not answer\n", me.rank);
                 std::fflush(stdout);
+            } else if (static_cast<long>(me.rank) == opts.decliner) {
+                std::printf("invite rank %u declines\n", me.rank);
+                std::fflush(stdout);
+                pmix_status_t rc = PMIx_Group_join_nb(opts.id.c_str(), source, PMIX_GROUP_DECLINE, nullptr, 0, nullptr, nullptr);
+                if (rc != PMIX_SUCCESS) {
+                    std::printf("invite join failed rank %u: %s\n", me.rank, PMIx_Error_string(rc));
+                    std::fflush(stdout);
+                }
             } else if (static_cast<long>(me.rank) == opts.late_invitee) {
                 std::printf("invite late rank %u waits, pid %ld\n", me.rank, static_cast<long>(getpid()));
                 std::fflush(stdout);
@@ -158,6 +178,11 @@ int main(int argc, char** argv)
                              PMIX_GROUP_INVITE_FAILED, PMIX_GROUP_LEADER_FAILED};
     pmix_status_t rc = PMIx_Register_event_handler(codes, 5, nullptr, 0, on_event, nullptr, nullptr);
     if (rc < 0) prte_test::fail(program, "cannot register the group events: %s", PMIx_Error_string(rc));
+    if (me.rank == 0 && opts.decliner >= 0) {
+        pmix_status_t declined = PMIX_GROUP_INVITE_DECLINED;
+        rc = PMIx_Register_event_handler(&declined, 1, nullptr, 0, on_event, nullptr, nullptr);
+        if (rc < 0) prte_test::fail(program, "cannot register for declines: %s", PMIx_Error_string(rc));
+    }
     // Everyone listens before the leader invites.
     if ((rc = PMIx_Fence(&all, 1, nullptr, 0)) != PMIX_SUCCESS) prte_test::fail(program, "fence: %s", PMIx_Error_string(rc));
 
@@ -166,8 +191,12 @@ int main(int argc, char** argv)
         for (uint32_t r = 0; r < size; ++r) PMIX_LOAD_PROCID(&invitees[r], me.nspace, r);
         std::thread(invite, invitees).detach();
         if (opts.late_leader) late_and_wait();
-        if (opts.late_invitee >= 0) {
-            wait_for(heard_invite_failed, "INVITE-FAILED");
+        if (opts.late_invitee >= 0 || opts.decliner >= 0) {
+            if (opts.decliner >= 0) {
+                wait_for(heard_declined, "INVITE-DECLINED");
+            } else {
+                wait_for(heard_invite_failed, "INVITE-FAILED");
+            }
             raise_abort(invitees.data() + 1, size - 1);
         } else {
             wait_for(heard_complete, "CONSTRUCT-COMPLETE");
@@ -183,7 +212,7 @@ int main(int argc, char** argv)
             std::thread(invite, survivors).detach();
         }
         wait_for(heard_complete, "CONSTRUCT-COMPLETE");
-    } else if (opts.late_invitee >= 0) {
+    } else if (opts.late_invitee >= 0 || opts.decliner >= 0) {
         wait_for(heard_abort, "CONSTRUCT-ABORT");
     } else {
         wait_for(heard_complete, "CONSTRUCT-COMPLETE");

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Issue 13 item 3: the asynchronous PMIx group (PMIx_Group_invite / PMIx_Group_join, RFC 0033)
 # across 3 local nodes, one rank on each (node1 the leader's). PMIx 4.2.2 builds it from events
-# only, which the DVM delivers across nodes; the DVM itself follows each invitation, so that an
+# only, which the DVM delivers across nodes (a decline too); the DVM itself follows each invitation, so that an
 # invitee that ends before it answers is told to the leader (PMIX_GROUP_INVITE_FAILED) and a leader
 # that ends before the group is complete to the invitees (PMIX_GROUP_LEADER_FAILED), once each.
 # Without that, the waits below end with "invite no <event>".
@@ -68,6 +68,16 @@ grep -q "^\[node3\].*group invitee: invitee .*:2 ended before it answered the in
     "$TEST_TMP/prte.err" && pass "invitee: node3's daemon, where rank 2 ran, told the leader" ||
     fail "invitee: node3 did not log telling the leader"
 nothing_followed invitee
+
+# ---- rank 2 (node3) declines: the leader hears PMIX_GROUP_INVITE_DECLINED from it, once, and
+# ---- aborts (PMIx 4.2.2's invite completes only once every invitee accepted) ----
+run declined timeout 60 "$PRUN" -n 3 --map-by node "$CLIENTS/invite" --id declined --decliner 2
+expect_status declined 0
+expect_line declined out "invite rank 2 declines"
+heard declined 0 GROUP-INVITE-DECLINED 1 2
+for r in 1 2; do heard declined $r GROUP-INVITE-DECLINED 0; done
+for r in 1 2; do heard declined $r GROUP-CONSTRUCT-ABORT 1; done
+nothing_followed declined
 
 # ---- the leader (node1) is killed with the group under construction (rank 2 has not answered):
 # ---- ranks 1 and 2 hear it, and rank 1 takes over with a new invitation to the same group ----

@@ -59,7 +59,7 @@ records_gone() {
 
 # ---- rank 2 is killed after the construct, instead of destructing ----
 start_case killed --enable-recovery
-kill_late killed
+kill_late_member killed
 ended_by_kill killed
 heard killed 2 2
 grep -q "^\[node3\].*group killed: member .*:2 ended without leaving it; telling the other members" \
@@ -80,7 +80,7 @@ for node in node2 node3; do
     wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather.*group beside destruct.*from this daemon" ||
         fail "beside: $node's member never called destruct"
 done
-kill_late beside
+kill_late_member beside
 ended_by_kill beside
 heard beside 3 3
 grep -q "^\[node1\].*group beside destruct: member .*:3 ended before it took part; the 1 caller(s) on this node go on without it (PMIX_GROUP_NOTIFY_TERMINATION)" \

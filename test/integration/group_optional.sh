@@ -28,7 +28,7 @@ run_case() {
     job=$!
     wait_for_lines "$TEST_TMP/$name.out" '^group late rank' 1 600 "$job"
     for pattern in $waits; do wait_for_line "$TEST_TMP/prte.err" "$pattern" || fail "$name: no '$pattern'"; done
-    kill_late "$name"
+    kill_late_member "$name"
     ended_by_kill "$name"
 }
 

@@ -160,8 +160,8 @@ group_event_once() {
     fi
 }
 
-# kill_late NAME: kills the late rank of the group client, which said its pid in $TEST_TMP/NAME.out.
-kill_late() {
+# kill_late_member NAME: kills the late rank of the group client, which said its pid in $TEST_TMP/NAME.out.
+kill_late_member() {
     kill -9 "$(sed -n 's/^group late rank [0-9]* waits, pid \([0-9]*\)$/\1/p' "$TEST_TMP/$1.out")"
 }
 
@@ -180,7 +180,7 @@ ended_by_kill() {
 kill_then_call() {
     wait_for_lines "$TEST_TMP/$1.out" '^group late rank' 1 600 "$job"
     late=$(sed -n 's/^group late rank \([0-9]*\) waits.*/\1/p' "$TEST_TMP/$1.out")
-    kill_late "$1"
+    kill_late_member "$1"
     wait_for_line "$TEST_TMP/prte.err" "^\[$2\].*:$late ended: PMIx has handled the end of its connection" ||
         fail "$1: $2 never handled rank $late's end"
     : >"$TEST_TMP/$1-call"
