@@ -249,6 +249,8 @@ void run_group(std::shared_ptr<GroupRequest> req)
     }
     grpcomm::Signature signature{req->members, collective_id(req->id, req->op), req->want_context_id,
                                  req->time_limit, req->optional};
+    // A member that leaves normally without calling must not leave the others waiting.
+    signature.watch_normal_ends = true;
     rml::Writer w;
     w.bytes(req->endpoint_data);
     verbose()(5, "group {} {} over {}{}{}", req->id, what, describe_all(req->members),

@@ -75,24 +75,32 @@ void invitations_after_end(const pmix_proc_t* ended)
 
 }  // namespace
 
-// Only an abnormal end, or the end of a member of a group that asked for
-// PMIX_GROUP_NOTIFY_TERMINATION and is not destructed yet, is told to every daemon at once: a
-// process that ends normally has left every collective it was in (a blocking call returned), and
-// telling every daemon of each of a job's normal ends would cost a broadcast per process.
+// Only an abnormal end, the end of a member of a group that asked for
+// PMIX_GROUP_NOTIFY_TERMINATION and is not destructed yet, or a normal end that a group operation
+// under way waits for in vain (grpcomm's watch: process_left) is told to every daemon: a process
+// that ends normally has left every collective it was in (a blocking call returned), and telling
+// every daemon of each of a job's normal ends would cost a broadcast per process.
 void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
 {
     if (!detail::server_running()) return;
     pmix_proc_t proc;
     PMIX_LOAD_PROCID(&proc, job.nspace.c_str(), rank);
-    // A member of a group that asked for PMIX_GROUP_NOTIFY_TERMINATION is forgotten by PMIx also
-    // after a normal end: the group's destruct must not count it as one of this node's members.
+    // A process told to the collectives, also after a normal end, is forgotten by PMIx: a group
+    // operation its node starts later must not count it as a member here.
     bool in_group = detail::group_member_ended(proc);
-    if (!prte_pmix422_end_groups_waiting_for(&proc, PMIX_ERR_PROC_TERM_WO_SYNC, abnormally || in_group, group_ended,
+    grpcomm::Module* collectives = grpcomm::base::module();
+    bool told = abnormally || in_group || (collectives && collectives->watches(proc));
+    if (!prte_pmix422_end_groups_waiting_for(&proc, PMIX_ERR_PROC_TERM_WO_SYNC, told, group_ended,
                                              invitations_after_end)) {
         detail::invitation_party_ended(proc);
     }
     detail::group_leader_ended(proc);
-    if (abnormally || in_group) tell_collectives(proc);
+    // After end_groups_waiting_for: a leader it finds declared here is told before the failure.
+    if (abnormally || in_group) {
+        tell_collectives(proc);
+    } else {
+        if (collectives) collectives->process_left(proc);
+    }
 }
 
 void job_killing(const runtime::Job& job)

@@ -44,6 +44,8 @@ inline constexpr Tag participant_ended = 31;  // a process ended before taking p
 inline constexpr Tag participant_ended_all = 32;  // ... broadcast to every daemon
 inline constexpr Tag group_leader = 33;       // a construct's PMIX_GROUP_LEADER, from its daemon to the master
 inline constexpr Tag group_leader_all = 34;   // ... broadcast to every daemon
+inline constexpr Tag allgather_watch_request = 35;  // a collective to watch normal ends for: to the master
+inline constexpr Tag allgather_watch = 36;    // ... to the daemons hosting its processes
 inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
 }  // namespace tag
 

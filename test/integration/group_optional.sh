@@ -3,7 +3,8 @@
 # participation is optional is left out instead of failing it. Every survivor's construct succeeds,
 # on every node, and each survivor hears PMIX_GROUP_INVITE_FAILED naming the dead rank once, then
 # PMIX_GROUP_MEMBERSHIP_UPDATE listing the members that remain; the group's destruct, over those,
-# succeeds; no daemon keeps collective state; also when the member died before any member called.
+# succeeds; no daemon keeps collective state; also when the member died before any member called,
+# or left normally alone on its node.
 # (Without the attribute: group_member_ended.)
 # 3 local nodes (rml_radix 2), a job that carries on after the failure (--enable-recovery).
 . "$PRTE_SRCDIR/test/integration/lib.sh"
@@ -44,7 +45,7 @@ survived() {
         sed 's/^/    /' "$TEST_TMP/$1.out" "$TEST_TMP/$1.err"
     fi
     group_event_once "$1" invite "$2" "$3"
-    ns=$(sed -n 's/.*rank [0-9]* of job \([^ ]*\) on node .* was killed by signal 9.*/\1/p' "$TEST_TMP/$1.err" | head -1)
+    ns=$(sed -n "s/.*group $1 construct over \([^:]*\):.*/\1/p" "$TEST_TMP/prte.err" | head -1)
     kept=""
     r=0
     while [ $r -le "$2" ]; do
@@ -90,4 +91,25 @@ job=$!
 kill_then_call after node1
 survived after 3 3
 nothing_held after
+
+# ---- rank 2, alone on node3, leaves normally without joining: a normal end is not broadcast, but
+# node3's daemon was asked to watch the members of this group operation across nodes, and tells the
+# collectives of it ----
+timeout 120 "$PRUN" -n 3 --map-by node "$CLIENTS/group" --id quit --by-rank --optional --late-rank 2 \
+    --late-until "$TEST_TMP/quit-now" >"$TEST_TMP/quit.out" 2>"$TEST_TMP/quit.err" &
+job=$!
+wait_for_lines "$TEST_TMP/quit.out" '^group late rank' 1 600 "$job"
+for node in node1 node2; do
+    wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather.*group quit construct.*from this daemon" ||
+        fail "quit: $node never joined the collective"
+done
+: >"$TEST_TMP/quit-now"
+wait "$job"
+status=$?
+[ $status = 0 ] && pass "quit: the job ended normally, no hang" || fail "quit: prun exited $status (124: it hung)"
+survived quit 2 2
+grep -q "^\[node3\].*:2 .*ended normally before it took part in" \
+    "$TEST_TMP/prte.err" && pass "quit: node3 told the collectives of rank 2's normal end" ||
+    fail "quit: node3 did not tell of rank 2's end"
+job_holds_nothing quit "$(sed -n 's/.*group quit construct over \([^:]*\):.*/\1/p' "$TEST_TMP/prte.err" | head -1)"
 finish

@@ -30,7 +30,8 @@ namespace prte::grpcomm {
 // 6: AllgatherCallback names that process (PMIx groups tell the survivors who it was).
 // 7: cancel() (a PMIx group construct a member aborted with PMIX_GROUP_CONSTRUCT_ABORT).
 // 8: Signature::optional and the processes AllgatherCallback says were left out (PMIX_GROUP_OPTIONAL).
-inline constexpr uint32_t kInterfaceVersion = 8;
+// 9: Signature::watch_normal_ends, watches() and process_left() (a group member that leaves normally).
+inline constexpr uint32_t kInterfaceVersion = 9;
 
 // Fired on the master only, once every daemon has received the op, or with an error when it
 // cannot be delivered. Runs on the progress thread.
@@ -52,6 +53,10 @@ struct Signature {
     bool assign_context_id = false;
     std::chrono::milliseconds time_limit{0};
     bool optional = false;
+    // The daemons hosting its processes watch it: one of their processes that ends normally before
+    // it took part is then taken for one that ended (participant_ended) instead of being waited for
+    // (PMIx groups: a member that leaves without joining). A normal end is told nowhere otherwise.
+    bool watch_normal_ends = false;
 };
 
 // Fired on each participating daemon with the combined data and the context id (0 when none was
@@ -88,6 +93,11 @@ class Module : public mca::Module {
     // would otherwise wait for it for ever. Collectives it took part in complete; an optional one
     // (Signature::optional) leaves it out instead of failing. Progress thread.
     virtual void participant_ended(const pmix_proc_t& proc) noexcept = 0;
+    // A process of this node ended normally. Told like participant_ended() when a collective under
+    // way that asked for it (Signature::watch_normal_ends) names it and it has not taken part;
+    // watches() says whether that is so. Progress thread.
+    virtual bool watches(const pmix_proc_t&) noexcept { return false; }
+    virtual void process_left(const pmix_proc_t&) noexcept {}
     // This daemon's part of the collective over `signature` ends with `why` (Errc::cancelled): the
     // one under way here fails through its callback. Unless `started_here` (this daemon's part was
     // handed over, so a collective no longer under way has completed), when none is under way the

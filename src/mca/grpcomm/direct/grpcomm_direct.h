@@ -43,6 +43,12 @@ std::string proc_text(const pmix_proc_t& proc);
 std::string op_key(const std::string& signature, uint64_t seq);
 // A signature's key: its sorted processes and its id ("ns:1,ns:2|id"); `procs` gets the sorted list.
 std::string signature_key(const Signature& signature, std::vector<std::string>& procs);
+// The daemons hosting the processes a signature names, from the job maps every daemon holds;
+// whether a signature names a process of the job (grpcomm_direct_allgather.cc); whether `procs`
+// names the process "ns:rank" (grpcomm_direct_ended.cc).
+std::set<runtime::Rank> hosting_daemons(const std::vector<std::string>& procs);
+bool signature_mentions_job(const std::string& signature, const std::string& nspace);
+bool names_process(const std::vector<std::string>& procs, const std::string& proc, const std::string& nspace);
 
 class DirectModule final : public Module {
   public:
@@ -52,6 +58,8 @@ class DirectModule final : public Module {
                      AllgatherCallback on_complete) override;
     void job_released(const std::string& nspace) noexcept override;
     void participant_ended(const pmix_proc_t& proc) noexcept override;
+    bool watches(const pmix_proc_t& proc) noexcept override;
+    void process_left(const pmix_proc_t& proc) noexcept override;
     void cancel(const Signature& signature, const Status& why, bool started_here) noexcept override;
     void finalize() noexcept override;
 
@@ -124,6 +132,23 @@ class DirectModule final : public Module {
     // Every such process: those an optional collective leaves out.
     std::vector<const Ended*> ended_participants(const std::vector<std::string>& procs, const std::string& signature,
                                                  uint64_t seq) const;
+
+    // Watches for normal ends (grpcomm_direct_watch.cc): on the daemons hosting a watched
+    // collective's processes, the collectives under way by op key; this node's processes that
+    // ended normally, by name, until their job is released; on the master, the op keys passed on.
+    struct Watch {
+        std::string signature;
+        uint64_t seq = 0;
+        std::vector<std::string> procs;
+    };
+    void request_watch(const std::string& signature, uint64_t seq, const std::vector<std::string>& procs);
+    void on_watch_request(runtime::Rank origin, rml::Payload&& payload);
+    void on_watch(runtime::Rank origin, rml::Payload&& payload);
+    void drop_watches(const std::string& signature, uint64_t released);
+    void forget_watches(const std::string& nspace);
+    std::map<std::string, Watch> watches_;
+    std::map<std::string, pmix_proc_t> left_;
+    std::set<std::string> watches_passed_on_;
 
     uint64_t next_op_ = 1;
     std::map<uint64_t, XcastOp> ops_;

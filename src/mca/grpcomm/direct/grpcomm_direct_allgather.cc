@@ -122,6 +122,13 @@ std::string proc_text(const pmix_proc_t& p)
     return p.rank == PMIX_RANK_WILDCARD ? fmt::format("{}:*", p.nspace) : fmt::format("{}:{}", p.nspace, p.rank);
 }
 
+std::set<Rank> hosting_daemons(const std::vector<std::string>& procs) { return daemons_of(procs); }
+
+bool signature_mentions_job(const std::string& signature, const std::string& nspace)
+{
+    return mentions_job(signature, nspace);
+}
+
 std::string op_key(const std::string& signature, uint64_t seq) { return fmt::format("{}#{}", signature, seq); }
 
 std::string signature_key(const Signature& signature, std::vector<std::string>& procs)
@@ -221,6 +228,7 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
     }
     op->shares[self] = contribution;
     op->on_complete = std::move(on_complete);
+    if (signature.watch_normal_ends) request_watch(sig, seq, procs);
     if (signature.time_limit.count() > 0 && !op->deadline) arm_deadline(*op, signature.time_limit);
     op->assign_context_id = op->assign_context_id || signature.assign_context_id;
     verbose()(5, "allgather {}: {} byte(s) from this daemon; participants {}{}", op_key(sig, seq), contribution.size(),
@@ -338,6 +346,7 @@ void DirectModule::mark_released(const std::string& signature, uint64_t seq)
 {
     uint64_t& released = released_seq_[signature];
     released = std::max(released, seq);
+    drop_watches(signature, released);
 }
 
 void DirectModule::fail_gather(const std::string& key, const Status& why, const pmix_proc_t* ended)
@@ -401,11 +410,12 @@ void DirectModule::job_released(const std::string& nspace) noexcept
     std::erase_if(signature_seq_, [&](const auto& entry) { return mentions_job(entry.first, nspace); });
     std::erase_if(released_seq_, [&](const auto& entry) { return mentions_job(entry.first, nspace); });
     std::erase_if(ended_, [&](const auto& entry) { return nspace == entry.second.proc.nspace; });
+    forget_watches(nspace);
     // What a long-lived DVM keeps between jobs; the tests check it returns to nothing.
     verbose()(5,
               "job {} released; still held: {} collective counter(s), {} collective(s), {} broadcast id(s), "
               "{} ended process(es)",
-              nspace, signature_seq_.size() + released_seq_.size(), gathers_.size(), seen_above_.size(),
+              nspace, signature_seq_.size() + released_seq_.size(), gathers_.size() + watches_.size(), seen_above_.size(),
               ended_.size());
 }
 

@@ -69,6 +69,11 @@ bool read_ended(rml::Reader& r, pmix_proc_t& proc, std::map<std::string, uint64_
 
 }  // namespace
 
+bool names_process(const std::vector<std::string>& procs, const std::string& proc, const std::string& nspace)
+{
+    return names(procs, proc, nspace);
+}
+
 void DirectModule::participant_ended(const pmix_proc_t& proc) noexcept
 {
     std::string name = proc_text(proc);

@@ -43,6 +43,9 @@ Status DirectModule::init()
                                  [this](Rank o, rml::Payload&& p) { on_ended(o, std::move(p)); });
     messenger().register_handler(rml::tag::participant_ended_all,
                                  [this](Rank o, rml::Payload&& p) { on_ended_all(o, std::move(p)); });
+    messenger().register_handler(rml::tag::allgather_watch_request,
+                                 [this](Rank o, rml::Payload&& p) { on_watch_request(o, std::move(p)); });
+    messenger().register_handler(rml::tag::allgather_watch, [this](Rank o, rml::Payload&& p) { on_watch(o, std::move(p)); });
     messenger().add_tree_listener([this] { on_tree_changed(); });
     return {};
 }
@@ -54,6 +57,9 @@ void DirectModule::finalize() noexcept
     signature_seq_.clear();
     released_seq_.clear();
     ended_.clear();
+    watches_.clear();
+    left_.clear();
+    watches_passed_on_.clear();
 }
 
 Status DirectModule::xcast(rml::Tag tag, const rml::Payload& message, XcastCompletion on_complete)

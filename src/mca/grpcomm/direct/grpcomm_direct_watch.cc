@@ -1,0 +1,144 @@
+// Normal ends that a collective waits for in vain (Signature::watch_normal_ends; see grpcomm.h).
+//
+// A process that ends normally is told to no other daemon: that would cost a broadcast for every
+// process of every job. But a PMIx group member that leaves normally without joining the group's
+// construct or destruct left the others waiting for ever when it was alone on its node: its daemon
+// never contributes, and no other daemon learns why. So each daemon that contributes to a watched
+// collective asks the master to have it watched; the master passes that on, once per collective,
+// to the daemons hosting its processes; each keeps the watch until the collective is released. A
+// watched process of its own that ends, or had ended, normally before this daemon took part in the
+// collective (so before the process could have) is told like one that ended abnormally
+// (participant_ended), which fails the collective, or leaves the process out of an optional one.
+// Normal ends after every watched collective over them was released cost nothing.
+#include <fmt/format.h>
+
+#include "mca/grpcomm/base/grpcomm_base.h"
+#include "mca/grpcomm/direct/grpcomm_direct.h"
+#include "rml/buffer.h"
+#include "rml/rml.h"
+
+namespace prte::grpcomm::direct {
+namespace {
+
+using runtime::Rank;
+
+rml::Messenger& messenger() { return rml::Messenger::instance(); }
+const output::VerboseStream& verbose() { return base::framework().verbose(); }
+
+rml::Payload encode(const std::string& signature, uint64_t seq, const std::vector<std::string>& procs)
+{
+    rml::Writer w;
+    w.str(signature).u64(seq).strings(procs);
+    return w.take();
+}
+
+}  // namespace
+
+// Waits for the process: a watched collective under way names it, and this daemon (so the
+// process) has not taken part in it.
+bool DirectModule::watches(const pmix_proc_t& proc) noexcept
+{
+    std::string name = proc_text(proc);
+    for (const auto& [key, w] : watches_) {
+        if (!names_process(w.procs, name, proc.nspace)) continue;
+        auto started = signature_seq_.find(w.signature);
+        if (started == signature_seq_.end() || started->second < w.seq) return true;
+    }
+    return false;
+}
+
+void DirectModule::process_left(const pmix_proc_t& proc) noexcept
+{
+    if (!watches(proc)) {
+        left_[proc_text(proc)] = proc;  // a watch may come later
+        return;
+    }
+    verbose()(5, "{} ended normally before it took part in a watched collective; telling every daemon",
+              proc_text(proc));
+    participant_ended(proc);
+}
+
+void DirectModule::request_watch(const std::string& signature, uint64_t seq, const std::vector<std::string>& procs)
+{
+    rml::Payload payload = encode(signature, seq, procs);
+    if (messenger().self() == 0) {
+        on_watch_request(0, std::move(payload));
+    } else if (Status st = messenger().send(0, rml::tag::allgather_watch_request, payload); !st) {
+        verbose()(1, "allgather {}: cannot ask the master to watch it: {}", op_key(signature, seq), st.message());
+    }
+}
+
+// Master: once per collective, to the daemons hosting its processes.
+void DirectModule::on_watch_request(Rank origin, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "allgather watch request");
+    std::string sig = r.str();
+    uint64_t seq = r.u64();
+    std::vector<std::string> procs = r.strings();
+    if (!r.ok()) {
+        output::warning("dropped an allgather watch request from daemon {}: {}", origin, r.error());
+        return;
+    }
+    auto released = released_seq_.find(sig);
+    if (released != released_seq_.end() && seq <= released->second) return;
+    if (!watches_passed_on_.insert(op_key(sig, seq)).second) return;
+    for (Rank d : hosting_daemons(procs)) {
+        if (d == messenger().self()) {
+            on_watch(0, rml::Payload(payload));
+        } else if (Status st = messenger().send(d, rml::tag::allgather_watch, payload); !st) {
+            verbose()(1, "allgather {}: cannot ask daemon {} to watch it: {}", op_key(sig, seq), d, st.message());
+        }
+    }
+}
+
+// A daemon hosting some of the processes: watch, and tell of those that had already left.
+void DirectModule::on_watch(Rank origin, rml::Payload&& payload)
+{
+    rml::Reader r(payload, "allgather watch");
+    Watch w;
+    w.signature = r.str();
+    w.seq = r.u64();
+    w.procs = r.strings();
+    if (!r.ok()) {
+        output::warning("dropped an allgather watch from daemon {}: {}", origin, r.error());
+        return;
+    }
+    auto released = released_seq_.find(w.signature);
+    if (released != released_seq_.end() && w.seq <= released->second) return;
+    std::string key = op_key(w.signature, w.seq);
+    verbose()(10, "allgather {}: watched here for normal ends", key);
+    watches_[key] = std::move(w);
+    std::vector<pmix_proc_t> gone;
+    for (const auto& [name, proc] : left_) {
+        if (watches(proc)) gone.push_back(proc);
+    }
+    for (const pmix_proc_t& proc : gone) {
+        left_.erase(proc_text(proc));
+        verbose()(5, "{} had ended normally before it took part in the watched collective {}; telling every daemon",
+                  proc_text(proc), key);
+        participant_ended(proc);
+    }
+}
+
+void DirectModule::drop_watches(const std::string& signature, uint64_t released)
+{
+    std::erase_if(watches_, [&](const auto& entry) {
+        return entry.second.signature == signature && entry.second.seq <= released;
+    });
+    std::erase_if(watches_passed_on_, [&](const std::string& key) {
+        auto hash = key.rfind('#');
+        return key.compare(0, hash, signature) == 0 && hash == signature.size() &&
+               std::stoull(key.substr(hash + 1)) <= released;
+    });
+}
+
+void DirectModule::forget_watches(const std::string& nspace)
+{
+    std::erase_if(left_, [&](const auto& entry) { return nspace == entry.second.nspace; });
+    std::erase_if(watches_, [&](const auto& entry) { return signature_mentions_job(entry.second.signature, nspace); });
+    std::erase_if(watches_passed_on_, [&](const std::string& key) {
+        return signature_mentions_job(key.substr(0, key.rfind('#')), nspace);
+    });
+}
+
+}  // namespace prte::grpcomm::direct
