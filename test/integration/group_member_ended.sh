@@ -104,32 +104,14 @@ nothing_held after
 # ---- construct; rank 2, alone on node3, leaves normally without joining ----
 # A normal end is not broadcast; node3's daemon, asked to watch the members of this operation across
 # nodes, tells the collectives of it, and the others' construct fails instead of waiting.
-timeout 120 "$PRUN" -n 3 --map-by node "$CLIENTS/group" --id quit --late-rank 2 --late-until "$TEST_TMP/quit-now" \
-    --expect-error >"$TEST_TMP/quit.out" 2>"$TEST_TMP/quit.err" &
-job=$!
-wait_for_lines "$TEST_TMP/quit.out" '^group late rank' 1 600 "$job"
-for node in node1 node2; do
-    wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather.*group quit construct.*from this daemon" ||
-        fail "quit: $node never joined the collective"
-done
-: >"$TEST_TMP/quit-now"
-wait "$job"
-status=$?
-[ $status = 0 ] && pass "quit: the job ended normally, no hang" || fail "quit: prun exited $status (124: it hung)"
+leave_late quit construct --expect-error
 refused quit construct 2
 group_event_once quit invite 2 2
 
 # ---- destruct; rank 2, alone on node3, constructed, then left normally instead of destructing ----
 # RFC 0033: the destruct "will return an error if any group process fails or terminates prior to
 # calling PMIx_Group_destruct"; before the watch, the others waited for ever.
-timeout 120 "$PRUN" -n 3 --map-by node "$CLIENTS/group" --id gone --late-rank 2 --late-in-destruct \
-    --late-until "$TEST_TMP/gone-now" --expect-error >"$TEST_TMP/gone.out" 2>"$TEST_TMP/gone.err" &
-job=$!
-wait_for_lines "$TEST_TMP/gone.out" '^group late rank' 1 600 "$job"
-: >"$TEST_TMP/gone-now"
-wait "$job"
-status=$?
-[ $status = 0 ] && pass "gone: the job ended normally, no hang" || fail "gone: prun exited $status (124: it hung)"
+leave_late gone destruct --late-in-destruct --expect-error
 refused gone destruct 2
 
 # ---- the same ids again, all ranks alive: the failed constructs left no group record ----

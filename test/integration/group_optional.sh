@@ -95,18 +95,7 @@ nothing_held after
 # ---- rank 2, alone on node3, leaves normally without joining: a normal end is not broadcast, but
 # node3's daemon was asked to watch the members of this group operation across nodes, and tells the
 # collectives of it ----
-timeout 120 "$PRUN" -n 3 --map-by node "$CLIENTS/group" --id quit --by-rank --optional --late-rank 2 \
-    --late-until "$TEST_TMP/quit-now" >"$TEST_TMP/quit.out" 2>"$TEST_TMP/quit.err" &
-job=$!
-wait_for_lines "$TEST_TMP/quit.out" '^group late rank' 1 600 "$job"
-for node in node1 node2; do
-    wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather.*group quit construct.*from this daemon" ||
-        fail "quit: $node never joined the collective"
-done
-: >"$TEST_TMP/quit-now"
-wait "$job"
-status=$?
-[ $status = 0 ] && pass "quit: the job ended normally, no hang" || fail "quit: prun exited $status (124: it hung)"
+leave_late quit construct --by-rank --optional
 survived quit 2 2
 grep -q "^\[node3\].*:2 .*ended normally before it took part in" \
     "$TEST_TMP/prte.err" && pass "quit: node3 told the collectives of rank 2's normal end" ||

@@ -173,6 +173,28 @@ ended_by_kill() {
         fail "$1: prun exited $status (124: it hung)"; sed 's/^/    /' "$TEST_TMP/$1.out" "$TEST_TMP/$1.err"; fi
 }
 
+# leave_late NAME OP CLIENT-ARGS...: runs the group client (group NAME, 3 ranks by node, rank 2 late,
+# leaving normally once $TEST_TMP/NAME-leave exists) in the background; once node1's and node2's
+# members are in OP's collective ("construct" or "destruct"), lets rank 2 leave and waits for the
+# job, which must end normally.
+leave_late() {
+    name=$1
+    op=$2
+    shift 2
+    timeout 120 "$PRUN" -n 3 --map-by node "$CLIENTS/group" --id "$name" --late-rank 2 \
+        --late-until "$TEST_TMP/$name-leave" "$@" >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" &
+    job=$!
+    wait_for_lines "$TEST_TMP/$name.out" '^group late rank' 1 600 "$job"
+    for node in node1 node2; do
+        wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather.*group $name $op.*from this daemon" ||
+            fail "$name: $node never joined the $op's collective"
+    done
+    : >"$TEST_TMP/$name-leave"
+    wait "$job"
+    status=$?
+    [ $status = 0 ] && pass "$name: the job ended normally, no hang" || fail "$name: prun exited $status (124: it hung)"
+}
+
 # kill_then_call NAME NODE: for the group client started in the background as $job (output in
 # $TEST_TMP/NAME.out; --late-rank R --call-after "$TEST_TMP/NAME-call"): kills rank R once it waits,
 # lets the others call once NODE's daemon has handled R's end, and waits for the job, which must
