@@ -180,6 +180,8 @@ void forget_group_records(const std::string& nspace);
 void observe_group_event(pmix_status_t code, const pmix_proc_t& source, const pmix_info_t info[], size_t ninfo);
 void invitation_party_ended(const pmix_proc_t& proc);
 void forget_invitations(const std::string& nspace);
+// A job this daemon was told to kill is deregistered (process_ended.cc).
+void forget_killed_job(const std::string& nspace);
 
 // Spawn (spawn.cc) and queries (query.cc).
 pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],

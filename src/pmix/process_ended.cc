@@ -10,6 +10,8 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <set>
+#include <string>
 
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "pmix/internal.h"
@@ -18,6 +20,16 @@
 
 namespace prte::pmix {
 namespace {
+
+// The jobs this daemon was told to kill (job_killing), until they are deregistered. Their
+// processes all go, so no later group operation can count one of them: they are not deregistered
+// from PMIx one by one, which in killed jobs sometimes wedged PMIx 4.2.2's server (its
+// _deregister_client released a rank record already freed: seen in 1 of 600 aborted jobs).
+std::set<std::string>& killed_jobs()
+{
+    static std::set<std::string> jobs;
+    return jobs;
+}
 
 // Progress thread.
 void tell_collectives(const pmix_proc_t& proc)
@@ -90,7 +102,8 @@ void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
     bool in_group = detail::group_member_ended(proc);
     grpcomm::Module* collectives = grpcomm::base::module();
     bool told = abnormally || in_group || (collectives && collectives->watches(proc));
-    if (!prte_pmix422_end_groups_waiting_for(&proc, PMIX_ERR_PROC_TERM_WO_SYNC, told, group_ended,
+    bool forget = told && !killed_jobs().count(job.nspace);
+    if (!prte_pmix422_end_groups_waiting_for(&proc, PMIX_ERR_PROC_TERM_WO_SYNC, forget, group_ended,
                                              invitations_after_end)) {
         detail::invitation_party_ended(proc);
     }
@@ -106,6 +119,7 @@ void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
 void job_killing(const runtime::Job& job)
 {
     if (!detail::server_running()) return;
+    killed_jobs().insert(job.nspace);
     // Shared with PMIx's thread, which may fulfil it after this has stopped waiting.
     auto held = std::make_shared<std::promise<void>>();
     std::future<void> done = held->get_future();
@@ -126,5 +140,7 @@ void job_killing(const runtime::Job& job)
     }
     detail::verbose()(5, "job {}: collectives of its processes here held before they are killed", job.nspace);
 }
+
+void detail::forget_killed_job(const std::string& nspace) { killed_jobs().erase(nspace); }
 
 }  // namespace prte::pmix

@@ -330,6 +330,7 @@ void deregister_job(const runtime::JobPtr& job)
     detail::forget_group_records(job->nspace);
     detail::forget_invitations(job->nspace);
     detail::forget_group_leaders(job->nspace);
+    detail::forget_killed_job(job->nspace);
     prte_pmix422_deregister_nspace(job->nspace.c_str());
     if (!rt().identity().session_dir.empty()) {
         std::error_code ec;
