@@ -75,19 +75,11 @@ std::vector<pmix_proc_t> lost_members(const std::vector<pmix_proc_t>& members)
 {
     std::vector<pmix_proc_t> out;
     const rml::RadixTree& tree = rml::Messenger::instance().tree();
-    for (const pmix_proc_t& m : members) {
-        runtime::JobPtr job = find_job(m.nspace);
-        if (!job) continue;
-        for (const auto& proc : job->procs) {
-            if (m.rank != PMIX_RANK_WILDCARD && proc->rank != m.rank) continue;
-            if (!proc->node) continue;
-            runtime::Rank daemon = proc->node->daemon;
-            if (daemon != runtime::kInvalidRank && !tree.departed(daemon)) continue;
-            pmix_proc_t p;
-            PMIX_LOAD_PROCID(&p, m.nspace, proc->rank);
-            out.push_back(p);
-        }
-    }
+    for_each_member(members, [&](const pmix_proc_t& p, const runtime::Proc& proc) {
+        if (!proc.node) return;
+        runtime::Rank daemon = proc.node->daemon;
+        if (daemon == runtime::kInvalidRank || tree.departed(daemon)) out.push_back(p);
+    });
     return out;
 }
 

@@ -191,13 +191,9 @@ std::vector<pmix_proc_t> without(const std::vector<pmix_proc_t>& members, const 
             if (!names(left_out, m)) out.push_back(m);
             continue;
         }
-        runtime::JobPtr job = find_job(m.nspace);
-        if (!job) continue;
-        for (const auto& proc : job->procs) {
-            pmix_proc_t p;
-            PMIX_LOAD_PROCID(&p, m.nspace, proc->rank);
+        for_each_member({m}, [&](const pmix_proc_t& p, const runtime::Proc&) {
             if (!names(left_out, p)) out.push_back(p);
-        }
+        });
     }
     return out;
 }

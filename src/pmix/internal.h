@@ -57,6 +57,10 @@ bool all_local(const pmix_proc_t procs[], size_t nprocs);
 size_t count_here(const pmix_proc_t procs[], size_t nprocs);
 // The processes of job `nspace` on this node (none for an unknown job). Progress thread.
 std::vector<pmix_proc_t> local_procs_of(const std::string& nspace);
+// Each process the members name, with its entry in the job map (a member of rank
+// PMIX_RANK_WILDCARD names every rank of its job; one of no job of this DVM names none).
+void for_each_member(const std::vector<pmix_proc_t>& members,
+                     const std::function<void(const pmix_proc_t&, const runtime::Proc&)>& fn);
 // "pterm (pid 1234)" for a connected tool, "rank 3 of prte-x-1@2" for a client; progress thread.
 std::string requestor_name(const pmix_proc_t& proc);
 

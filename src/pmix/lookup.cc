@@ -64,6 +64,21 @@ size_t count_here(const pmix_proc_t procs[], size_t nprocs)
     return here;
 }
 
+void for_each_member(const std::vector<pmix_proc_t>& members,
+                     const std::function<void(const pmix_proc_t&, const runtime::Proc&)>& fn)
+{
+    for (const pmix_proc_t& m : members) {
+        runtime::JobPtr job = find_job(m.nspace);
+        if (!job) continue;
+        for (const auto& proc : job->procs) {
+            if (m.rank != PMIX_RANK_WILDCARD && proc->rank != m.rank) continue;
+            pmix_proc_t p;
+            PMIX_LOAD_PROCID(&p, m.nspace, proc->rank);
+            fn(p, *proc);
+        }
+    }
+}
+
 std::vector<pmix_proc_t> local_procs_of(const std::string& nspace)
 {
     std::vector<pmix_proc_t> out;

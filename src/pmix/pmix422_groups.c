@@ -184,13 +184,12 @@ static void answer_and_release(evutil_socket_t fd, short what, void *arg)
     free(ending);
 }
 
-/* A tracker PMIx will never complete, taken off its list (with its timer, and unless it is a
- * construct handed to the host, its group record) for this file to answer. */
-static void take_over(pmix_server_trkr_t *trk, int keep_record)
+/* A tracker PMIx will never complete, taken off its list (with its timer) for this file to answer
+ * or hand to the host. Its group record stays until that answer says whether the group exists. */
+static void take_over(pmix_server_trkr_t *trk)
 {
     pmix_list_remove_item(&pmix_server_globals.collectives, &trk->super);
     if (trk->event_active) pmix_event_del(&trk->ev);
-    if (!keep_record) drop_group_record(trk);
 }
 
 /* Answers a taken-over tracker's callers with `status` and releases it, one loop step from now:
@@ -286,20 +285,19 @@ static void end_stuck_groups(evutil_socket_t fd, short what, void *arg)
         if (!stuck(trk)) continue;
         int construct = trk->type == PMIX_GROUP_CONSTRUCT_CMD;
         int optional = construct && is_optional(trk->info, trk->ninfo);
-        take_over(trk, 1);
+        take_over(trk);
         if (loss->report != NULL) {
             pmix_proc_t leader;
             int has_leader = construct && leader_of(trk, &leader);
             optional = loss->report(trk->id, construct, optional, &loss->proc, has_leader ? &leader : NULL, trk->pcs,
                                     trk->npcs, pmix_list_get_size(&trk->local_cbs));
         }
-        if (!optional || !construct) drop_group_record(trk);
         if (optional) {
             /* Later operations naming the member must not count it as one of this node's either. */
             loss->forget = 1;
-            if (hand_over(trk)) continue;
-            drop_group_record(trk);
+            if (hand_over(trk)) continue; /* answer_handed drops the record unless a construct succeeded */
         }
+        drop_group_record(trk);
         answer_soon(trk, loss->status);
     }
     finish(loss);
@@ -339,7 +337,8 @@ static void abort_constructs(evutil_socket_t fd, short what, void *arg)
             req->report(req->id, trk->pcs, trk->npcs, 1, callers, req->arg, last);
             continue;
         }
-        take_over(trk, 0);
+        take_over(trk);
+        drop_group_record(trk);
         req->report(req->id, trk->pcs, trk->npcs, 0, callers, req->arg, last);
         answer_soon(trk, req->status);
     }

@@ -111,8 +111,8 @@ void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
     // After end_groups_waiting_for: a leader it finds declared here is told before the failure.
     if (abnormally || in_group) {
         tell_collectives(proc);
-    } else {
-        if (collectives) collectives->process_left(proc);
+    } else if (collectives) {
+        collectives->process_left(proc);
     }
 }
 

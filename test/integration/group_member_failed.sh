@@ -38,10 +38,7 @@ start_case() {
         --late-in-destruct --notify-termination "$@" >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" &
     job=$!
     wait_for_lines "$TEST_TMP/$name.out" '^group late rank' 1 600 "$job"
-    for node in node1 node2; do
-        wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather.*group $name destruct.*from this daemon" ||
-            fail "$name: $node's members never called destruct"
-    done
+    in_collective "$name" destruct node1 node2
 }
 
 # records_gone NAME ID: once the job of group ID is deregistered, no daemon holds a group record.
@@ -76,10 +73,7 @@ timeout 120 "$PRUN" --enable-recovery -n 4 --map-by node "$CLIENTS/group" --id b
 job=$!
 wait_for_lines "$TEST_TMP/beside.out" '^group late rank' 1 600 "$job"
 wait_for_lines "$TEST_TMP/prte.err" "^\[node1\].*recvd grpdestruct cmd" $((node1_calls + 1)) 100 "$job"
-for node in node2 node3; do
-    wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather.*group beside destruct.*from this daemon" ||
-        fail "beside: $node's member never called destruct"
-done
+in_collective beside destruct node2 node3
 kill_late_member beside
 ended_by_kill beside
 heard beside 3 3

@@ -173,6 +173,18 @@ ended_by_kill() {
         fail "$1: prun exited $status (124: it hung)"; sed 's/^/    /' "$TEST_TMP/$1.out" "$TEST_TMP/$1.err"; fi
 }
 
+# in_collective NAME OP NODE...: waits until each NODE's daemon has contributed to the collective of
+# group NAME's OP ("construct" or "destruct"), that is, until that node's members have all called.
+in_collective() {
+    name=$1
+    op=$2
+    shift 2
+    for node in "$@"; do
+        wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather .*group $name $op.*from this daemon" ||
+            fail "$name: $node never joined the $op's collective"
+    done
+}
+
 # leave_late NAME OP CLIENT-ARGS...: runs the group client (group NAME, 3 ranks by node, rank 2 late,
 # leaving normally once $TEST_TMP/NAME-leave exists) in the background; once node1's and node2's
 # members are in OP's collective ("construct" or "destruct"), lets rank 2 leave and waits for the
@@ -185,10 +197,7 @@ leave_late() {
         --late-until "$TEST_TMP/$name-leave" "$@" >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" &
     job=$!
     wait_for_lines "$TEST_TMP/$name.out" '^group late rank' 1 600 "$job"
-    for node in node1 node2; do
-        wait_for_line "$TEST_TMP/prte.err" "^\[$node\].*allgather.*group $name $op.*from this daemon" ||
-            fail "$name: $node never joined the $op's collective"
-    done
+    in_collective "$name" "$op" node1 node2
     : >"$TEST_TMP/$name-leave"
     wait "$job"
     status=$?

@@ -33,6 +33,7 @@
 #include <string>
 
 #include "mca/grpcomm/grpcomm.h"
+#include "rml/buffer.h"
 #include "runtime/node.h"
 
 namespace prte::grpcomm::direct {
@@ -49,6 +50,10 @@ std::string signature_key(const Signature& signature, std::vector<std::string>& 
 std::set<runtime::Rank> hosting_daemons(const std::vector<std::string>& procs);
 bool signature_mentions_job(const std::string& signature, const std::string& nspace);
 bool names_process(const std::vector<std::string>& procs, const std::string& proc, const std::string& nspace);
+// A process on the wire: its namespace and rank. read_proc() fails the reader on a namespace PMIx
+// could not hold (grpcomm_direct_allgather.cc).
+void write_proc(rml::Writer& w, const pmix_proc_t& proc);
+bool read_proc(rml::Reader& r, pmix_proc_t& proc);
 
 class DirectModule final : public Module {
   public:
@@ -85,7 +90,6 @@ class DirectModule final : public Module {
         bool assign_context_id = false;                 // some participant asked for one
         bool optional = false;                          // leaves out ended processes (Signature::optional)
         std::vector<pmix_proc_t> left_out;              // those it left out so far (optional only)
-        std::set<std::string> left_out_names;           // ... as "nspace:rank"
         std::shared_ptr<Deadline> deadline;             // this daemon's caller's time limit
     };
 
@@ -104,7 +108,8 @@ class DirectModule final : public Module {
     GatherOp* gather_op(const std::string& signature, uint64_t seq, const std::vector<std::string>& procs,
                         bool optional);
     void refresh_participants(GatherOp& op) const;
-    std::vector<pmix_proc_t> left_out(const GatherOp& op) const;
+    // The last sequence number of the signature released here (0: none).
+    uint64_t released_through(const std::string& signature) const;
     bool has_subtree_shares(const GatherOp& op) const;
     runtime::Rank departed_participant(const GatherOp& op) const;
     void maybe_send_up(GatherOp& op);
@@ -148,7 +153,7 @@ class DirectModule final : public Module {
     void forget_watches(const std::string& nspace);
     std::map<std::string, Watch> watches_;
     std::map<std::string, pmix_proc_t> left_;
-    std::set<std::string> watches_passed_on_;
+    std::set<std::pair<std::string, uint64_t>> watches_passed_on_;  // (signature, seq)
 
     uint64_t next_op_ = 1;
     std::map<uint64_t, XcastOp> ops_;

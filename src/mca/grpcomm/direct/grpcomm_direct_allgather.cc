@@ -93,7 +93,7 @@ constexpr uint8_t kOptional = 2;
 void write_procs(rml::Writer& w, const std::vector<pmix_proc_t>& procs)
 {
     w.u32(static_cast<uint32_t>(procs.size()));
-    for (const auto& p : procs) w.str(p.nspace).u32(p.rank);
+    for (const auto& p : procs) write_proc(w, p);
 }
 
 std::vector<pmix_proc_t> read_procs(rml::Reader& r)
@@ -101,16 +101,8 @@ std::vector<pmix_proc_t> read_procs(rml::Reader& r)
     std::vector<pmix_proc_t> out;
     uint32_t n = r.u32();
     for (uint32_t i = 0; i < n && r.ok(); ++i) {
-        std::string nspace = r.str();
-        runtime::Rank rank = r.u32();
-        if (!r.ok()) break;
-        if (nspace.empty() || nspace.size() > PMIX_MAX_NSLEN) {
-            r.fail(fmt::format("namespace of {} character(s)", nspace.size()));
-            break;
-        }
         pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, nspace.c_str(), rank);
-        out.push_back(p);
+        if (read_proc(r, p)) out.push_back(p);
     }
     return out;
 }
@@ -120,6 +112,21 @@ std::vector<pmix_proc_t> read_procs(rml::Reader& r)
 std::string proc_text(const pmix_proc_t& p)
 {
     return p.rank == PMIX_RANK_WILDCARD ? fmt::format("{}:*", p.nspace) : fmt::format("{}:{}", p.nspace, p.rank);
+}
+
+void write_proc(rml::Writer& w, const pmix_proc_t& proc) { w.str(proc.nspace).u32(proc.rank); }
+
+bool read_proc(rml::Reader& r, pmix_proc_t& proc)
+{
+    std::string nspace = r.str();
+    runtime::Rank rank = r.u32();
+    if (!r.ok()) return false;
+    if (nspace.empty() || nspace.size() > PMIX_MAX_NSLEN) {
+        r.fail(fmt::format("namespace of {} character(s)", nspace.size()));
+        return false;
+    }
+    PMIX_LOAD_PROCID(&proc, nspace.c_str(), rank);
+    return true;
 }
 
 std::set<Rank> hosting_daemons(const std::vector<std::string>& procs) { return daemons_of(procs); }
@@ -140,11 +147,16 @@ std::string signature_key(const Signature& signature, std::vector<std::string>& 
 }
 
 // nullptr when the collective has already been released here (a late copy of a share).
+uint64_t DirectModule::released_through(const std::string& signature) const
+{
+    auto it = released_seq_.find(signature);
+    return it == released_seq_.end() ? 0 : it->second;
+}
+
 DirectModule::GatherOp* DirectModule::gather_op(const std::string& signature, uint64_t seq,
                                                const std::vector<std::string>& procs, bool optional)
 {
-    auto released = released_seq_.find(signature);
-    if (released != released_seq_.end() && seq <= released->second) return nullptr;
+    if (seq <= released_through(signature)) return nullptr;
     std::string key = op_key(signature, seq);
     auto it = gathers_.find(key);
     if (it != gathers_.end()) {
@@ -164,40 +176,26 @@ DirectModule::GatherOp* DirectModule::gather_op(const std::string& signature, ui
     return &op;
 }
 
-// The participating processes an optional collective goes on without: those that ended before they
-// took part, and those lost with their node.
-std::vector<pmix_proc_t> DirectModule::left_out(const GatherOp& op) const
-{
-    std::vector<pmix_proc_t> out;
-    std::set<std::string> seen;
-    for (const Ended* e : ended_participants(op.procs, op.signature, op.seq)) {
-        if (seen.insert(proc_text(e->proc)).second) out.push_back(e->proc);
-    }
-    for (const pmix_proc_t& p : procs_of_departed(op.procs)) {
-        if (seen.insert(proc_text(p)).second) out.push_back(p);
-    }
-    return out;
-}
-
-// An optional collective waits only for the daemons hosting a participant it does not leave out.
-// What it leaves out only grows: a process once found ended or lost stays out, whatever the job
-// maps say later.
+// An optional collective waits only for the daemons hosting a participant it does not leave out:
+// those that ended before they took part, and those lost with their node. What it leaves out only
+// grows: a process once found ended or lost stays out, whatever the job maps say later.
 void DirectModule::refresh_participants(GatherOp& op) const
 {
     if (!op.optional) return;
-    bool grew = false;
-    for (const pmix_proc_t& p : left_out(op)) {
-        if (op.left_out_names.insert(proc_text(p)).second) {
-            op.left_out.push_back(p);
-            grew = true;
-        }
-    }
-    if (!grew) return;
+    std::set<std::string> names;
+    for (const pmix_proc_t& p : op.left_out) names.insert(proc_text(p));
+    size_t known = op.left_out.size();
+    auto leave_out = [&](const pmix_proc_t& p) {
+        if (names.insert(proc_text(p)).second) op.left_out.push_back(p);
+    };
+    for (const Ended* e : ended_participants(op.procs, op.signature, op.seq)) leave_out(e->proc);
+    for (const pmix_proc_t& p : procs_of_departed(op.procs)) leave_out(p);
+    if (op.left_out.size() == known) return;
     std::set<Rank> before = op.participants;
-    op.participants = daemons_of(op.procs, op.left_out_names);
+    op.participants = daemons_of(op.procs, names);
     verbose()(5, "allgather {}: optional, {} left out; participants {} (were {})", op_key(op.signature, op.seq),
-              util::join(std::vector<std::string>(op.left_out_names.begin(), op.left_out_names.end()), ","),
-              op.participants.size(), before.size());
+              util::join(std::vector<std::string>(names.begin(), names.end()), ","), op.participants.size(),
+              before.size());
 }
 
 Status DirectModule::allgather(const Signature& signature, const rml::Payload& contribution,
@@ -365,7 +363,7 @@ void DirectModule::cancel(const Signature& signature, const Status& why, bool st
     std::vector<std::string> procs;
     std::string sig = signature_key(signature, procs);
     uint64_t started = signature_seq_.count(sig) ? signature_seq_[sig] : 0;
-    uint64_t released = released_seq_.count(sig) ? released_seq_[sig] : 0;
+    uint64_t released = released_through(sig);
     if (started > released) {
         fail_gather(op_key(sig, started), why);
         return;

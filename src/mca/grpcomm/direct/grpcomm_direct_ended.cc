@@ -45,26 +45,20 @@ std::vector<std::string> procs_of(const std::string& signature)
 
 void write_ended(rml::Writer& w, const pmix_proc_t& proc, const std::map<std::string, uint64_t>& taken_part)
 {
-    w.str(proc.nspace).u32(proc.rank).u32(static_cast<uint32_t>(taken_part.size()));
+    write_proc(w, proc);
+    w.u32(static_cast<uint32_t>(taken_part.size()));
     for (const auto& [signature, count] : taken_part) w.str(signature).u64(count);
 }
 
 bool read_ended(rml::Reader& r, pmix_proc_t& proc, std::map<std::string, uint64_t>& taken_part)
 {
-    std::string nspace = r.str();
-    runtime::Rank rank = r.u32();
+    if (!read_proc(r, proc)) return false;
     uint32_t n = r.u32();
     for (uint32_t i = 0; i < n && r.ok(); ++i) {
         std::string signature = r.str();
         taken_part[signature] = r.u64();
     }
-    if (!r.ok()) return false;
-    if (nspace.empty() || nspace.size() > PMIX_MAX_NSLEN) {
-        r.fail(fmt::format("namespace of {} character(s)", nspace.size()));
-        return false;
-    }
-    PMIX_LOAD_PROCID(&proc, nspace.c_str(), rank);
-    return true;
+    return r.ok();
 }
 
 }  // namespace

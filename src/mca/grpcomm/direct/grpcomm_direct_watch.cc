@@ -79,9 +79,7 @@ void DirectModule::on_watch_request(Rank origin, rml::Payload&& payload)
         output::warning("dropped an allgather watch request from daemon {}: {}", origin, r.error());
         return;
     }
-    auto released = released_seq_.find(sig);
-    if (released != released_seq_.end() && seq <= released->second) return;
-    if (!watches_passed_on_.insert(op_key(sig, seq)).second) return;
+    if (seq <= released_through(sig) || !watches_passed_on_.emplace(sig, seq).second) return;
     for (Rank d : hosting_daemons(procs)) {
         if (d == messenger().self()) {
             on_watch(0, rml::Payload(payload));
@@ -103,8 +101,7 @@ void DirectModule::on_watch(Rank origin, rml::Payload&& payload)
         output::warning("dropped an allgather watch from daemon {}: {}", origin, r.error());
         return;
     }
-    auto released = released_seq_.find(w.signature);
-    if (released != released_seq_.end() && w.seq <= released->second) return;
+    if (w.seq <= released_through(w.signature)) return;
     std::string key = op_key(w.signature, w.seq);
     verbose()(10, "allgather {}: watched here for normal ends", key);
     watches_[key] = std::move(w);
@@ -125,20 +122,14 @@ void DirectModule::drop_watches(const std::string& signature, uint64_t released)
     std::erase_if(watches_, [&](const auto& entry) {
         return entry.second.signature == signature && entry.second.seq <= released;
     });
-    std::erase_if(watches_passed_on_, [&](const std::string& key) {
-        auto hash = key.rfind('#');
-        return key.compare(0, hash, signature) == 0 && hash == signature.size() &&
-               std::stoull(key.substr(hash + 1)) <= released;
-    });
+    std::erase_if(watches_passed_on_, [&](const auto& op) { return op.first == signature && op.second <= released; });
 }
 
 void DirectModule::forget_watches(const std::string& nspace)
 {
     std::erase_if(left_, [&](const auto& entry) { return nspace == entry.second.nspace; });
     std::erase_if(watches_, [&](const auto& entry) { return signature_mentions_job(entry.second.signature, nspace); });
-    std::erase_if(watches_passed_on_, [&](const std::string& key) {
-        return signature_mentions_job(key.substr(0, key.rfind('#')), nspace);
-    });
+    std::erase_if(watches_passed_on_, [&](const auto& op) { return signature_mentions_job(op.first, nspace); });
 }
 
 }  // namespace prte::grpcomm::direct
