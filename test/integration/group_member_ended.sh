@@ -18,19 +18,8 @@ PMIX_MCA_pmix_server_connect_verbose=2
 export PMIX_MCA_pmix_server_connect_verbose
 start_local_nodes_dvm 3 2 --prtemca pmix_server_verbose 5 --prtemca grpcomm_base_verbose 5
 
-# run_case NAME PRUN-ARGS...: runs the group client under prun --enable-recovery in the background;
-# once the late rank has said its pid and every line in $waits (patterns without spaces: what shows
-# the others are in the operation) is in the DVM's log, kills the late rank.
-run_case() {
-    name=$1
-    shift
-    timeout 120 "$PRUN" --enable-recovery "$@" --expect-error >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" &
-    job=$!
-    wait_for_lines "$TEST_TMP/$name.out" '^group late rank' 1 600 "$job"
-    for pattern in $waits; do wait_for_line "$TEST_TMP/prte.err" "$pattern" || fail "$name: no '$pattern'"; done
-    kill_late_member "$name"
-    ended_by_kill "$name"
-}
+# run_case NAME PRUN-ARGS...: kill_late_when, the survivors expecting their operation to fail.
+run_case() { kill_late_when "$@" --expect-error; }
 
 # refused NAME WHAT COUNT: COUNT survivors' WHAT ("construct" or "destruct") returned the error.
 refused() {

@@ -17,20 +17,13 @@ PMIX_MCA_pmix_server_connect_verbose=2
 export PMIX_MCA_pmix_server_connect_verbose
 start_local_nodes_dvm 3 2 --prtemca pmix_server_verbose 5 --prtemca grpcomm_base_verbose 5
 
-# run_case NAME LATE PRUN-ARGS...: the group client (group NAME, members listed by rank, rank LATE
-# late, --optional) under prun --enable-recovery; once rank LATE has said its pid and every line in
-# $waits (patterns without spaces) is in the DVM's log, kills it and waits for the job.
+# run_case NAME LATE PRUN-ARGS...: kill_late_when with the group client (group NAME, members
+# listed by rank, rank LATE late, --optional).
 run_case() {
-    name=$1
-    late=$2
+    case_name=$1
+    case_late=$2
     shift 2
-    timeout 120 "$PRUN" --enable-recovery "$@" "$CLIENTS/group" --id "$name" --by-rank --optional \
-        --late-rank "$late" >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" &
-    job=$!
-    wait_for_lines "$TEST_TMP/$name.out" '^group late rank' 1 600 "$job"
-    for pattern in $waits; do wait_for_line "$TEST_TMP/prte.err" "$pattern" || fail "$name: no '$pattern'"; done
-    kill_late_member "$name"
-    ended_by_kill "$name"
+    kill_late_when "$case_name" "$@" "$CLIENTS/group" --id "$case_name" --by-rank --optional --late-rank "$case_late"
 }
 
 # survived NAME COUNT LATE: each of the COUNT survivors constructed and destructed the group with

@@ -204,6 +204,21 @@ leave_late() {
     [ $status = 0 ] && pass "$name: the job ended normally, no hang" || fail "$name: prun exited $status (124: it hung)"
 }
 
+# kill_late_when NAME PRUN-ARGS...: runs prun --enable-recovery PRUN-ARGS (the group client with a
+# late rank) in the background as $job; once the late rank has said its pid and every line in
+# $waits (patterns without spaces: what shows the others are in the operation) is in the DVM's
+# log, kills the late rank and waits for the job, which must end with the kill's status.
+kill_late_when() {
+    name=$1
+    shift
+    timeout 120 "$PRUN" --enable-recovery "$@" >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" &
+    job=$!
+    wait_for_lines "$TEST_TMP/$name.out" '^group late rank' 1 600 "$job"
+    for pattern in $waits; do wait_for_line "$TEST_TMP/prte.err" "$pattern" || fail "$name: no '$pattern'"; done
+    kill_late_member "$name"
+    ended_by_kill "$name"
+}
+
 # kill_then_call NAME NODE: for the group client started in the background as $job (output in
 # $TEST_TMP/NAME.out; --late-rank R --call-after "$TEST_TMP/NAME-call"): kills rank R once it waits,
 # lets the others call once NODE's daemon has handled R's end, and waits for the job, which must
