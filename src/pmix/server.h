@@ -14,10 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "runtime/host_services.h"
 #include "runtime/job_table.h"
 #include "util/status.h"
 
 namespace prte::pmix {
+
+// This host's functions as the services the frameworks' components use (runtime/host_services.h);
+// the program's wiring installs them in the Runtime.
+runtime::HostServices host_services();
 
 struct ServerOptions {
     bool tool_support = false;  // the master: accept tools, write the rendezvous files
@@ -92,15 +97,7 @@ void when_output_released(const runtime::JobPtr& job, std::function<void()> then
 // whatever node it runs (relayed to that node's daemon), where <pmix.h> defines the codes; with
 // a PMIx that does not, no event (the allocation status query says the same). Master, progress
 // thread.
-struct AllocationOutcome {
-    pmix_proc_t requester{};
-    runtime::Rank requester_daemon = 0;
-    std::string alloc_id;
-    std::string req_id;
-    bool success = true;
-    pmix_status_t cause = PMIX_SUCCESS;  // with a failure
-    std::string message;                 // with a failure
-};
+using AllocationOutcome = runtime::AllocationOutcome;
 void notify_allocation_outcome(const AllocationOutcome& outcome);
 
 // Tells the job's originator (and anyone registered) that the job has ended

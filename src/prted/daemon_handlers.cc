@@ -117,8 +117,7 @@ void on_launch(Rank, rml::Payload&& payload)
 // collective-shrink-completion.txt, open question 1): it leaves anyway after this long.
 void arm_leave_fallback()
 {
-    const mca::Param* p = mca::ParamRegistry::instance().find("prte_elastic_leave_timeout");
-    int64_t ms = p ? p->as_int() : 2000;
+    int64_t ms = rt().settings().elastic_leave_timeout.count();
     event* timer = evtimer_new(
         rt().loop().base(),
         [](evutil_socket_t, short, void*) {

@@ -17,16 +17,17 @@
 #include <iostream>
 #include <string>
 
+#include "mca/base/core_params.h"
 #include "mca/errmgr/base/errmgr_base.h"
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/plm/base/plm_messages.h"
 #include "pmix/server.h"
 #include "prte_config.h"
+#include "program/program.h"
 #include "prted/daemon_handlers.h"
 #include "prted/exit_watchdog.h"
 #include "rml/auth.h"
 #include "rml/rml.h"
-#include "runtime/daemon_exit.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
 #include "tools/cli_parse.h"
@@ -83,8 +84,8 @@ int main(int argc, char** argv)
 {
     prte::output::set_program_name("prted");
     std::vector<std::string> args(argv + 1, argv + argc);
-    prte::runtime::MCASettings mca_settings;
-    if (prte::Status st = prte::runtime::extract_mca_args(args, mca_settings); !st) return usage_error(st.message());
+    prte::program::MCASettings mca_settings;
+    if (prte::Status st = prte::program::extract_mca_args(args, mca_settings); !st) return usage_error(st.message());
     Options options;
     CLI::App app{"prted: a DVM daemon, started by prte on each node", "prted"};
     app.add_option("--dvm-uri", options.dvm_uri, "The master's contact URI")->required();
@@ -100,13 +101,13 @@ int main(int argc, char** argv)
     auto& rt = prte::runtime::Runtime::instance();
     rt.identity().rank = options.rank;
     rt.identity().dvm_nspace = options.dvm_nspace;
-    if (prte::Status st = rt.init(prte::mca::ProcessRole::daemon, environ, mca_settings); !st) {
+    if (prte::Status st = prte::program::init(prte::runtime::ProcessRole::daemon, environ, mca_settings); !st) {
         prte::output::error("daemon {}: {}", options.rank, st.message());
         rt.finalize();
         return 1;
     }
     // Before the PMIx server: from here on, nothing this daemon runs can keep it alive past its bound.
-    prte::prted::exit_watchdog::start(prte::runtime::daemon_exit_timeout(), rt.identity().session_dir);
+    prte::prted::exit_watchdog::start(rt.settings().daemon_exit_timeout, rt.identity().session_dir);
     prte::pmix::ServerOptions server_options;
     server_options.tmpdir = rt.identity().session_dir;
     if (prte::Status st = prte::pmix::start(server_options); !st) {
@@ -115,7 +116,7 @@ int main(int argc, char** argv)
         return 1;
     }
     auto& messenger = prte::rml::Messenger::instance();
-    if (prte::Status st = messenger.start(rt.loop().base(), prte::rml::options_from_params(options.rank, secret)); !st) {
+    if (prte::Status st = messenger.start(rt.loop().base(), prte::mca::messenger_options(prte::mca::ParamRegistry::instance(), options.rank, secret)); !st) {
         prte::output::error("daemon {}: {}", options.rank, st.message());
         prte::pmix::stop();
         rt.finalize();
@@ -136,7 +137,7 @@ int main(int argc, char** argv)
         prte::prted::begin_shutdown();
     });
     rt.shutdown_on_signals();
-    if (prte::runtime::test_wedge_on_sigusr2()) wedge_loop_on_sigusr2(rt.loop().base());
+    if (rt.settings().test_wedge_on_sigusr2) wedge_loop_on_sigusr2(rt.loop().base());
 
     prte::plm::msg::DaemonReport report{options.rank, rt.identity().node_name, messenger.uri(),
                                         prte::runtime::local_topology()};

@@ -14,7 +14,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "mca/base/param.h"
 #include "util/strings.h"
 
 namespace prte::rml {
@@ -113,41 +112,11 @@ Messenger& Messenger::instance()
 
 const output::VerboseStream& Messenger::verbose() const { return verbose_stream(); }
 
-void register_params(mca::ParamRegistry& registry)
-{
-    // The tree's arithmetic is in uint32_t (RadixTree); 0 or a negative width has no meaning.
-    registry.register_int({"rml", "", "radix"}, 64,
-                          "Width of the radix routing tree over the daemons (children per daemon)",
-                          {1, std::numeric_limits<uint32_t>::max()});
-    registry.register_string({"oob", "tcp", "if_include"}, "",
-                             "Interfaces or IPv4 networks (comma-separated: lo,eth0,198.18.0.0/24) the daemons "
-                             "listen on and advertise; empty: every interface that is up");
-    registry.register_int({"rml", "base", "verbose"}, 0,
-                          "Verbosity of daemon messaging (5: connections and routes, 10: every connection attempt)",
-                          {.min = 0});
-}
-
-Options options_from_params(runtime::Rank self, std::string secret)
-{
-    // Registered by setup_mca (runtime/mca_setup.cc) in every program; registering again returns
-    // the same parameters.
-    auto& registry = mca::ParamRegistry::instance();
-    register_params(registry);
-    const mca::Param& radix = *registry.find("rml_radix");
-    const mca::Param& include = *registry.find("oob_tcp_if_include");
-    verbose_stream().set_level(static_cast<int>(registry.find("rml_base_verbose")->as_int()));
-    Options o;
-    o.self = self;
-    o.secret = std::move(secret);
-    o.radix = radix.as_int() < 1 ? 1 : static_cast<uint32_t>(radix.as_int());
-    o.if_include = util::split(include.as_string(), ',', true);
-    return o;
-}
-
 Status Messenger::start(event_base* base, Options options)
 {
     base_ = base;
     options_ = std::move(options);
+    verbose_stream().set_level(options_.verbose);
     tree_ = std::make_unique<RadixTree>(options_.self, options_.self + 1, options_.radix);
     std::vector<std::string> addresses = listen_addresses(options_.if_include);
     if (addresses.empty()) {

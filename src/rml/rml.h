@@ -18,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "mca/base/param.h"
 #include "rml/connection.h"
 #include "rml/radix_tree.h"
 #include "rml/types.h"
@@ -40,13 +39,10 @@ struct Options {
     // every IPv4 interface that is up, loopback only when nothing else is.
     std::vector<std::string> if_include;
     Limits limits;  // per connection (connection.h); every daemon of a DVM uses the same
+    int verbose = 0;  // rml_base_verbose (5: connections and routes, 10: every connection attempt)
 };
-
-// Registers rml_radix, oob_tcp_if_include and rml_base_verbose (setup_mca does, for every program,
-// so prte_info lists them).
-void register_params(mca::ParamRegistry& registry);
-// The messenger's options from those parameters.
-Options options_from_params(runtime::Rank self, std::string secret);
+// The parameters behind Options (rml_radix, oob_tcp_if_include, rml_base_verbose) are read by
+// mca/base/core_params.h: messenger_options().
 
 class Messenger {
   public:

@@ -6,23 +6,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "mca/base/param.h"
 
 namespace prte::runtime {
-
-void register_elastic_params(mca::ParamRegistry& registry)
-{
-    registry.register_bool({"prte", "", "elastic_mode"}, false,
-                           "Let the DVM grow and shrink while it runs (PMIx_Allocation_request, palloc, prun "
-                           "--add-host); off, it keeps the nodes it started with");
-    registry.register_int({"prte", "", "elastic_leave_timeout"}, 2000,
-                          "Milliseconds a daemon named by a shrink waits for its connections to close before it "
-                          "leaves anyway (a bounded fallback: survivors close them as soon as the order passes)",
-                          {0, std::numeric_limits<int32_t>::max()});
-    registry.register_bool({"prte", "", "test_hold_launch"}, false,
-                           "Testing only: hold every job at LAUNCH_APPS until the next size change starts, so that "
-                           "tests can put a job in flight across a shrink without sleeping");
-}
 
 const char* to_string(AllocationPhase phase)
 {

@@ -19,17 +19,9 @@
 
 #include "runtime/node.h"
 
-namespace prte::mca {
-class ParamRegistry;
-}
-
 namespace prte::runtime {
 
 struct Job;
-
-// prte_elastic_mode, prte_elastic_leave_timeout and the test-only prte_test_hold_launch
-// (setup_mca registers them in every program, so prte_info lists them and daemons get them).
-void register_elastic_params(mca::ParamRegistry& registry);
 
 // spec: job-launch-state-machine.txt, "DVM Extension": NEW/EXTEND grow, RELEASE shrinks.
 enum class AllocDirective { new_allocation, extend, release, reacquire, cancel };

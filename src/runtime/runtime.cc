@@ -11,9 +11,6 @@
 
 #include <fmt/format.h>
 
-#include "mca/base/param.h"
-#include "mca/odls/base/odls_base.h"
-#include "mca/state/base/state_base.h"
 #include "runtime/dvm_registry.h"
 #include "util/output.h"
 
@@ -25,19 +22,6 @@ std::string local_hostname()
     char host[256] = {};
     gethostname(host, sizeof(host) - 1);
     return host;
-}
-
-// Frameworks a program of this role cannot run without. Others are opened (their parameters exist,
-// prte_info lists them) but only selected when they have components for this role.
-std::vector<std::string> required_frameworks(mca::ProcessRole role)
-{
-    switch (role) {
-    case mca::ProcessRole::master: return {"state", "errmgr", "ras", "rmaps", "plm", "odls", "grpcomm"};
-    case mca::ProcessRole::daemon: return {"state", "errmgr", "odls", "grpcomm"};
-    case mca::ProcessRole::tool:
-    case mca::ProcessRole::info: return {};
-    }
-    return {};
 }
 
 // A DVM killed outright (SIGKILL, the OOM killer) cannot remove its session directory; the next
@@ -78,52 +62,41 @@ Runtime& Runtime::instance()
     return runtime;
 }
 
-const output::VerboseStream& Runtime::state_verbose() const { return state::base::framework().verbose(); }
-
-Status Runtime::init(mca::ProcessRole role, char** envp, const MCASettings& command_line)
+Status Runtime::set_host(HostServices host)
 {
-    if (Status st = setup_mca(envp, command_line); !st) return st;
-    auto& registry = mca::ParamRegistry::instance();
-    // The test-bed's local nodes run many daemons on one machine, each told its node name.
-    auto& node_name = registry.register_string({"prte", "", "node_name"}, "",
-                                               "Node name this process reports (default: the hostname); the "
-                                               "local-node test-bed sets it for each daemon");
+    if (std::string missing = host.first_missing(); !missing.empty()) {
+        return {Errc::bad_param, fmt::format("the PMIx host services lack '{}' (program wiring)", missing)};
+    }
+    host_ = std::move(host);
+    return {};
+}
+
+Status Runtime::init(ProcessRole role, const Settings& settings, const output::VerboseStream& state_verbose)
+{
+    settings_ = settings;
+    state_verbose_ = &state_verbose;
     identity_.role = role;
-    elastic_.set_enabled(registry.find("prte_elastic_mode")->as_bool());
-    identity_.node_name = node_name.as_string().empty() ? local_hostname() : node_name.as_string();
+    elastic_.set_enabled(settings.elastic_mode);
+    identity_.node_name = settings.node_name.empty() ? local_hostname() : settings.node_name;
     output::set_identity(identity_.node_name);
-    if (role == mca::ProcessRole::master) {
+    if (role == ProcessRole::master) {
         identity_.rank = 0;
         identity_.dvm_nspace = fmt::format("prte-{}-{}", identity_.node_name, getpid());
     }
     jobs_.set_dvm_nspace(identity_.dvm_nspace);
 
     loop_ = std::make_unique<EventLoop>();
-    state_machine_ = std::make_unique<state::StateMachine>(*loop_, state::base::framework().verbose());
-
-    if (Status st = open_frameworks({role}, false); !st) return st;
-    for (const auto& name : required_frameworks(role)) {
-        mca::Framework* f = find_framework(name);
-        if (Status st = f->select({role}); !st) return st;
-    }
-    // The launcher watches SIGCHLD from start-up, not from its first launch.
-    if (odls::Module* m = odls::base::module(); m && role != mca::ProcessRole::info) {
-        if (Status st = m->init(); !st) return st;
-    }
-    if (state::Module* m = state::base::module()) {
-        if (Status st = m->install(*state_machine_); !st) return st;
-        state::base::framework().verbose()(5, "state machine at start-up:\n{}", state_machine_->describe());
-    }
+    state_machine_ = std::make_unique<state::StateMachine>(*loop_, state_verbose);
 
     const char* tmp = std::getenv("TMPDIR");
     std::filesystem::path base = fmt::format("{}/prte.{}", tmp && *tmp ? tmp : "/tmp", getuid());
     // A daemon's session directory carries its rank: on the local-node test-bed, every daemon of a
     // DVM shares this machine's TMPDIR with the master.
     std::string session_name = identity_.dvm_nspace.empty() ? std::to_string(getpid()) : identity_.dvm_nspace;
-    if (role == mca::ProcessRole::daemon) session_name += fmt::format(".d{}", identity_.rank);
+    if (role == ProcessRole::daemon) session_name += fmt::format(".d{}", identity_.rank);
     identity_.session_dir = (base / fmt::format("{}.session", session_name)).string();
     std::error_code ec;
-    if (role == mca::ProcessRole::master) remove_stale_sessions(base, identity_.node_name);
+    if (role == ProcessRole::master) remove_stale_sessions(base, identity_.node_name);
     // A second try: another prte or prted leaving may remove the per-user directory, empty, between
     // this one's creating it and creating the session directory in it (remove_session_dir).
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -142,7 +115,8 @@ void Runtime::finalize()
 {
     finalizing_ = true;
     if (loop_) loop_->stop();
-    for (mca::Framework* f : all_frameworks()) f->close();
+    for (auto step = finalize_steps_.rbegin(); step != finalize_steps_.rend(); ++step) (*step)();
+    finalize_steps_.clear();
     remove_session_dir(identity_.session_dir);
 }
 

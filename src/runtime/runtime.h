@@ -1,6 +1,8 @@
 // The process-wide runtime: who this process is, its progress thread, the node pool, the job
-// table and the state machine. One per process (prte, prted, prterun); everything in it is owned
-// by the progress thread — other threads post() to loop() first.
+// table, the state machine and the host services components use. One per process (prte, prted,
+// prterun); everything in it is owned by the progress thread — other threads post() to loop()
+// first. It knows nothing of parameters or frameworks: the program's wiring (src/program/) reads
+// the parameters, hands it their values, selects the frameworks and installs the host services.
 #pragma once
 
 #include <functional>
@@ -8,19 +10,23 @@
 #include <optional>
 #include <string>
 
-#include "mca/base/component.h"
-#include "mca/state/base/state_machine.h"
+#include <vector>
+
 #include "runtime/elastic.h"
 #include "runtime/event_loop.h"
+#include "runtime/host_services.h"
 #include "runtime/job_table.h"
-#include "runtime/mca_setup.h"
 #include "runtime/node.h"
+#include "runtime/process_role.h"
+#include "runtime/settings.h"
+#include "runtime/state_machine.h"
+#include "util/output.h"
 #include "util/status.h"
 
 namespace prte::runtime {
 
 struct Identity {
-    mca::ProcessRole role = mca::ProcessRole::master;
+    ProcessRole role = ProcessRole::master;
     std::string node_name;  // this process's node; the test-bed overrides it with prte_node_name
     Rank rank = 0;          // daemon rank within the DVM; the master is 0
     std::string dvm_nspace;  // "prte-<host>-<pid>" of the master
@@ -36,11 +42,16 @@ class Runtime {
   public:
     static Runtime& instance();
 
-    // Reads the parameter sources, scans the component path, opens and selects the frameworks
-    // for `role`, creates the session directory. Does not start the progress thread.
-    Status init(mca::ProcessRole role, char** envp, const MCASettings& command_line);
-    // Stops the progress thread if it runs, closes frameworks, removes the session directory.
+    // Takes this process's identity and settings, creates the event loop and the state machine
+    // (whose transitions are told on `state_verbose`, which must outlive the Runtime) and the
+    // session directory. Does not start the progress thread. Program wiring: program::init.
+    Status init(ProcessRole role, const Settings& settings, const output::VerboseStream& state_verbose);
+    // One ordered teardown: stops the progress thread if it runs, runs the steps given to
+    // at_finalize() in the reverse order of their registration (the wiring's frameworks close
+    // there), removes the session directory.
     void finalize();
+    // A step of finalize(), after the loop has stopped; later registrations run first.
+    void at_finalize(std::function<void()> step) { finalize_steps_.push_back(std::move(step)); }
 
     const Identity& identity() const { return identity_; }
     Identity& identity() { return identity_; }
@@ -49,7 +60,12 @@ class Runtime {
     JobTable& jobs() { return jobs_; }
     state::StateMachine& state() { return *state_machine_; }
     ElasticState& elastic() { return elastic_; }
-    const output::VerboseStream& state_verbose() const;
+    const Settings& settings() const { return settings_; }
+    const output::VerboseStream& state_verbose() const { return *state_verbose_; }
+    // What components may ask of the PMIx server host (host_services.h), installed by the wiring
+    // before any component is selected. set_host refuses a table with a service missing.
+    const HostServices& host() const { return host_; }
+    Status set_host(HostServices host);
 
     // True once the DVM's daemons are all wired up (VM_READY of the daemon job); jobs that arrive
     // before are held and released then (spec 7.4.3.1 step 9).
@@ -83,6 +99,11 @@ class Runtime {
 
   private:
     Identity identity_;
+    Settings settings_;
+    output::VerboseStream silent_{"state"};  // until init() names the state framework's stream
+    const output::VerboseStream* state_verbose_ = &silent_;
+    HostServices host_;
+    std::vector<std::function<void()>> finalize_steps_;
     std::unique_ptr<EventLoop> loop_;
     NodePool pool_;
     JobTable jobs_;

@@ -16,7 +16,7 @@
 #include "mca/ras/base/ras_base.h"
 #include "mca/ras/ras.h"
 #include "runtime/runtime.h"
-#include "util/hostfile.h"
+#include "runtime/hostfile.h"
 #include "util/output.h"
 
 namespace {
@@ -69,7 +69,7 @@ class PushModule : public prte::ras::Module {
     {
         prte::ras::ModifyResult result;
         std::vector<prte::runtime::Node> nodes;
-        if (prte::Status st = prte::util::parse_host_list(std::string_view(line), nodes); !st) {
+        if (prte::Status st = prte::runtime::parse_host_list(std::string_view(line), nodes); !st) {
             prte::output::warning("ras/pushtest: {}", st.message());
             return;
         }

@@ -214,14 +214,14 @@ cat >"$work/allocate.cc" <<'EOF'
 #include "mca/base/param.h"
 #include "mca/base/repository.h"
 #include "mca/ras/base/ras_base.h"
-#include "runtime/mca_setup.h"
+#include "program/mca_setup.h"
 #include "runtime/node.h"
 
 extern char** environ;
 
 int main()
 {
-    prte::Status st = prte::runtime::setup_mca(environ, {});
+    prte::Status st = prte::program::setup_mca(environ, {});
     auto& framework = prte::ras::base::framework();
     auto& registry = prte::mca::ParamRegistry::instance();
     if (st) st = framework.open(registry, prte::mca::ComponentRepository::instance());

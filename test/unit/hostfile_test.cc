@@ -1,6 +1,6 @@
 // Hostfile and --host parsing: every syntax form, merging of repeated names, and every error with
 // its exact "file:line: reason" text.
-#include "util/hostfile.h"
+#include "runtime/hostfile.h"
 
 #include <gtest/gtest.h>
 
@@ -18,9 +18,9 @@ namespace {
 
 using prte::Errc;
 using prte::runtime::Node;
-using prte::util::parse_host_list;
-using prte::util::parse_hostfile;
-using prte::util::read_hostfile;
+using prte::runtime::parse_host_list;
+using prte::runtime::parse_hostfile;
+using prte::runtime::read_hostfile;
 using Nodes = std::vector<Node>;
 
 using prte::test::TempDir;

@@ -21,7 +21,7 @@
 
 #include "mca/odls/default/odls_default_env.h"
 #include "mca/odls/default/odls_default_module.h"
-#include "mca/state/base/state_machine.h"
+#include "runtime/state_machine.h"
 #include "runtime/event_loop.h"
 #include "temp_dir.h"
 

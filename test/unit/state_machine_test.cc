@@ -4,7 +4,7 @@
 #include <deque>
 #include <memory>
 
-#include "mca/state/base/state_machine.h"
+#include "runtime/state_machine.h"
 
 using prte::runtime::JobState;
 using prte::runtime::ProcState;

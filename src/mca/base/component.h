@@ -23,6 +23,8 @@
 #include <memory>
 #include <string>
 
+#include "runtime/process_role.h"
+
 namespace prte::mca {
 
 class ParamRegistry;
@@ -43,8 +45,9 @@ class Module {
 
 // Which program is selecting: a component may only make sense in some of them (plm/ssh launches
 // daemons from the master only; prte_info selects only to show what would be chosen).
-enum class ProcessRole { master, daemon, tool, info };
-const char* to_string(ProcessRole role);
+// (runtime/process_role.h: the runtime keys its start-up on the same role.)
+using ProcessRole = runtime::ProcessRole;
+using runtime::to_string;
 
 struct QueryContext {
     ProcessRole role = ProcessRole::master;

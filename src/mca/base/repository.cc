@@ -53,17 +53,6 @@ void ensure_ltdl()
 
 Module::~Module() = default;
 
-const char* to_string(ProcessRole role)
-{
-    switch (role) {
-    case ProcessRole::master: return "master";
-    case ProcessRole::daemon: return "daemon";
-    case ProcessRole::tool: return "tool";
-    case ProcessRole::info: return "info";
-    }
-    return "?";
-}
-
 std::string LoadFailure::describe() const
 {
     return fmt::format("component {} {} ({}) refused: {}", file.framework, file.name, file.path, reason);

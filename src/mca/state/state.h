@@ -1,8 +1,8 @@
 // The STATE framework: the job and process state machines.
 //
 // Single-select: state/dvm on the master, state/prted on daemons. A module installs its tables
-// of (state, callback) into the StateMachine (mca/state/base/state_machine.h); everything else —
-// activation, posting onto the progress thread, verbose tracing — is the base's. Numbers and
+// of (state, callback) into the StateMachine the Runtime owns (runtime/state_machine.h); everything else —
+// activation, posting onto the progress thread, verbose tracing — is the runtime's. Numbers and
 // names of the states: runtime/states.h (spec: job-launch-state-machine.txt).
 #pragma once
 

@@ -24,8 +24,8 @@
 #include "mca/plm/base/plm_launch.h"
 #include "pmix/server.h"
 #include "prte_config.h"
+#include "program/program.h"
 #include "rml/rml.h"
-#include "runtime/daemon_exit.h"
 #include "runtime/dvm_registry.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
@@ -109,7 +109,7 @@ void begin_shutdown(prte::runtime::Runtime& rt)
     // Jobs end when their daemons report their processes gone. A daemon that stopped answering
     // never will: after the daemons' own bound, stop waiting and order the daemons out anyway (the
     // teardown then names whichever did not answer).
-    timeval tv{static_cast<time_t>(prte::runtime::master_teardown_timeout().count()), 0};
+    timeval tv{static_cast<time_t>(rt.settings().master_teardown_timeout().count()), 0};
     event_base_once(
         rt.loop().base(), -1, EV_TIMEOUT,
         [](evutil_socket_t, short, void*) {
@@ -120,7 +120,7 @@ void begin_shutdown(prte::runtime::Runtime& rt)
                 if (!job->is_daemon_job) left.push_back(job->nspace);
             }
             prte::output::warning("job(s) {} did not end within {} s of the shutdown; stopping the daemons anyway",
-                                  prte::util::join(left, ", "), prte::runtime::master_teardown_timeout().count());
+                                  prte::util::join(left, ", "), rt.settings().master_teardown_timeout().count());
             rt.start_teardown();
         },
         nullptr, &tv);
@@ -132,8 +132,8 @@ int main(int argc, char** argv)
 {
     prte::output::set_program_name("prte");
     std::vector<std::string> args(argv + 1, argv + argc);
-    prte::runtime::MCASettings mca_settings;
-    if (prte::Status st = prte::runtime::extract_mca_args(args, mca_settings); !st) return usage_error(st.message());
+    prte::program::MCASettings mca_settings;
+    if (prte::Status st = prte::program::extract_mca_args(args, mca_settings); !st) return usage_error(st.message());
 
     Options options;
     CLI::App app{"prte: start a persistent Distributed Virtual Machine and run jobs submitted with prun", "prte"};
@@ -167,7 +167,7 @@ int main(int argc, char** argv)
 
     prte::runtime::shared_topology();  // discovered once, before any thread (runtime/topology.h)
     auto& rt = prte::runtime::Runtime::instance();
-    if (prte::Status st = rt.init(prte::mca::ProcessRole::master, environ, mca_settings); !st) {
+    if (prte::Status st = prte::program::init(prte::runtime::ProcessRole::master, environ, mca_settings); !st) {
         prte::output::error("{}", st.message());
         rt.finalize();
         return 1;

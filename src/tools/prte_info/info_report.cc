@@ -12,7 +12,7 @@
 
 #include "mca/base/param.h"
 #include "mca/base/repository.h"
-#include "runtime/mca_setup.h"
+#include "program/mca_setup.h"
 #include "util/output.h"
 #include "util/strings.h"
 
@@ -71,7 +71,7 @@ void print_components(const Options& options)
         line(fmt::format("Component path: {}",
                          util::join(mca::ComponentRepository::component_path(mca::ParamRegistry::instance()), ":")));
     }
-    for (mca::Framework* f : runtime::all_frameworks()) {
+    for (mca::Framework* f : program::all_frameworks()) {
         if (!options.parsable) {
             line(fmt::format("MCA {} ({}, {}-select, interface {}):", f->name(), f->description(),
                              f->mode() == mca::SelectMode::multi ? "multi" : "single", f->interface_version()));
@@ -142,7 +142,7 @@ bool print_selection(const Options& options, const mca::QueryContext& context)
 {
     auto& registry = mca::ParamRegistry::instance();
     bool ok = true;
-    for (mca::Framework* f : runtime::all_frameworks()) {
+    for (mca::Framework* f : program::all_frameworks()) {
         const mca::Param* list = registry.find(f->name());
         bool user_chose = list && !list->as_string().empty();
         if (f->candidates().empty() && !user_chose) {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "mca/base/param.h"
-#include "runtime/mca_setup.h"
+#include "program/mca_setup.h"
 #include "tools/cli_parse.h"
 #include "tools/prte_info/info_report.h"
 #include "util/output.h"
@@ -38,8 +38,8 @@ int main(int argc, char** argv)
 {
     prte::output::set_program_name("prte_info");
     std::vector<std::string> args(argv + 1, argv + argc);
-    prte::runtime::MCASettings mca_settings;
-    if (prte::Status st = prte::runtime::extract_mca_args(args, mca_settings); !st) return usage_error(st.message());
+    prte::program::MCASettings mca_settings;
+    if (prte::Status st = prte::program::extract_mca_args(args, mca_settings); !st) return usage_error(st.message());
 
     Request request;
     CLI::App app{"prte_info: show the frameworks, components and parameters of this prte installation", "prte_info"};
@@ -54,11 +54,11 @@ int main(int argc, char** argv)
     app.footer("Parameters may be set with --prtemca <name> <value>, PRTE_MCA_<name>=<value>, or a param file.");
     if (auto done = prte::tools::parse_command_line(app, args, usage_error)) return *done;
 
-    if (prte::Status st = prte::runtime::setup_mca(environ, mca_settings); !st) {
+    if (prte::Status st = prte::program::setup_mca(environ, mca_settings); !st) {
         prte::output::error("{}", st.message());
         return 1;
     }
-    if (prte::Status st = prte::runtime::open_frameworks({prte::mca::ProcessRole::info}, false); !st) {
+    if (prte::Status st = prte::program::open_frameworks({prte::mca::ProcessRole::info}, false); !st) {
         prte::output::error("{}", st.message());
         return 1;
     }
@@ -66,7 +66,7 @@ int main(int argc, char** argv)
     int status = 0;
     if (!request.param.empty()) {
         const std::string& fw = request.param[0];
-        if (fw != "all" && fw != "mca" && fw != "prte" && !prte::runtime::find_framework(fw)) {
+        if (fw != "all" && fw != "mca" && fw != "prte" && !prte::program::find_framework(fw)) {
             return usage_error("--param: unknown framework '" + fw + "'");
         }
         prte::info::print_params(request.options, fw, request.param[1]);

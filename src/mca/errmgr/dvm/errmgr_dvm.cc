@@ -10,7 +10,6 @@
 #include "mca/plm/base/plm_elastic.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/plm/base/plm_messages.h"
-#include "pmix/server.h"
 #include "runtime/runtime.h"
 #include "util/output.h"
 
@@ -68,7 +67,7 @@ void DvmErrmgrModule::proc_failed(const runtime::JobPtr& job, runtime::Proc& pro
     if (job->aborting) return;  // only the first failure decides the outcome
     proc.state = state;
     std::string what = describe_failure(*job, proc, state);
-    pmix::notify_proc_failure(*job, proc, failure_event(proc, state), what);
+    runtime::Runtime::instance().host().notify_proc_failure(*job, proc, failure_event(proc, state), what);
     if (job->recoverable && survivable(state)) {
         // The first failure is the job's status and message when it ends; the others carry on.
         if (job->exit_code == 0) {

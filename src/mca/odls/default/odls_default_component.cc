@@ -1,5 +1,5 @@
 // The odls/default component's descriptor: its parameter and its query, which wires the module
-// to the runtime and the PMIx server. The work is in odls_default_module.cc.
+// to the runtime and the PMIx host's services (runtime/host_services.h). The work is in odls_default_module.cc.
 #include <memory>
 #include <new>
 
@@ -7,7 +7,6 @@
 #include "mca/base/param.h"
 #include "mca/odls/base/odls_base.h"
 #include "mca/odls/default/odls_default_module.h"
-#include "pmix/server.h"
 #include "runtime/runtime.h"
 
 namespace {
@@ -44,12 +43,13 @@ Services runtime_services()
     services.state = &rt.state();
     services.node_name = rt.identity().node_name;
     services.daemon_rank = rt.identity().rank;
-    services.setup_fork = prte::pmix::setup_fork;
-    services.deliver_output = prte::pmix::deliver_output;
-    services.output_backlogged = prte::pmix::output_backlogged;
-    services.when_output_drains = prte::pmix::when_output_drains;
-    services.process_ended = prte::pmix::process_ended;
-    services.job_killing = prte::pmix::job_killing;
+    const prte::runtime::HostServices& host = rt.host();
+    services.setup_fork = host.setup_fork;
+    services.deliver_output = host.deliver_output;
+    services.output_backlogged = host.output_backlogged;
+    services.when_output_drains = host.when_output_drains;
+    services.process_ended = host.process_ended;
+    services.job_killing = host.job_killing;
     return services;
 }
 

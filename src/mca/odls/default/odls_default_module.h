@@ -37,7 +37,7 @@
 #include "mca/odls/default/odls_default_binding.h"
 #include "mca/odls/default/odls_default_stdin.h"
 #include "mca/odls/odls.h"
-#include "mca/state/base/state_machine.h"
+#include "runtime/state_machine.h"
 #include "runtime/event_loop.h"
 
 struct event;
@@ -46,9 +46,9 @@ namespace prte::odls::default_component {
 
 inline constexpr const char* kComponentName = "default";
 
-// pmix::setup_fork: the PMIx variables for one child.
+// host setup_fork: the PMIx variables for one child.
 using EnvProvider = std::function<Status(const runtime::JobPtr& job, runtime::Rank rank, std::vector<std::string>& env)>;
-// pmix::deliver_output: one chunk of a child's output; an empty chunk ends that stream.
+// host deliver_output: one chunk of a child's output; an empty chunk ends that stream.
 using OutputSink = std::function<void(const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel,
                                       const char* data, size_t size)>;
 
@@ -67,10 +67,10 @@ struct Services {
     // (on the loop thread).
     std::function<bool(const runtime::Job&)> output_backlogged;
     std::function<void(const runtime::Job&, std::function<void()>)> when_output_drains;
-    // pmix::process_ended (optional): a child was reaped; `abnormally` when killed or exiting
+    // host process_ended (optional): a child was reaped; `abnormally` when killed or exiting
     // non-zero. Collectives waiting for it are ended.
     std::function<void(const runtime::Job&, runtime::Rank, bool abnormally)> process_ended;
-    // pmix::job_killing (optional): this node's processes of the job are about to be signalled.
+    // host job_killing (optional): this node's processes of the job are about to be signalled.
     std::function<void(const runtime::Job&)> job_killing;
 };
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "mca/base/core_params.h"
 #include "mca/base/param.h"
 #include "mca/errmgr/base/errmgr_base.h"
 #include "mca/grpcomm/base/grpcomm_base.h"
@@ -17,10 +18,8 @@
 #include "mca/plm/base/plm_elastic.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/plm/base/plm_messages.h"
-#include "pmix/server.h"
 #include "rml/auth.h"
 #include "rml/rml.h"
-#include "runtime/daemon_exit.h"
 #include "runtime/dvm_registry.h"
 #include "runtime/runtime.h"
 #include "util/strings.h"
@@ -163,8 +162,8 @@ void on_output(Rank origin, rml::Payload&& payload)
     }
     JobPtr job = rt().jobs().find(o.nspace);
     if (!job) return;
-    pmix::deliver_remote_output(*job, origin, o.channel, o.rank, reinterpret_cast<const char*>(o.data.data()),
-                                o.data.size());
+    rt().host().deliver_remote_output(*job, origin, o.channel, o.rank, reinterpret_cast<const char*>(o.data.data()),
+                                      o.data.size());
 }
 
 void on_lost_peer(Rank rank)
@@ -189,7 +188,7 @@ Status start_master_messaging()
     Master& m = master();
     m.secret = rml::auth::make_secret();
     m.daemons.resize(1);
-    rml::Options options = rml::options_from_params(0, m.secret);
+    rml::Options options = mca::messenger_options(mca::ParamRegistry::instance(), 0, m.secret);
     if (Status st = messenger().start(rt().loop().base(), std::move(options)); !st) return st;
     messenger().register_handler(rml::tag::daemon_report, on_report);
     messenger().register_handler(rml::tag::plm, on_proc_update);
@@ -392,8 +391,8 @@ void teardown_daemons(std::function<void()> then)
             std::string note = fmt::format(
                 "daemon(s) {} did not answer the order to exit within {} s: their launchers were stopped, and each "
                 "ends itself and its processes within {} s of losing the master (prte_daemon_exit_timeout)",
-                util::join(left, ", "), runtime::master_teardown_timeout().count(),
-                runtime::daemon_exit_timeout().count());
+                util::join(left, ", "), rt().settings().master_teardown_timeout().count(),
+                rt().settings().daemon_exit_timeout.count());
             output::warning("{}", note);
             if (Status st = runtime::dvm_registry::write_teardown_note(note + "\n"); !st) {
                 verbose()(1, "could not leave the teardown note for pterm: {}", st.message());
@@ -401,7 +400,7 @@ void teardown_daemons(std::function<void()> then)
             finish_teardown();
         },
         nullptr);
-    timeval tv{static_cast<time_t>(runtime::master_teardown_timeout().count()), 0};
+    timeval tv{static_cast<time_t>(rt().settings().master_teardown_timeout().count()), 0};
     evtimer_add(m.teardown_timer, &tv);
 }
 

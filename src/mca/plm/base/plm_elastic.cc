@@ -16,7 +16,6 @@
 #include "mca/plm/base/plm_messages.h"
 #include "mca/ras/base/ras_base.h"
 #include "mca/rmaps/base/rmaps_base.h"
-#include "pmix/server.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"
 #include "util/hostlist.h"
@@ -109,8 +108,7 @@ void set_phase(const std::string& alloc_id, AllocationPhase phase, const std::st
 void tell_requester(const runtime::Campaign& c, bool success, pmix_status_t cause, const std::string& message)
 {
     if (!c.requester) return;
-    pmix::AllocationOutcome o{*c.requester, c.requester_daemon, c.alloc_id, c.req_id, success, cause, message};
-    pmix::notify_allocation_outcome(o);
+    rt().host().notify_allocation_outcome({*c.requester, c.requester_daemon, c.alloc_id, c.req_id, success, cause, message});
 }
 
 // What starts a campaign of either kind: its id, who asked, its allocation, the clock.
@@ -544,9 +542,7 @@ bool hold_at_map(const JobPtr& job)
 bool hold_at_launch(const JobPtr& job)
 {
     if (!state().enabled() || job->is_daemon_job) return false;
-    // Every job passes here: look the parameter up once (the registry owns it for the process's life).
-    static const mca::Param* hold = mca::ParamRegistry::instance().find("prte_test_hold_launch");
-    if (hold && hold->as_bool() && !job->parked &&
+    if (rt().settings().test_hold_launch && !job->parked &&
         std::find(test_held().begin(), test_held().end(), job) == test_held().end()) {
         static std::set<std::string> already;  // each job is held for the test once
         if (already.insert(job->nspace).second) {

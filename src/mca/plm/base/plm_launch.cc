@@ -16,7 +16,6 @@
 #include "mca/ras/base/ras_base.h"
 #include "mca/rmaps/base/rmaps_base.h"
 #include "mca/rmaps/base/rmaps_report.h"
-#include "pmix/server.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
 #include "util/strings.h"
@@ -194,7 +193,7 @@ void daemons_reported(const JobPtr& job)
 // output of the job's processes (it is queued before they start).
 void report_to_spawner(const JobPtr& job, const std::string& text)
 {
-    pmix::deliver_output(*job, PMIX_RANK_UNDEF, PMIX_FWD_STDOUT_CHANNEL, text.data(), text.size());
+    rt().host().deliver_output(*job, PMIX_RANK_UNDEF, PMIX_FWD_STDOUT_CHANNEL, text.data(), text.size());
 }
 
 void map(const JobPtr& job)
@@ -228,7 +227,7 @@ void launch_apps(const JobPtr& job)
     // The launch boundary: no launch data for a departing daemon (spec: elastic-dvm-spec.txt,
     // hazard 2).
     if (elastic::hold_at_launch(job)) return;
-    pmix::register_job(job, [job](const Status& st) {
+    rt().host().register_job(job, [job](const Status& st) {
         rt().loop().post([job, st] {
             // The job may have ended (a kill, a timeout) while PMIx registered it.
             if (job->state != JobState::launch_apps || job->aborting) return;

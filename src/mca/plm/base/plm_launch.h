@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "mca/state/base/state_machine.h"
+#include "runtime/state_machine.h"
 #include "runtime/job_table.h"
 
 namespace prte::plm::base {

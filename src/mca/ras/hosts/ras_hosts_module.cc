@@ -11,7 +11,7 @@
 #include "mca/ras/base/ras_base.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
-#include "util/hostfile.h"
+#include "runtime/hostfile.h"
 #include "util/hostlist.h"
 
 namespace prte::ras::hosts {
@@ -47,7 +47,7 @@ std::string this_node_name()
 void name_local_node(std::vector<runtime::Node>& nodes)
 {
     for (auto& node : nodes) {
-        if (util::names_local_node(node.name)) node.name = this_node_name();
+        if (runtime::names_local_node(node.name)) node.name = this_node_name();
     }
 }
 
@@ -63,7 +63,7 @@ std::vector<std::string> names_of(const std::vector<runtime::Node>& nodes)
 Status read_nonempty_hostfile(const std::string& path, std::vector<runtime::Node>& out)
 {
     std::vector<runtime::Node> nodes;
-    if (Status st = util::read_hostfile(path, nodes); !st) return st;
+    if (Status st = runtime::read_hostfile(path, nodes); !st) return st;
     if (nodes.empty()) return {Errc::bad_file, fmt::format("hostfile '{}' lists no hosts", path)};
     verbose()(5, "hosts: {} node(s) from hostfile {}: {}", nodes.size(), path, util::compress_hostlist(names_of(nodes)));
     out.insert(out.end(), nodes.begin(), nodes.end());
@@ -73,7 +73,7 @@ Status read_nonempty_hostfile(const std::string& path, std::vector<runtime::Node
 Status parse_hosts(const std::vector<std::string>& lists, std::string_view origin, std::vector<runtime::Node>& out)
 {
     std::vector<runtime::Node> nodes;
-    if (Status st = util::parse_host_list(lists, nodes); !st) return st;
+    if (Status st = runtime::parse_host_list(lists, nodes); !st) return st;
     verbose()(5, "hosts: {} node(s) from {}: {}", nodes.size(), origin, util::compress_hostlist(names_of(nodes)));
     out.insert(out.end(), nodes.begin(), nodes.end());
     return {};

@@ -6,7 +6,7 @@
 
 #include "mca/ras/base/ras_base.h"
 #include "runtime/runtime.h"
-#include "util/hostfile.h"
+#include "runtime/hostfile.h"
 #include "util/hostlist.h"
 #include "util/strings.h"
 
@@ -32,7 +32,7 @@ Status SshPoolModule::load()
 {
     if (loaded_) return {};
     if (pool_file_.empty()) return {};
-    if (Status st = util::read_hostfile(pool_file_, hosts_); !st) {
+    if (Status st = runtime::read_hostfile(pool_file_, hosts_); !st) {
         return {st.code(), fmt::format("ras_ssh_pool: {}", st.message())};
     }
     loaded_ = true;

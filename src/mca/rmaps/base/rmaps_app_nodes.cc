@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "runtime/runtime.h"
-#include "util/hostfile.h"
+#include "runtime/hostfile.h"
 #include "util/strings.h"
 
 namespace prte::rmaps::base {
@@ -27,7 +27,7 @@ Status read_named_hosts(const AppContext& app, NamedHosts& file, NamedHosts& lis
 {
     std::vector<runtime::Node> parsed;  // only the names matter: slot counts do not change the pool
     if (!app.hostfile.empty()) {
-        if (Status st = util::read_hostfile(app.hostfile, parsed, file.mentions); !st) {
+        if (Status st = runtime::read_hostfile(app.hostfile, parsed, file.mentions); !st) {
             return {st.code(), fmt::format("{}: {}", describe_app(app), st.message())};
         }
         if (file.mentions.empty()) {
@@ -37,7 +37,7 @@ Status read_named_hosts(const AppContext& app, NamedHosts& file, NamedHosts& lis
         file.where = fmt::format(" (hostfile '{}')", app.hostfile);
     }
     if (!app.hosts.empty()) {
-        if (Status st = util::parse_host_list(app.hosts, parsed, list.mentions); !st) {
+        if (Status st = runtime::parse_host_list(app.hosts, parsed, list.mentions); !st) {
             return {st.code(), fmt::format("{}: --host: {}", describe_app(app), st.message())};
         }
         list.given = true;
@@ -52,8 +52,8 @@ Status find_in_pool(const AppContext& app, NodePool& pool, const NamedHosts& nam
     std::vector<std::string> missing;
     std::unordered_set<std::string> reported;
     for (const auto& name : named.mentions) {
-        // "localhost" is the master's node (util::names_local_node), whatever the pool calls it.
-        const std::string& key = util::names_local_node(name) ? runtime::Runtime::instance().identity().node_name : name;
+        // "localhost" is the master's node (runtime::names_local_node), whatever the pool calls it.
+        const std::string& key = runtime::names_local_node(name) ? runtime::Runtime::instance().identity().node_name : name;
         if (Node* n = pool.find(key)) {
             out.push_back(n);
         } else if (reported.insert(name).second) {

@@ -6,9 +6,8 @@
 #include "mca/plm/base/plm_elastic.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/state/base/state_base.h"
-#include "mca/state/base/state_machine.h"
+#include "runtime/state_machine.h"
 #include "mca/state/dvm/state_dvm_procs.h"
-#include "pmix/server.h"
 #include "runtime/runtime.h"
 #include "util/output.h"
 
@@ -78,13 +77,13 @@ void dvm_notify(const JobPtr& job)
         announce_end(job);
         return;
     }
-    pmix::when_output_released(job, [job] { announce_end(job); });
+    rt().host().when_output_released(job, [job] { announce_end(job); });
 }
 
 void announce_end(const JobPtr& job)
 {
-    pmix::deliver_output_complete(*job);
-    pmix::notify_job_end(job);
+    rt().host().deliver_output_complete(*job);
+    rt().host().notify_job_end(job);
     // After the job-end event, so a tool that spawned it reads the reason before the failure.
     if (job->on_spawned) {
         auto answer = std::exchange(job->on_spawned, nullptr);
@@ -100,7 +99,7 @@ void cleanup_job(const JobPtr& job)
         plm::base::release_job_on_daemons(job);
         // Before PMIx forgets the namespace: a collective still waiting on it is answered first.
         if (grpcomm::Module* collectives = grpcomm::base::module()) collectives->job_released(job->nspace);
-        pmix::deregister_job(job);
+        rt().host().deregister_job(job);
         for (auto& proc : job->procs) {
             if (proc->node) {
                 proc->node->slots_inuse--;

@@ -2,7 +2,7 @@
 // job on when a count completes (spec 7.4.4).
 #pragma once
 
-#include "mca/state/base/state_machine.h"
+#include "runtime/state_machine.h"
 
 namespace prte::state::dvm {
 

@@ -7,7 +7,7 @@
 #include "mca/base/component.h"
 #include "mca/plm/base/plm_messages.h"
 #include "mca/state/base/state_base.h"
-#include "mca/state/base/state_machine.h"
+#include "runtime/state_machine.h"
 #include "mca/state/state.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"

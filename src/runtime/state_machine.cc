@@ -1,4 +1,4 @@
-#include "mca/state/base/state_machine.h"
+#include "runtime/state_machine.h"
 
 #include <cassert>
 

@@ -14,6 +14,8 @@
 #include "util/output.h"
 #include "util/status.h"
 
+// In namespace state because the state framework's components fill these tables; it lives on the
+// runtime floor because the Runtime owns the machine and every floor above activates states.
 namespace prte::state {
 
 using JobPtr = std::shared_ptr<runtime::Job>;

@@ -1,4 +1,4 @@
-#include "util/hostfile.h"
+#include "runtime/hostfile.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -14,7 +14,13 @@
 #include "util/hostlist.h"
 #include "util/strings.h"
 
-namespace prte::util {
+namespace prte::runtime {
+using util::expand_hostname;
+using util::parse_int;
+using util::split;
+using util::split_hostlist;
+using util::trim;
+
 namespace {
 
 // Collects the nodes of one file or list, merging repeated names (rules in hostfile.h).
@@ -271,4 +277,4 @@ Status parse_host_list(const std::vector<std::string>& lists, std::vector<runtim
 
 bool names_local_node(std::string_view name) { return name == "localhost"; }
 
-}  // namespace prte::util
+}  // namespace prte::runtime

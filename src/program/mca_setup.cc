@@ -1,5 +1,6 @@
-#include "runtime/mca_setup.h"
+#include "program/mca_setup.h"
 
+#include "mca/base/core_params.h"
 #include "mca/base/param.h"
 #include "mca/base/repository.h"
 #include "mca/errmgr/base/errmgr_base.h"
@@ -9,11 +10,8 @@
 #include "mca/ras/base/ras_base.h"
 #include "mca/rmaps/base/rmaps_base.h"
 #include "mca/state/base/state_base.h"
-#include "rml/rml.h"
-#include "runtime/daemon_exit.h"
-#include "runtime/elastic.h"
 
-namespace prte::runtime {
+namespace prte::program {
 
 const std::vector<mca::Framework*>& all_frameworks()
 {
@@ -60,9 +58,7 @@ Status setup_mca(char** envp, const MCASettings& command_line)
         registry.set(name, value, {mca::ParamSource::command_line, "--prtemca " + name});
     }
     mca::ComponentRepository::register_params(registry);
-    rml::register_params(registry);
-    register_elastic_params(registry);
-    register_daemon_exit_params(registry);
+    mca::register_core_params(registry);
     if (!registry.errors().empty()) return {Errc::bad_param, registry.errors().front()};
     auto& repository = mca::ComponentRepository::instance();
     repository.scan(mca::ComponentRepository::component_path(registry));
@@ -83,4 +79,4 @@ Status open_frameworks(const mca::QueryContext& context, bool select)
     return {};
 }
 
-}  // namespace prte::runtime
+}  // namespace prte::program

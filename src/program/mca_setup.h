@@ -1,5 +1,6 @@
-// Bringing up the component system in a program: parameter sources, the component path, and the
-// list of frameworks the runtime has.
+// Bringing up the component system in a program: parameter sources, the core parameters, the
+// component path, and the list of frameworks the runtime has. Program wiring (the top floor): it
+// names every framework, so nothing below the programs includes it.
 #pragma once
 
 #include <string>
@@ -9,7 +10,7 @@
 #include "mca/base/framework.h"
 #include "util/status.h"
 
-namespace prte::runtime {
+namespace prte::program {
 
 // Every framework of the runtime, in the order they are opened.
 const std::vector<mca::Framework*>& all_frameworks();
@@ -29,4 +30,4 @@ Status setup_mca(char** envp, const MCASettings& command_line);
 // Opens (and, unless role is info, selects) every framework; stops at the first error.
 Status open_frameworks(const mca::QueryContext& context, bool select);
 
-}  // namespace prte::runtime
+}  // namespace prte::program

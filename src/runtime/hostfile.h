@@ -21,7 +21,7 @@
 #include "runtime/node.h"
 #include "util/status.h"
 
-namespace prte::util {
+namespace prte::runtime {
 
 // Every function below can also give the names in the order they are written, one per mention
 // with repeats kept and ranges expanded ("a", "b slots=2", "a", "n[1-2]" give a, b, a, n1, n2):
@@ -51,4 +51,4 @@ Status parse_host_list(const std::vector<std::string>& lists, std::vector<runtim
 // ("localhost"), as PRRTE and mpirun treat it; the DVM uses its own node for it, never a launch.
 bool names_local_node(std::string_view name);
 
-}  // namespace prte::util
+}  // namespace prte::runtime

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Fails when a file of src/ includes a header from a higher floor (docs/architecture.md, "Floors").
+# Floors, lowest first; a file may include its own floor and any below it:
+#   0 util      1 runtime      2 rml      3 mca/base (component system, core parameters)
+#   4 mca/<framework> (bases and components)      5 pmix (the PMIx server host)
+#   6 program, prted, tools (program wiring and the mains)
+# Includes of anything else (system headers, prte_config.h, PMIx's own private headers) are ignored.
+# Usage: sh contrib/check-floors.sh [source-dir]   (default: the src/ beside this script)
+set -e
+src=${1:-$(cd "$(dirname "$0")/.." && pwd)/src}
+find "$src" -type f \( -name '*.h' -o -name '*.cc' -o -name '*.c' \) | sort |
+while read -r file; do
+    rel=${file#"$src"/}
+    grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file" |
+        sed -E 's/^([0-9]+):[^"]*"([^"]*)".*/\1 \2/' | while read -r line target; do
+            printf '%s %s %s\n' "$rel" "$line" "$target"
+        done
+done | awk '
+function floor(path) {
+    if (path ~ /^util\//) return 0
+    if (path ~ /^runtime\//) return 1
+    if (path ~ /^rml\//) return 2
+    if (path ~ /^mca\/base\//) return 3
+    if (path ~ /^mca\//) return 4
+    if (path ~ /^pmix\//) return 5
+    if (path ~ /^(program|prted|tools)\//) return 6
+    return -1
+}
+{
+    from = floor($1); to = floor($3)
+    if (from < 0 || to < 0) next
+    if (to > from) {
+        printf "check-floors: src/%s:%s includes %s, a higher floor (%d > %d): see docs/architecture.md, \"Floors\"\n", $1, $2, $3, to, from
+        bad++
+    }
+    n++
+}
+END {
+    if (bad) { printf "check-floors: %d include(s) reach up a floor\n", bad; exit 1 }
+    printf "check-floors: %d includes, none reaches up a floor\n", n
+}'

@@ -1,0 +1,59 @@
+#include "program/program.h"
+
+#include "mca/base/core_params.h"
+#include "mca/base/param.h"
+#include "mca/odls/base/odls_base.h"
+#include "mca/state/base/state_base.h"
+#include "pmix/server.h"
+#include "runtime/runtime.h"
+
+namespace prte::program {
+namespace {
+
+// Frameworks a program of this role cannot run without. Others are opened (their parameters exist,
+// prte_info lists them) but only selected when they have components for this role.
+std::vector<std::string> required_frameworks(runtime::ProcessRole role)
+{
+    switch (role) {
+    case runtime::ProcessRole::master: return {"state", "errmgr", "ras", "rmaps", "plm", "odls", "grpcomm"};
+    case runtime::ProcessRole::daemon: return {"state", "errmgr", "odls", "grpcomm"};
+    case runtime::ProcessRole::tool:
+    case runtime::ProcessRole::info: return {};
+    }
+    return {};
+}
+
+}  // namespace
+
+Status init(runtime::ProcessRole role, char** envp, const MCASettings& command_line)
+{
+    if (Status st = setup_mca(envp, command_line); !st) return st;
+    auto& rt = runtime::Runtime::instance();
+    auto& registry = mca::ParamRegistry::instance();
+    // Components are selected (and odls initialised) with the host already in place: odls reads
+    // its services when it initialises.
+    if (Status st = rt.set_host(pmix::host_services()); !st) return st;
+    if (Status st = rt.init(role, mca::runtime_settings(registry), state::base::framework().verbose()); !st) {
+        return st;
+    }
+    rt.at_finalize([] {
+        for (mca::Framework* f : all_frameworks()) f->close();
+    });
+
+    if (Status st = open_frameworks({role}, false); !st) return st;
+    for (const auto& name : required_frameworks(role)) {
+        mca::Framework* f = find_framework(name);
+        if (Status st = f->select({role}); !st) return st;
+    }
+    // The launcher watches SIGCHLD from start-up, not from its first launch.
+    if (odls::Module* m = odls::base::module(); m && role != runtime::ProcessRole::info) {
+        if (Status st = m->init(); !st) return st;
+    }
+    if (state::Module* m = state::base::module()) {
+        if (Status st = m->install(rt.state()); !st) return st;
+        state::base::framework().verbose()(5, "state machine at start-up:\n{}", rt.state().describe());
+    }
+    return {};
+}
+
+}  // namespace prte::program

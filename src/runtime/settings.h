@@ -1,0 +1,32 @@
+// The runtime's settings as plain values. The parameters behind them (prte_node_name,
+// prte_elastic_*, prte_daemon_exit_timeout, the test-only prte_test_*) are registered and read by
+// the component system (mca/base/core_params.h); the runtime never sees the parameter registry.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace prte::runtime {
+
+struct Settings {
+    // This process's node; empty: the hostname. The local-node test-bed names each daemon's node.
+    std::string node_name;
+    // prte_elastic_mode: the DVM may grow and shrink while it runs.
+    bool elastic_mode = false;
+    // prte_elastic_leave_timeout: how long a daemon named by a shrink waits for its connections
+    // to close before it leaves anyway.
+    std::chrono::milliseconds elastic_leave_timeout{2000};
+    // prte_daemon_exit_timeout: from a daemon's order to exit, or its loss of the master, to its end
+    // (prted's exit watchdog).
+    std::chrono::seconds daemon_exit_timeout{5};
+    // Testing only: prte_test_hold_launch, prte_test_wedge_on_sigusr2.
+    bool test_hold_launch = false;
+    bool test_wedge_on_sigusr2 = false;
+
+    // The master's wait for its daemons to exit: theirs, plus a margin for the news of their exit
+    // to travel back, so that a daemon ended by its own watchdog is not reported as one that did
+    // not answer.
+    std::chrono::seconds master_teardown_timeout() const { return daemon_exit_timeout + std::chrono::seconds(2); }
+};
+
+}  // namespace prte::runtime

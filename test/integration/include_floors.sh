@@ -1,0 +1,36 @@
+#!/bin/sh
+# No #include in src/ reaches up a floor (docs/architecture.md, "Floors"; issue 30): components do
+# not include the PMIx host, the runtime and rml do not include the component system. The check
+# must also fail when one does: it is run on a copy of src/ with an upward include added at each
+# of three seams the floors exist for.
+. "$(dirname "$0")/lib.sh"
+
+check="$PRTE_SRCDIR/contrib/check-floors.sh"
+if sh "$check" "$PRTE_SRCDIR/src" >"$TEST_TMP/tree.out" 2>&1; then
+    pass "the source tree keeps its floors ($(tail -1 "$TEST_TMP/tree.out"))"
+else
+    fail "an include reaches up a floor:"
+    sed 's/^/    /' "$TEST_TMP/tree.out"
+fi
+
+# seam <name> <file under src/> <header>: a copy of src/ where <file> includes <header> must fail,
+# naming the file and the header.
+seam() {
+    copy="$TEST_TMP/src-$1"
+    rm -rf "$copy"
+    cp -r "$PRTE_SRCDIR/src" "$copy"
+    printf '#include "%s"\n' "$3" >>"$copy/$2"
+    if sh "$check" "$copy" >"$TEST_TMP/$1.out" 2>&1; then
+        fail "$1: the check passed with src/$2 including $3"
+    elif grep -q "src/$2:[0-9]* includes $3, a higher floor" "$TEST_TMP/$1.out"; then
+        pass "$1: the check fails, naming src/$2 and $3"
+    else
+        fail "$1: the check failed without naming the include:"
+        sed 's/^/    /' "$TEST_TMP/$1.out"
+    fi
+}
+seam component-to-host mca/state/dvm/state_dvm_job.cc pmix/server.h
+seam runtime-to-frameworks runtime/runtime.h mca/state/base/state_base.h
+seam rml-to-parameters rml/rml.h mca/base/param.h
+
+finish
