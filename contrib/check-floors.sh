@@ -2,8 +2,8 @@
 # Fails when a file of src/ includes a header from a higher floor (docs/architecture.md, "Floors").
 # Floors, lowest first; a file may include its own floor and any below it:
 #   0 util      1 runtime      2 rml      3 mca/base (component system, core parameters)
-#   4 mca/<framework> (bases and components)      5 pmix (the PMIx server host)
-#   6 program, prted, tools (program wiring and the mains)
+#   4 mca/<framework> (bases and components)      5 elastic (the campaign engine)
+#   6 pmix (the PMIx server host)      7 program, prted, tools (program wiring and the mains)
 # Includes of anything else (system headers, prte_config.h, PMIx's own private headers) are ignored.
 # Usage: sh contrib/check-floors.sh [source-dir]   (default: the src/ beside this script)
 set -e
@@ -22,8 +22,9 @@ function floor(path) {
     if (path ~ /^rml\//) return 2
     if (path ~ /^mca\/base\//) return 3
     if (path ~ /^mca\//) return 4
-    if (path ~ /^pmix\//) return 5
-    if (path ~ /^(program|prted|tools)\//) return 6
+    if (path ~ /^elastic\//) return 5
+    if (path ~ /^pmix\//) return 6
+    if (path ~ /^(program|prted|tools)\//) return 7
     return -1
 }
 {

@@ -10,7 +10,6 @@
 
 #include <fmt/format.h>
 
-#include "mca/plm/base/plm_elastic.h"
 #include "pmix/attributes.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
@@ -163,7 +162,7 @@ void on_request(Rank origin, rml::Payload&& payload)
     request.alloc_id = alloc_id;
     request.req_id = req_id;
     verbose()(2, "daemon {} relays an allocation request from {}", origin, describe(requester));
-    plm::base::elastic::submit(std::move(request), [origin, id](const Status& st, const std::string& granted) {
+    runtime::Runtime::instance().campaigns().submit(std::move(request), [origin, id](const Status& st, const std::string& granted) {
         rml::Writer w;
         w.u64(id).i32(to_pmix_status(st)).str(granted).str(st ? std::string() : st.message());
         if (Status s = messenger().send(origin, rml::tag::alloc_reply, w.take()); !s) {
@@ -228,7 +227,7 @@ pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directi
     if (is_master()) {
         post([request = std::move(request), req_id, cbfunc, cbdata, from]() mutable {
             std::optional<pmix_proc_t> requester = request.requester;
-            plm::base::elastic::submit(std::move(request), [req_id, cbfunc, cbdata, from, requester](const Status& s,
+            runtime::Runtime::instance().campaigns().submit(std::move(request), [req_id, cbfunc, cbdata, from, requester](const Status& s,
                                                                                          const std::string& alloc_id) {
                 if (!s) {
                     verbose()(1, "allocation request from {} refused: {}", from, s.message());

@@ -2,7 +2,7 @@
 // reach the RAS framework, the grow and shrink campaigns they start, the launch fence, the jobs
 // parked until the fence is down, and what each allocation's latest size change came to. One
 // ElasticState per process, owned by the Runtime; everything in it belongs to the progress thread.
-// What is done with it (launching, shrinking, events) is plm/base/plm_elastic.h's.
+// What is done with it (launching, shrinking, events) is the campaign engine's (src/elastic/).
 #pragma once
 
 #include <pmix_common.h>

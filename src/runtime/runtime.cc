@@ -62,6 +62,13 @@ Runtime& Runtime::instance()
     return runtime;
 }
 
+void InertCampaigns::submit(AllocationRequest, Answer answer)
+{
+    answer({Errc::not_supported, "allocation requests need an elastic DVM: start prte with --prtemca "
+                                 "prte_elastic_mode 1"},
+           {});
+}
+
 Status Runtime::set_host(HostServices host)
 {
     if (std::string missing = host.first_missing(); !missing.empty()) {
@@ -115,6 +122,7 @@ void Runtime::finalize()
 {
     finalizing_ = true;
     if (loop_) loop_->stop();
+    campaigns_.reset();
     for (auto step = finalize_steps_.rbegin(); step != finalize_steps_.rend(); ++step) (*step)();
     finalize_steps_.clear();
     remove_session_dir(identity_.session_dir);

@@ -12,6 +12,7 @@
 
 #include <vector>
 
+#include "runtime/campaigns.h"
 #include "runtime/elastic.h"
 #include "runtime/event_loop.h"
 #include "runtime/host_services.h"
@@ -46,9 +47,9 @@ class Runtime {
     // (whose transitions are told on `state_verbose`, which must outlive the Runtime) and the
     // session directory. Does not start the progress thread. Program wiring: program::init.
     Status init(ProcessRole role, const Settings& settings, const output::VerboseStream& state_verbose);
-    // One ordered teardown: stops the progress thread if it runs, runs the steps given to
-    // at_finalize() in the reverse order of their registration (the wiring's frameworks close
-    // there), removes the session directory.
+    // One ordered teardown: stops the progress thread if it runs, destroys the campaigns engine,
+    // runs the steps given to at_finalize() in the reverse order of their registration (the
+    // wiring's frameworks close there), removes the session directory.
     void finalize();
     // A step of finalize(), after the loop has stopped; later registrations run first.
     void at_finalize(std::function<void()> step) { finalize_steps_.push_back(std::move(step)); }
@@ -66,6 +67,10 @@ class Runtime {
     // before any component is selected. set_host refuses a table with a service missing.
     const HostServices& host() const { return host_; }
     Status set_host(HostServices host);
+    // The elastic DVM's campaigns (campaigns.h): the master's program installs the engine; without
+    // one, an inert stand-in. Destroyed by finalize() before the steps of at_finalize run.
+    Campaigns& campaigns() { return campaigns_ ? *campaigns_ : inert_campaigns_; }
+    void set_campaigns(std::unique_ptr<Campaigns> campaigns) { campaigns_ = std::move(campaigns); }
 
     // True once the DVM's daemons are all wired up (VM_READY of the daemon job); jobs that arrive
     // before are held and released then (spec 7.4.3.1 step 9).
@@ -103,6 +108,8 @@ class Runtime {
     output::VerboseStream silent_{"state"};  // until init() names the state framework's stream
     const output::VerboseStream* state_verbose_ = &silent_;
     HostServices host_;
+    InertCampaigns inert_campaigns_;
+    std::unique_ptr<Campaigns> campaigns_;
     std::vector<std::function<void()>> finalize_steps_;
     std::unique_ptr<EventLoop> loop_;
     NodePool pool_;

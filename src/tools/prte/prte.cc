@@ -20,7 +20,7 @@
 #include "mca/base/param.h"
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/plm/base/plm_daemons.h"
-#include "mca/plm/base/plm_elastic.h"
+#include "elastic/campaign_engine.h"
 #include "mca/plm/base/plm_launch.h"
 #include "pmix/server.h"
 #include "prte_config.h"
@@ -100,7 +100,7 @@ void begin_shutdown(prte::runtime::Runtime& rt)
 {
     // Grows still in flight end as failures (their daemons stopped, their parked jobs aborted)
     // before the jobs are ended, so that no job stays parked across the teardown.
-    prte::plm::base::elastic::drain("the DVM is shutting down");
+    rt.campaigns().drain("the DVM is shutting down");
     for (const auto& job : rt.jobs().all()) {
         if (!job->is_daemon_job) prte::plm::base::terminate_job(job, "the DVM is shutting down");
     }
@@ -196,7 +196,7 @@ int main(int argc, char** argv)
     }
     prte::pmix::enable_remote_services();
     if (auto* g = prte::grpcomm::base::module()) g->init();
-    prte::plm::base::elastic::enable();
+    rt.set_campaigns(std::make_unique<prte::elastic::CampaignEngine>(rt));
     // The master's own copy of a broadcast command (a shrink order) has nothing left to do here:
     // the elastic DVM acts on a shrink as it sends it.
     prte::rml::Messenger::instance().register_handler(prte::rml::tag::daemon, [](prte::runtime::Rank, prte::rml::Payload&&) {});

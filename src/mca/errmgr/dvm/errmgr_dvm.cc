@@ -7,7 +7,6 @@
 #include "mca/errmgr/base/errmgr_base.h"
 #include "mca/odls/base/odls_base.h"
 #include "mca/plm/base/plm_daemons.h"
-#include "mca/plm/base/plm_elastic.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/plm/base/plm_messages.h"
 #include "runtime/runtime.h"
@@ -100,7 +99,7 @@ void DvmErrmgrModule::daemon_lost(runtime::Rank daemon, ProcState reason)
     // departed daemon's is ignored (the campaign completes collectively, not per death), and any
     // other daemon leaves while the DVM carries on. It does not fall through to what follows.
     // While the DVM stops, daemons leaving are expected (pending grows were drained already).
-    if (!rt.shutting_down() && plm::base::elastic::daemon_lost(daemon, reason, why)) return;
+    if (!rt.shutting_down() && rt.campaigns().daemon_lost(daemon, reason, why)) return;
     if (!plm::base::daemon_gone(daemon)) return;  // already known
     base::framework().verbose()(1, "daemon {} lost ({}): {}", daemon, runtime::to_string(reason), why);
     if (rt.shutting_down()) return;  // daemons leaving while the DVM stops

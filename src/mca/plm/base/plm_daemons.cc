@@ -15,7 +15,6 @@
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/odls/base/odls_base.h"
 #include "mca/plm/base/plm_base.h"
-#include "mca/plm/base/plm_elastic.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/plm/base/plm_messages.h"
 #include "rml/auth.h"
@@ -127,7 +126,7 @@ void on_report(Rank origin, rml::Payload&& payload)
               node->name, report.topology.cores, report.topology.hwthreads, report.topology.numa_domains,
               master().reported, master().daemons.size() - 1);
     module()->daemon_reported(report.rank);
-    if (elastic::daemon_reported(report.rank)) return;
+    if (rt().campaigns().daemon_reported(report.rank)) return;
     JobPtr djob = rt().jobs().daemon_job();
     if (master().reported + 1 == master().daemons.size() && djob->state == runtime::JobState::daemons_launched) {
         rt().state().activate_job_state(djob, runtime::JobState::daemons_reported);

@@ -11,7 +11,6 @@
 #include "mca/odls/base/odls_base.h"
 #include "mca/plm/base/plm_base.h"
 #include "mca/plm/base/plm_daemons.h"
-#include "mca/plm/base/plm_elastic.h"
 #include "mca/plm/base/plm_messages.h"
 #include "mca/ras/base/ras_base.h"
 #include "mca/rmaps/base/rmaps_base.h"
@@ -116,7 +115,7 @@ bool grow_for_job(const JobPtr& job)
                                                    job->nspace, hosts.empty() ? request.hostfile : util::join(hosts, ","))});
         return true;
     }
-    elastic::submit(std::move(request), [job, hosts](const Status& st, const std::string& alloc_id) {
+    rt().campaigns().submit(std::move(request), [job, hosts](const Status& st, const std::string& alloc_id) {
         if (!st) {
             fail_job(job, JobState::alloc_failed,
                      {st.code(), fmt::format("job {} cannot add host(s) {} to the DVM: {}", job->nspace,
@@ -153,7 +152,7 @@ void allocation_complete(const JobPtr& job) { activate(job, JobState::launch_dae
 // start, and the state still passes through so the multi-node path is the same one.
 void launch_daemons(const JobPtr& job)
 {
-    // An application job starts no daemon: the DVM grows only through campaigns (plm_elastic.h).
+    // An application job starts no daemon: the DVM grows only through campaigns (src/elastic/).
     if (!job->is_daemon_job) {
         activate(job, JobState::daemons_reported);
         return;
@@ -226,7 +225,7 @@ void launch_apps(const JobPtr& job)
 {
     // The launch boundary: no launch data for a departing daemon (spec: elastic-dvm-spec.txt,
     // hazard 2).
-    if (elastic::hold_at_launch(job)) return;
+    if (rt().campaigns().hold_at_launch(job)) return;
     rt().host().register_job(job, [job](const Status& st) {
         rt().loop().post([job, st] {
             // The job may have ended (a kill, a timeout) while PMIx registered it.

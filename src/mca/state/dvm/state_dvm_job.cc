@@ -3,7 +3,6 @@
 
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/plm/base/plm_daemons.h"
-#include "mca/plm/base/plm_elastic.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/state/base/state_base.h"
 #include "runtime/state_machine.h"
@@ -35,7 +34,7 @@ void vm_ready(const JobPtr& job)
     }
     // The map boundary: parked while the DVM changes size (spec: job-launch-state-machine.txt,
     // 7.4.8.4).
-    if (plm::base::elastic::hold_at_map(job)) return;
+    if (rt().campaigns().hold_at_map(job)) return;
     activate(job, JobState::map);
 }
 
