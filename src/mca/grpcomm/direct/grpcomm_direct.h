@@ -34,7 +34,11 @@
 
 #include "mca/grpcomm/grpcomm.h"
 #include "rml/buffer.h"
+#include "rml/radix_tree.h"
+#include "rml/rml.h"
 #include "runtime/node.h"
+
+struct event_base;
 
 namespace prte::grpcomm::direct {
 
@@ -55,8 +59,28 @@ bool names_process(const std::vector<std::string>& procs, const std::string& pro
 void write_proc(rml::Writer& w, const pmix_proc_t& proc);
 bool read_proc(rml::Reader& r, pmix_proc_t& proc);
 
+// What the module needs of the daemon's messaging: who it is, the routing tree, sending and
+// receiving by tag, news of the tree changing, and timers (a collective's time limit). In a daemon
+// this is the messenger and the progress loop (messenger_transport()); unit tests run several
+// modules in one process over a fake network (test/unit/grpcomm_direct_test.cc).
+class Transport {
+  public:
+    virtual ~Transport() = default;
+    virtual runtime::Rank self() const = 0;
+    virtual const rml::RadixTree& tree() const = 0;
+    virtual Status send(runtime::Rank dest, rml::Tag tag, rml::Payload payload) = 0;
+    virtual void register_handler(rml::Tag tag, rml::Handler handler) = 0;
+    virtual void add_tree_listener(std::function<void()> listener) = 0;
+    // Runs this daemon's own handler for `tag` (the master's part of what it broadcasts).
+    virtual void dispatch(runtime::Rank origin, rml::Tag tag, rml::Payload&& payload) = 0;
+    virtual event_base* timer_base() = 0;
+};
+std::unique_ptr<Transport> messenger_transport();
+
 class DirectModule final : public Module {
   public:
+    explicit DirectModule(std::unique_ptr<Transport> transport) : transport_(std::move(transport)) {}
+
     Status init() override;
     Status xcast(rml::Tag tag, const rml::Payload& message, XcastCompletion on_complete) override;
     Status allgather(const Signature& signature, const rml::Payload& contribution,
@@ -155,6 +179,7 @@ class DirectModule final : public Module {
     std::map<std::string, pmix_proc_t> left_;
     std::set<std::pair<std::string, uint64_t>> watches_passed_on_;  // (signature, seq)
 
+    std::unique_ptr<Transport> transport_;
     uint64_t next_op_ = 1;
     std::map<uint64_t, XcastOp> ops_;
     // Broadcast ids seen: all below seen_below_, and those in seen_above_. Ids arrive in order

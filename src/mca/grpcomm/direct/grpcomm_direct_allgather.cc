@@ -17,7 +17,6 @@ namespace {
 using runtime::kInvalidRank;
 using runtime::Rank;
 
-rml::Messenger& messenger() { return rml::Messenger::instance(); }
 const output::VerboseStream& verbose() { return base::framework().verbose(); }
 
 // Each process the entries name ("nspace:rank", "nspace:*" for a whole job), from the job maps
@@ -57,10 +56,9 @@ std::set<Rank> daemons_of(const std::vector<std::string>& procs, const std::set<
 
 // The given processes lost with their node: hosted by a daemon that has left the DVM, or on a node
 // the master has detached from its departed daemon (plm's reset_node).
-std::vector<pmix_proc_t> procs_of_departed(const std::vector<std::string>& procs)
+std::vector<pmix_proc_t> procs_of_departed(const std::vector<std::string>& procs, const rml::RadixTree& tree)
 {
     std::vector<pmix_proc_t> out;
-    const rml::RadixTree& tree = messenger().tree();
     for_each_proc(procs, [&](const runtime::Job& job, const runtime::Proc& proc, Rank daemon) {
         if (daemon != kInvalidRank && !tree.departed(daemon)) return;
         pmix_proc_t p;
@@ -189,7 +187,7 @@ void DirectModule::refresh_participants(GatherOp& op) const
         if (names.insert(proc_text(p)).second) op.left_out.push_back(p);
     };
     for (const Ended* e : ended_participants(op.procs, op.signature, op.seq)) leave_out(e->proc);
-    for (const pmix_proc_t& p : procs_of_departed(op.procs)) leave_out(p);
+    for (const pmix_proc_t& p : procs_of_departed(op.procs, transport_->tree())) leave_out(p);
     if (op.left_out.size() == known) return;
     std::set<Rank> before = op.participants;
     op.participants = daemons_of(op.procs, names);
@@ -215,7 +213,7 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
         return {};
     }
     GatherOp* op = gather_op(sig, seq, procs, signature.optional);
-    Rank self = messenger().self();
+    Rank self = transport_->self();
     if (!op) return {Errc::internal, fmt::format("allgather {}: already released", op_key(sig, seq))};
     if (!op->participants.count(self)) {
         return {Errc::internal, fmt::format("allgather over {}: this daemon hosts none of them", sig)};
@@ -268,7 +266,7 @@ void DirectModule::on_gather(Rank origin, rml::Payload&& payload)
 Rank DirectModule::departed_participant(const GatherOp& op) const
 {
     for (Rank p : op.participants) {
-        if (messenger().tree().departed(p)) return p;
+        if (transport_->tree().departed(p)) return p;
     }
     return kInvalidRank;
 }
@@ -276,8 +274,8 @@ Rank DirectModule::departed_participant(const GatherOp& op) const
 // Every participating daemon in this daemon's subtree (itself included) has its share here.
 bool DirectModule::has_subtree_shares(const GatherOp& op) const
 {
-    const rml::RadixTree& tree = messenger().tree();
-    Rank self = messenger().self();
+    const rml::RadixTree& tree = transport_->tree();
+    Rank self = transport_->self();
     return std::all_of(op.participants.begin(), op.participants.end(),
                        [&](Rank p) { return !tree.in_subtree(self, p) || op.shares.count(p); });
 }
@@ -285,7 +283,7 @@ bool DirectModule::has_subtree_shares(const GatherOp& op) const
 void DirectModule::maybe_send_up(GatherOp& op)
 {
     if (op.released || !has_subtree_shares(op)) return;
-    Rank self = messenger().self();
+    Rank self = transport_->self();
     std::string key = op_key(op.signature, op.seq);
     if (self == 0) {
         op.released = true;
@@ -304,13 +302,13 @@ void DirectModule::maybe_send_up(GatherOp& op)
         }
         return;
     }
-    Rank parent = messenger().tree().parent();
+    Rank parent = transport_->tree().parent();
     if (parent == kInvalidRank || parent == op.sent_to) return;
     rml::Writer w;
     w.str(op.signature).u64(op.seq).strings(op.procs).u8(
         static_cast<uint8_t>((op.assign_context_id ? kAssignContextId : 0) | (op.optional ? kOptional : 0)));
     write_shares(w, op.shares);
-    if (Status st = messenger().send(parent, rml::tag::allgather, w.take()); !st) {
+    if (Status st = transport_->send(parent, rml::tag::allgather, w.take()); !st) {
         // The lost-peer handling repairs the tree and calls us again with the new parent.
         verbose()(1, "allgather {}: cannot reach the parent daemon {}: {}", key, parent, st.message());
         return;

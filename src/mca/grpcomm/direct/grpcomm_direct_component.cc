@@ -12,7 +12,7 @@ void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& resul
         return;
     }
     result.priority = 10;
-    result.module = std::make_unique<prte::grpcomm::direct::DirectModule>();
+    result.module = std::make_unique<prte::grpcomm::direct::DirectModule>(prte::grpcomm::direct::messenger_transport());
 }
 
 }  // namespace

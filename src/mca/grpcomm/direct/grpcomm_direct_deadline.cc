@@ -22,7 +22,6 @@ namespace {
 
 using runtime::Rank;
 
-rml::Messenger& messenger() { return rml::Messenger::instance(); }
 const output::VerboseStream& verbose() { return base::framework().verbose(); }
 
 // A failure travels as its Errc; a value this build does not know is reported as internal.
@@ -63,7 +62,7 @@ void DirectModule::arm_deadline(GatherOp& op, std::chrono::milliseconds limit)
     d->module = this;
     d->key = op_key(op.signature, op.seq);
     d->limit = limit;
-    d->ev = evtimer_new(runtime::Runtime::instance().loop().base(), &Deadline::fired, d.get());
+    d->ev = evtimer_new(transport_->timer_base(), &Deadline::fired, d.get());
     if (!d->ev) {
         output::warning("allgather {}: cannot set its time limit (out of memory); it waits without one", d->key);
         return;
@@ -81,13 +80,13 @@ void DirectModule::deadline_passed(const std::string& key)
     Status why(Errc::timed_out, fmt::format("not complete within the {} ms its caller allowed (PMIX_TIMEOUT)",
                                             op.deadline ? op.deadline->limit.count() : 0));
     verbose()(1, "allgather {}: {}; ending it on every participant", key, why.message());
-    if (messenger().self() == 0) {
+    if (transport_->self() == 0) {
         fail_everywhere(op, why);
         return;
     }
     rml::Writer w;
     w.str(op.signature).u64(op.seq).strings(op.procs).u32(static_cast<uint32_t>(why.code())).str(why.message());
-    if (Status st = messenger().send(0, rml::tag::allgather_abort, w.take()); !st) {
+    if (Status st = transport_->send(0, rml::tag::allgather_abort, w.take()); !st) {
         // Without the master no result comes either: fail it here.
         fail_gather(key, why);
     }
@@ -106,7 +105,7 @@ void DirectModule::on_abort(Rank origin, rml::Payload&& payload)
         output::warning("dropped an allgather abort from daemon {}: {}", origin, r.error());
         return;
     }
-    if (messenger().self() != 0) return;
+    if (transport_->self() != 0) return;
     GatherOp* op = gather_op(sig, seq, procs, false);  // failing it: who it waits for no longer matters
     if (!op || op->released) {
         verbose()(5, "allgather {}: abort from daemon {} after its release; ignored", op_key(sig, seq), origin);

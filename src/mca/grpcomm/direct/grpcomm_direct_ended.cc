@@ -25,7 +25,6 @@ namespace {
 
 using runtime::Rank;
 
-rml::Messenger& messenger() { return rml::Messenger::instance(); }
 const output::VerboseStream& verbose() { return base::framework().verbose(); }
 
 // Whether the process ("ns:rank") is one of `procs` (each "ns:rank" or "ns:*").
@@ -81,13 +80,13 @@ void DirectModule::participant_ended(const pmix_proc_t& proc) noexcept
     write_ended(w, proc, ended.taken_part);
     // Here first, so that a collective this daemon starts meanwhile fails at once.
     apply_ended(std::move(ended));
-    if (messenger().self() == 0) {
+    if (transport_->self() == 0) {
         if (Status st = xcast(rml::tag::participant_ended_all, w.take(), {}); !st) {
             output::warning("cannot tell the daemons that {} ended: {}", name, st.message());
         }
         return;
     }
-    if (Status st = messenger().send(0, rml::tag::participant_ended, w.take()); !st) {
+    if (Status st = transport_->send(0, rml::tag::participant_ended, w.take()); !st) {
         verbose()(1, "cannot tell the master that {} ended: {}", name, st.message());
     }
 }
@@ -95,7 +94,7 @@ void DirectModule::participant_ended(const pmix_proc_t& proc) noexcept
 // Master: a daemon's process ended; every daemon must know.
 void DirectModule::on_ended(Rank origin, rml::Payload&& payload)
 {
-    if (messenger().self() != 0) return;
+    if (transport_->self() != 0) return;
     if (Status st = xcast(rml::tag::participant_ended_all, payload, {}); !st) {
         output::warning("cannot broadcast daemon {}'s ended process: {}", origin, st.message());
     }

@@ -22,7 +22,6 @@ namespace {
 
 using runtime::Rank;
 
-rml::Messenger& messenger() { return rml::Messenger::instance(); }
 const output::VerboseStream& verbose() { return base::framework().verbose(); }
 
 rml::Payload encode(const std::string& signature, uint64_t seq, const std::vector<std::string>& procs)
@@ -61,9 +60,9 @@ void DirectModule::process_left(const pmix_proc_t& proc) noexcept
 void DirectModule::request_watch(const std::string& signature, uint64_t seq, const std::vector<std::string>& procs)
 {
     rml::Payload payload = encode(signature, seq, procs);
-    if (messenger().self() == 0) {
+    if (transport_->self() == 0) {
         on_watch_request(0, std::move(payload));
-    } else if (Status st = messenger().send(0, rml::tag::allgather_watch_request, payload); !st) {
+    } else if (Status st = transport_->send(0, rml::tag::allgather_watch_request, payload); !st) {
         verbose()(1, "allgather {}: cannot ask the master to watch it: {}", op_key(signature, seq), st.message());
     }
 }
@@ -81,9 +80,9 @@ void DirectModule::on_watch_request(Rank origin, rml::Payload&& payload)
     }
     if (seq <= released_through(sig) || !watches_passed_on_.emplace(sig, seq).second) return;
     for (Rank d : hosting_daemons(procs)) {
-        if (d == messenger().self()) {
+        if (d == transport_->self()) {
             on_watch(0, rml::Payload(payload));
-        } else if (Status st = messenger().send(d, rml::tag::allgather_watch, payload); !st) {
+        } else if (Status st = transport_->send(d, rml::tag::allgather_watch, payload); !st) {
             verbose()(1, "allgather {}: cannot ask daemon {} to watch it: {}", op_key(sig, seq), d, st.message());
         }
     }

@@ -14,9 +14,7 @@ namespace {
 using runtime::kInvalidRank;
 using runtime::Rank;
 
-rml::Messenger& messenger() { return rml::Messenger::instance(); }
 const output::VerboseStream& verbose() { return base::framework().verbose(); }
-bool is_master() { return messenger().self() == 0; }
 
 // Beyond this many ids seen out of order, the oldest gap is given up on: an op that never came
 // is not coming (its sender would have re-sent it at the tree repair), and memory stays bounded.
@@ -30,23 +28,23 @@ bool process_first(rml::Tag tag) { return tag == rml::tag::wireup || tag == rml:
 
 Status DirectModule::init()
 {
-    messenger().register_handler(rml::tag::xcast, [this](Rank o, rml::Payload&& p) { on_xcast(o, std::move(p)); });
-    messenger().register_handler(rml::tag::xcast_ack, [this](Rank o, rml::Payload&& p) { on_ack(o, std::move(p)); });
-    messenger().register_handler(rml::tag::allgather, [this](Rank o, rml::Payload&& p) { on_gather(o, std::move(p)); });
-    messenger().register_handler(rml::tag::allgather_release,
+    transport_->register_handler(rml::tag::xcast, [this](Rank o, rml::Payload&& p) { on_xcast(o, std::move(p)); });
+    transport_->register_handler(rml::tag::xcast_ack, [this](Rank o, rml::Payload&& p) { on_ack(o, std::move(p)); });
+    transport_->register_handler(rml::tag::allgather, [this](Rank o, rml::Payload&& p) { on_gather(o, std::move(p)); });
+    transport_->register_handler(rml::tag::allgather_release,
                                  [this](Rank o, rml::Payload&& p) { on_release(o, std::move(p)); });
-    messenger().register_handler(rml::tag::allgather_abort,
+    transport_->register_handler(rml::tag::allgather_abort,
                                  [this](Rank o, rml::Payload&& p) { on_abort(o, std::move(p)); });
-    messenger().register_handler(rml::tag::allgather_failed,
+    transport_->register_handler(rml::tag::allgather_failed,
                                  [this](Rank o, rml::Payload&& p) { on_failed(o, std::move(p)); });
-    messenger().register_handler(rml::tag::participant_ended,
+    transport_->register_handler(rml::tag::participant_ended,
                                  [this](Rank o, rml::Payload&& p) { on_ended(o, std::move(p)); });
-    messenger().register_handler(rml::tag::participant_ended_all,
+    transport_->register_handler(rml::tag::participant_ended_all,
                                  [this](Rank o, rml::Payload&& p) { on_ended_all(o, std::move(p)); });
-    messenger().register_handler(rml::tag::allgather_watch_request,
+    transport_->register_handler(rml::tag::allgather_watch_request,
                                  [this](Rank o, rml::Payload&& p) { on_watch_request(o, std::move(p)); });
-    messenger().register_handler(rml::tag::allgather_watch, [this](Rank o, rml::Payload&& p) { on_watch(o, std::move(p)); });
-    messenger().add_tree_listener([this] { on_tree_changed(); });
+    transport_->register_handler(rml::tag::allgather_watch, [this](Rank o, rml::Payload&& p) { on_watch(o, std::move(p)); });
+    transport_->add_tree_listener([this] { on_tree_changed(); });
     return {};
 }
 
@@ -64,7 +62,7 @@ void DirectModule::finalize() noexcept
 
 Status DirectModule::xcast(rml::Tag tag, const rml::Payload& message, XcastCompletion on_complete)
 {
-    if (!is_master()) return {Errc::not_supported, "only the master broadcasts"};
+    if (!transport_->self() == 0) return {Errc::not_supported, "only the master broadcasts"};
     uint64_t id = next_op_++;
     rml::Writer w;
     w.u64(id).u32(tag).bytes(message);
@@ -82,7 +80,7 @@ Status DirectModule::xcast(rml::Tag tag, const rml::Payload& message, XcastCompl
     op.on_complete = std::move(on_complete);
     first_sight(id);
     verbose()(5, "xcast {}: tag {} ({} bytes) to {} daemon(s)", id, tag, message.size(),
-              messenger().tree().live_count());
+              transport_->tree().live_count());
     start_op(id, std::move(op));
     return {};
 }
@@ -100,7 +98,7 @@ void DirectModule::on_xcast(Rank origin, rml::Payload&& payload)
         // A copy that came again through a repaired tree: the sender only needs the acknowledgement.
         rml::Writer ack;
         ack.u64(id);
-        messenger().send(origin, rml::tag::xcast_ack, ack.take());
+        transport_->send(origin, rml::tag::xcast_ack, ack.take());
         return;
     }
     XcastOp op;
@@ -139,10 +137,10 @@ void DirectModule::start_op(uint64_t id, XcastOp op)
 
 void DirectModule::forward(uint64_t, XcastOp& op)
 {
-    for (Rank child : messenger().tree().children()) {
+    for (Rank child : transport_->tree().children()) {
         if (op.sent.count(child)) continue;
         op.sent.insert(child);
-        if (Status st = messenger().send(child, rml::tag::xcast, op.message); st) {
+        if (Status st = transport_->send(child, rml::tag::xcast, op.message); st) {
             verbose()(10, "xcast: forwarded to daemon {}", child);
             op.pending.insert(child);
         } else {
@@ -166,7 +164,7 @@ void DirectModule::process(uint64_t id, XcastOp& op)
     // (size, departed ranks), and an acknowledgement sent from the first step's tree-change
     // callback would go to a parent the next step removes. (The op stays in ops_ meanwhile:
     // an op not processed is never finished, so the reference stays valid.)
-    messenger().dispatch(0, op.tag, std::move(inner));
+    transport_->dispatch(0, op.tag, std::move(inner));
     op.processed = true;
 }
 
@@ -188,17 +186,17 @@ void DirectModule::maybe_finish(uint64_t id)
     if (it == ops_.end() || !it->second.processed || !it->second.pending.empty()) return;
     XcastOp op = std::move(it->second);
     ops_.erase(it);
-    if (is_master()) {
+    if (transport_->self() == 0) {
         verbose()(5, "xcast {}: every daemon has it", id);
         if (op.on_complete) op.on_complete({});
         return;
     }
-    Rank parent = messenger().tree().parent();
+    Rank parent = transport_->tree().parent();
     verbose()(10, "xcast {}: done here, acknowledging to daemon {}", id, parent);
     if (parent == kInvalidRank) return;
     rml::Writer ack;
     ack.u64(id);
-    messenger().send(parent, rml::tag::xcast_ack, ack.take());
+    transport_->send(parent, rml::tag::xcast_ack, ack.take());
 }
 
 // A daemon left: stop waiting for it, and send what is in flight to the children adopted from it.
@@ -207,7 +205,7 @@ void DirectModule::on_tree_changed()
     std::vector<uint64_t> ids;
     for (auto& [id, op] : ops_) {
         for (auto it = op.pending.begin(); it != op.pending.end();) {
-            it = messenger().tree().departed(*it) ? op.pending.erase(it) : std::next(it);
+            it = transport_->tree().departed(*it) ? op.pending.erase(it) : std::next(it);
         }
         forward(id, op);
         ids.push_back(id);
