@@ -20,7 +20,9 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <memory>
+#include <new>
 #include <string>
 
 #include "runtime/process_role.h"
@@ -78,7 +80,51 @@ struct ComponentDescriptor {
     void (*close)() noexcept = nullptr;
 };
 
+// The query pattern of every component: `make()` builds the module, which is then offered at
+// `priority`. A module that cannot be built (out of memory, or its own constructor's exception)
+// leaves the component unavailable with the reason, and nothing escapes the noexcept hook.
+template <typename Make>
+void offer_module(QueryResult& result, int priority, Make&& make) noexcept
+{
+    try {
+        result.module = make();
+        result.priority = priority;
+        return;
+    } catch (const std::bad_alloc&) {
+        result.reason = "out of memory creating the module";
+    } catch (const std::exception& e) {
+        result.reason = e.what();
+    } catch (...) {
+        result.reason = "creating the module failed";
+    }
+    result.module.reset();
+    result.priority = -1;
+}
+
+// Parameter registration in the noexcept register_params hook: the registry can only throw for
+// want of memory, and a parameter left unregistered (its pointer null) is read as its default.
+template <typename Register>
+void register_params_safely(Register&& registration) noexcept
+{
+    try {
+        registration();
+    } catch (...) {
+    }
+}
+
 }  // namespace prte::mca
+
+// The exported descriptor function every component defines once, from the descriptor's fields:
+//   PRTE_MCA_COMPONENT(.framework = "ras", .name = "hosts", .interface_version = prte::ras::kInterfaceVersion,
+//                      .version = "1.0.0", .description = "...", .register_params = register_params,
+//                      .query = query)
+// (designated initializers, in the order ComponentDescriptor declares them; omitted hooks are null).
+#define PRTE_MCA_COMPONENT(...)                                                                      \
+    extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept        \
+    {                                                                                                \
+        static const prte::mca::ComponentDescriptor descriptor{__VA_ARGS__};                         \
+        return &descriptor;                                                                          \
+    }
 
 extern "C" {
 // Implemented by each component, never by libprte.

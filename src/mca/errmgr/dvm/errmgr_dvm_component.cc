@@ -16,15 +16,9 @@ void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& resul
 
 }  // namespace
 
-extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-{
-    static const prte::mca::ComponentDescriptor descriptor{
-        .framework = "errmgr",
-        .name = "dvm",
-        .interface_version = prte::errmgr::kInterfaceVersion,
-        .version = "1.0.0",
-        .description = "the DVM master's failure handling: the first failed process ends its job",
-        .query = query,
-    };
-    return &descriptor;
-}
+PRTE_MCA_COMPONENT(.framework = "errmgr",
+                   .name = "dvm",
+                   .interface_version = prte::errmgr::kInterfaceVersion,
+                   .version = "1.0.0",
+                   .description = "the DVM master's failure handling: the first failed process ends its job",
+                   .query = query)

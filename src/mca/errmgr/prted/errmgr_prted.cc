@@ -67,15 +67,9 @@ void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& resul
 
 }  // namespace
 
-extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-{
-    static const prte::mca::ComponentDescriptor descriptor{
-        .framework = "errmgr",
-        .name = "prted",
-        .interface_version = prte::errmgr::kInterfaceVersion,
-        .version = "1.0.0",
-        .description = "a daemon's failure handling: exit when the master is lost, reroute around a lost daemon",
-        .query = query,
-    };
-    return &descriptor;
-}
+PRTE_MCA_COMPONENT(.framework = "errmgr",
+                   .name = "prted",
+                   .interface_version = prte::errmgr::kInterfaceVersion,
+                   .version = "1.0.0",
+                   .description = "a daemon's failure handling: exit when the master is lost, reroute around a lost daemon",
+                   .query = query)

@@ -17,15 +17,9 @@ void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& resul
 
 }  // namespace
 
-extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-{
-    static const prte::mca::ComponentDescriptor descriptor{
-        .framework = "grpcomm",
-        .name = "direct",
-        .interface_version = prte::grpcomm::kInterfaceVersion,
-        .version = "1.0.0",
-        .description = "reliable broadcast and allgather over the radix routing tree",
-        .query = query,
-    };
-    return &descriptor;
-}
+PRTE_MCA_COMPONENT(.framework = "grpcomm",
+                   .name = "direct",
+                   .interface_version = prte::grpcomm::kInterfaceVersion,
+                   .version = "1.0.0",
+                   .description = "reliable broadcast and allgather over the radix routing tree",
+                   .query = query)

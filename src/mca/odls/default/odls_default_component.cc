@@ -24,14 +24,12 @@ const prte::mca::Param* ompi_compat_param = nullptr;
 
 void register_params(prte::mca::ParamRegistry& registry) noexcept
 {
-    try {
+    prte::mca::register_params_safely([&] {
         ompi_compat_param = &registry.register_bool(
             {"odls", "default", "ompi_compat"}, true,
             "Give each process the variables Open MPI 4.x needs to run as one job under this launcher rather "
             "than as singletons (OMPI_MCA_orte_local_daemon_uri, OMPI_COMM_WORLD_*)");
-    } catch (const std::bad_alloc&) {
-        ompi_compat_param = nullptr;
-    }
+    });
 }
 
 // Read when the module initialises, by which time the runtime has its loop and state machine.
@@ -55,31 +53,20 @@ Services runtime_services()
 
 void query(const prte::mca::QueryContext&, prte::mca::QueryResult& result) noexcept
 {
-    try {
+    prte::mca::offer_module(result, kPriority, [&] {
         Options options;
         options.kill_grace = std::chrono::seconds(odls::base::sigkill_timeout_seconds());
         options.ompi_compat = ompi_compat_param ? ompi_compat_param->as_bool() : true;
-        result.module = std::make_unique<DefaultModule>(runtime_services, options);
-        result.priority = kPriority;
-    } catch (const std::bad_alloc&) {
-        result.priority = -1;
-        result.reason = "out of memory creating the module";
-    }
+        return std::make_unique<DefaultModule>(runtime_services, options);
+    });
 }
 
 }  // namespace
 
-extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-{
-    static const prte::mca::ComponentDescriptor descriptor{
-        .framework = "odls",
-        .name = prte::odls::default_component::kComponentName,
-        .interface_version = prte::odls::kInterfaceVersion,
-        .version = "1.0.0",
-        .description = "fork/exec of local processes, output forwarded to PMIx, exits reaped on SIGCHLD",
-        .register_params = register_params,
-        .open = nullptr,
-        .query = query,
-        .close = nullptr};
-    return &descriptor;
-}
+PRTE_MCA_COMPONENT(.framework = "odls",
+                   .name = prte::odls::default_component::kComponentName,
+                   .interface_version = prte::odls::kInterfaceVersion,
+                   .version = "1.0.0",
+                   .description = "fork/exec of local processes, output forwarded to PMIx, exits reaped on SIGCHLD",
+                   .register_params = register_params,
+                   .query = query)

@@ -41,15 +41,9 @@ void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& resul
 
 }  // namespace
 
-extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-{
-    static const prte::mca::ComponentDescriptor descriptor{
-        .framework = "plm",
-        .name = "isolated",
-        .interface_version = prte::plm::kInterfaceVersion,
-        .version = "1.0.0",
-        .description = "a DVM on the master's node alone: starts no daemons",
-        .query = query,
-    };
-    return &descriptor;
-}
+PRTE_MCA_COMPONENT(.framework = "plm",
+                   .name = "isolated",
+                   .interface_version = prte::plm::kInterfaceVersion,
+                   .version = "1.0.0",
+                   .description = "a DVM on the master's node alone: starts no daemons",
+                   .query = query)

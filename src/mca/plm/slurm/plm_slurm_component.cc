@@ -17,7 +17,7 @@ const prte::mca::Param* timeout_param = nullptr;
 
 void register_params(prte::mca::ParamRegistry& registry) noexcept
 {
-    try {
+    prte::mca::register_params_safely([&] {
         srun_param = &registry.register_string({"plm", "slurm", "srun"}, "srun", "The srun command that starts daemons");
         args_param = &registry.register_string({"plm", "slurm", "args"}, "",
                                                "Further srun options for the daemons' steps (words split at spaces)");
@@ -25,8 +25,7 @@ void register_params(prte::mca::ParamRegistry& registry) noexcept
                                                "Seconds a daemon started by srun has to call home before it is "
                                                "reported as failed",
                                                {1, 86400});
-    } catch (...) {
-    }
+    });
 }
 
 void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& result) noexcept
@@ -40,31 +39,21 @@ void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& resul
         result.reason = "not inside a Slurm job (no SLURM_JOB_ID)";
         return;
     }
-    try {
+    prte::mca::offer_module(result, kPriority, [&] {
         prte::plm::slurm::Options options;
         if (srun_param && !srun_param->as_string().empty()) options.srun = srun_param->as_string();
         if (args_param) options.extra_args = prte::util::split(args_param->as_string(), ' ', true);
         if (timeout_param) options.callhome_timeout = static_cast<int>(timeout_param->as_int());
-        result.priority = kPriority;
-        result.module = std::make_unique<prte::plm::slurm::SlurmLaunchModule>(options);
-    } catch (...) {
-        result.priority = -1;
-        result.reason = "out of memory";
-    }
+        return std::make_unique<prte::plm::slurm::SlurmLaunchModule>(options);
+    });
 }
 
 }  // namespace
 
-extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-{
-    static const prte::mca::ComponentDescriptor descriptor{
-        .framework = "plm",
-        .name = "slurm",
-        .interface_version = prte::plm::kInterfaceVersion,
-        .version = "1.0.0",
-        .description = "starts daemons with srun inside a Slurm job (plm/ssh for nodes in no Slurm job)",
-        .register_params = register_params,
-        .query = query,
-    };
-    return &descriptor;
-}
+PRTE_MCA_COMPONENT(.framework = "plm",
+                   .name = "slurm",
+                   .interface_version = prte::plm::kInterfaceVersion,
+                   .version = "1.0.0",
+                   .description = "starts daemons with srun inside a Slurm job (plm/ssh for nodes in no Slurm job)",
+                   .register_params = register_params,
+                   .query = query)

@@ -12,7 +12,7 @@ const prte::mca::Param* timeout_param = nullptr;
 
 void register_params(prte::mca::ParamRegistry& registry) noexcept
 {
-    try {
+    prte::mca::register_params_safely([&] {
         agent_param = &registry.register_string(
             {"plm", "ssh", "agent"}, "ssh",
             "The remote-shell agent that starts daemons, used as ssh is: '<agent> <node> <command>' (words "
@@ -23,8 +23,7 @@ void register_params(prte::mca::ParamRegistry& registry) noexcept
         timeout_param = &registry.register_int({"plm", "ssh", "callhome_timeout"}, 60,
                                                "Seconds a daemon has to call home before it is reported as "
                                                "failed");
-    } catch (...) {
-    }
+    });
 }
 
 void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& result) noexcept
@@ -33,32 +32,22 @@ void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& resul
         result.reason = "only the DVM master launches daemons";
         return;
     }
-    try {
+    prte::mca::offer_module(result, 10, [&] {
         prte::plm::ssh::Options options;
         if (agent_param) options.agent = prte::util::split(agent_param->as_string(), ' ', true);
         if (options.agent.empty()) options.agent = {"ssh"};
         if (concurrent_param && concurrent_param->as_int() > 0) options.num_concurrent = static_cast<int>(concurrent_param->as_int());
         if (timeout_param && timeout_param->as_int() > 0) options.callhome_timeout = static_cast<int>(timeout_param->as_int());
-        result.priority = 10;
-        result.module = std::make_unique<prte::plm::ssh::SshModule>(options);
-    } catch (...) {
-        result.priority = -1;
-        result.reason = "out of memory";
-    }
+        return std::make_unique<prte::plm::ssh::SshModule>(options);
+    });
 }
 
 }  // namespace
 
-extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-{
-    static const prte::mca::ComponentDescriptor descriptor{
-        .framework = "plm",
-        .name = "ssh",
-        .interface_version = prte::plm::kInterfaceVersion,
-        .version = "1.0.0",
-        .description = "starts daemons through ssh or any agent used as ssh is (plm_ssh_agent)",
-        .register_params = register_params,
-        .query = query,
-    };
-    return &descriptor;
-}
+PRTE_MCA_COMPONENT(.framework = "plm",
+                   .name = "ssh",
+                   .interface_version = prte::plm::kInterfaceVersion,
+                   .version = "1.0.0",
+                   .description = "starts daemons through ssh or any agent used as ssh is (plm_ssh_agent)",
+                   .register_params = register_params,
+                   .query = query)

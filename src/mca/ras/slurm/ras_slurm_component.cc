@@ -22,7 +22,7 @@ const prte::mca::Param* watch_param = nullptr;
 
 void register_params(prte::mca::ParamRegistry& registry) noexcept
 {
-    try {
+    prte::mca::register_params_safely([&] {
         timeout_param = &registry.register_int(
             {"ras", "slurm", "grow_timeout"}, 10,
             "Seconds Slurm has to grant the nodes of a grow (salloc --immediate); a grow it cannot grant by then "
@@ -41,9 +41,7 @@ void register_params(prte::mca::ParamRegistry& registry) noexcept
             "Seconds between looks at Slurm's node states (sinfo) in elastic mode: a node Slurm drains or finds "
             "down leaves the DVM; 0: never look",
             {0, 86400});
-    } catch (...) {
-        timeout_param = nullptr;
-    }
+    });
 }
 
 void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& result) noexcept
@@ -52,34 +50,23 @@ void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& resul
         result.reason = "only the DVM master allocates";
         return;
     }
-    try {
+    prte::mca::offer_module(result, kPriority, [&] {
         prte::ras::slurm::Options options;
         if (timeout_param) options.companion.immediate_seconds = static_cast<int>(timeout_param->as_int());
         if (salloc_param && !salloc_param->as_string().empty()) options.companion.salloc = salloc_param->as_string();
         if (salloc_args_param) options.companion.extra_args = prte::util::split(salloc_args_param->as_string(), ' ', true);
         if (scontrol_param && !scontrol_param->as_string().empty()) options.scontrol = scontrol_param->as_string();
         if (watch_param) options.watch_interval = static_cast<int>(watch_param->as_int());
-        result.module = std::make_unique<prte::ras::slurm::SlurmModule>(std::move(options));
-        result.priority = kPriority;
-    } catch (...) {
-        result.priority = -1;
-        result.reason = "out of memory creating the module";
-    }
+        return std::make_unique<prte::ras::slurm::SlurmModule>(std::move(options));
+    });
 }
 
 }  // namespace
 
-extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-{
-    static const prte::mca::ComponentDescriptor descriptor{
-        .framework = "ras",
-        .name = prte::ras::slurm::kComponentName,
-        .interface_version = prte::ras::kInterfaceVersion,
-        .version = "1.0.0",
-        .description = "the nodes of the Slurm job prte runs in, and more from Slurm as the DVM grows",
-        .register_params = register_params,
-        .open = nullptr,
-        .query = query,
-        .close = nullptr};
-    return &descriptor;
-}
+PRTE_MCA_COMPONENT(.framework = "ras",
+                   .name = prte::ras::slurm::kComponentName,
+                   .interface_version = prte::ras::kInterfaceVersion,
+                   .version = "1.0.0",
+                   .description = "the nodes of the Slurm job prte runs in, and more from Slurm as the DVM grows",
+                   .register_params = register_params,
+                   .query = query)

@@ -17,13 +17,11 @@ const prte::mca::Param* pool_param = nullptr;
 
 void register_params(prte::mca::ParamRegistry& registry) noexcept
 {
-    try {
+    prte::mca::register_params_safely([&] {
         pool_param = &registry.register_string({"ras", "ssh", "pool"}, "",
                                                "Hostfile of spare ssh-reachable hosts the DVM may grow onto "
                                                "(palloc -N, PMIX_ALLOC_NUM_NODES); empty: none");
-    } catch (const std::bad_alloc&) {
-        pool_param = nullptr;
-    }
+    });
 }
 
 void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& result) noexcept
@@ -32,28 +30,17 @@ void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& resul
         result.reason = "only the DVM master lends hosts";
         return;
     }
-    try {
-        result.module = std::make_unique<prte::ras::ssh::SshPoolModule>(pool_param ? pool_param->as_string() : "");
-        result.priority = kPriority;
-    } catch (const std::bad_alloc&) {
-        result.priority = -1;
-        result.reason = "out of memory creating the module";
-    }
+    prte::mca::offer_module(result, kPriority, [&] {
+        return std::make_unique<prte::ras::ssh::SshPoolModule>(pool_param ? pool_param->as_string() : "");
+    });
 }
 
 }  // namespace
 
-extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-{
-    static const prte::mca::ComponentDescriptor descriptor{
-        .framework = "ras",
-        .name = prte::ras::ssh::kComponentName,
-        .interface_version = prte::ras::kInterfaceVersion,
-        .version = "1.0.0",
-        .description = "a pool of spare ssh-reachable hosts (ras_ssh_pool) lent as the DVM grows",
-        .register_params = register_params,
-        .open = nullptr,
-        .query = query,
-        .close = nullptr};
-    return &descriptor;
-}
+PRTE_MCA_COMPONENT(.framework = "ras",
+                   .name = prte::ras::ssh::kComponentName,
+                   .interface_version = prte::ras::kInterfaceVersion,
+                   .version = "1.0.0",
+                   .description = "a pool of spare ssh-reachable hosts (ras_ssh_pool) lent as the DVM grows",
+                   .register_params = register_params,
+                   .query = query)

@@ -13,28 +13,16 @@ constexpr int kPriority = 90;
 
 void query(const prte::mca::QueryContext& /*context*/, prte::mca::QueryResult& result) noexcept
 {
-    try {
-        result.module = std::make_unique<prte::rmaps::ppr::PprModule>();
-        result.priority = kPriority;
-    } catch (...) {
-        result.priority = -1;
-        result.reason = "out of memory creating the module";
-    }
+    prte::mca::offer_module(result, kPriority, [&] {
+        return std::make_unique<prte::rmaps::ppr::PprModule>();
+    });
 }
 
 }  // namespace
 
-extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-{
-    static const prte::mca::ComponentDescriptor descriptor{
-        .framework = "rmaps",
-        .name = "ppr",
-        .interface_version = prte::rmaps::kInterfaceVersion,
-        .version = "1.0.0",
-        .description = "maps N processes per node, package, NUMA domain, core or hwthread (--map-by ppr:N:<object>)",
-        .register_params = nullptr,
-        .open = nullptr,
-        .query = query,
-        .close = nullptr};
-    return &descriptor;
-}
+PRTE_MCA_COMPONENT(.framework = "rmaps",
+                   .name = "ppr",
+                   .interface_version = prte::rmaps::kInterfaceVersion,
+                   .version = "1.0.0",
+                   .description = "maps N processes per node, package, NUMA domain, core or hwthread (--map-by ppr:N:<object>)",
+                   .query = query)

@@ -14,28 +14,16 @@ constexpr int kPriority = 10;
 
 void query(const prte::mca::QueryContext& /*context*/, prte::mca::QueryResult& result) noexcept
 {
-    try {
-        result.module = std::make_unique<prte::rmaps::round_robin::RoundRobinModule>();
-        result.priority = kPriority;
-    } catch (...) {
-        result.priority = -1;
-        result.reason = "out of memory creating the module";
-    }
+    prte::mca::offer_module(result, kPriority, [&] {
+        return std::make_unique<prte::rmaps::round_robin::RoundRobinModule>();
+    });
 }
 
 }  // namespace
 
-extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-{
-    static const prte::mca::ComponentDescriptor descriptor{
-        .framework = "rmaps",
-        .name = "round_robin",
-        .interface_version = prte::rmaps::kInterfaceVersion,
-        .version = "1.0.0",
-        .description = "maps processes by slot (the default) or by node, round robin over the nodes",
-        .register_params = nullptr,
-        .open = nullptr,
-        .query = query,
-        .close = nullptr};
-    return &descriptor;
-}
+PRTE_MCA_COMPONENT(.framework = "rmaps",
+                   .name = "round_robin",
+                   .interface_version = prte::rmaps::kInterfaceVersion,
+                   .version = "1.0.0",
+                   .description = "maps processes by slot (the default) or by node, round robin over the nodes",
+                   .query = query)

@@ -13,28 +13,16 @@ constexpr int kPriority = 60;
 
 void query(const prte::mca::QueryContext& /*context*/, prte::mca::QueryResult& result) noexcept
 {
-    try {
-        result.module = std::make_unique<prte::rmaps::seq::SeqModule>();
-        result.priority = kPriority;
-    } catch (...) {
-        result.priority = -1;
-        result.reason = "out of memory creating the module";
-    }
+    prte::mca::offer_module(result, kPriority, [&] {
+        return std::make_unique<prte::rmaps::seq::SeqModule>();
+    });
 }
 
 }  // namespace
 
-extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-{
-    static const prte::mca::ComponentDescriptor descriptor{
-        .framework = "rmaps",
-        .name = "seq",
-        .interface_version = prte::rmaps::kInterfaceVersion,
-        .version = "1.0.0",
-        .description = "maps rank i to the i-th host of the app's hostfile or --host list (--map-by seq)",
-        .register_params = nullptr,
-        .open = nullptr,
-        .query = query,
-        .close = nullptr};
-    return &descriptor;
-}
+PRTE_MCA_COMPONENT(.framework = "rmaps",
+                   .name = "seq",
+                   .interface_version = prte::rmaps::kInterfaceVersion,
+                   .version = "1.0.0",
+                   .description = "maps rank i to the i-th host of the app's hostfile or --host list (--map-by seq)",
+                   .query = query)

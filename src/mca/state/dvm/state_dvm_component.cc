@@ -16,15 +16,9 @@ void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& resul
 
 }  // namespace
 
-extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-{
-    static const prte::mca::ComponentDescriptor descriptor{
-        .framework = "state",
-        .name = "dvm",
-        .interface_version = prte::state::kInterfaceVersion,
-        .version = "1.0.0",
-        .description = "the DVM master's job and process state machines",
-        .query = query,
-    };
-    return &descriptor;
-}
+PRTE_MCA_COMPONENT(.framework = "state",
+                   .name = "dvm",
+                   .interface_version = prte::state::kInterfaceVersion,
+                   .version = "1.0.0",
+                   .description = "the DVM master's job and process state machines",
+                   .query = query)

@@ -69,15 +69,9 @@ void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& resul
 
 }  // namespace
 
-extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-{
-    static const prte::mca::ComponentDescriptor descriptor{
-        .framework = "state",
-        .name = "prted",
-        .interface_version = prte::state::kInterfaceVersion,
-        .version = "1.0.0",
-        .description = "a daemon's process states, each reported to the master",
-        .query = query,
-    };
-    return &descriptor;
-}
+PRTE_MCA_COMPONENT(.framework = "state",
+                   .name = "prted",
+                   .interface_version = prte::state::kInterfaceVersion,
+                   .version = "1.0.0",
+                   .description = "a daemon's process states, each reported to the master",
+                   .query = query)
