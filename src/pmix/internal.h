@@ -33,9 +33,9 @@ void set_verbose_level(int level);
 const pmix_proc_t& server_proc();
 bool server_running();
 
-// Runs `work` on the runtime's progress thread. Work posted while the runtime shuts down may be
-// dropped; the PMIx callbacks it would have called are then never called, which is harmless as
-// the server is going away with it.
+// Runs `work` on the runtime's progress thread. Work posted once the loop has stopped (the
+// runtime shutting down) is refused, and the loop says so; the PMIx callbacks it would have called
+// are then never called, which is harmless as the server is going away with it.
 void post(std::function<void()> work);
 
 pmix_status_t to_pmix_status(const Status& status);

@@ -5,6 +5,8 @@
 
 #include <stdexcept>
 
+#include "util/output.h"
+
 namespace prte::runtime {
 namespace {
 
@@ -62,13 +64,27 @@ void EventLoop::stop()
 void EventLoop::post(std::function<void()> work)
 {
     bool wake = false;
+    size_t refused = 0;
     {
         std::lock_guard lock(mutex_);
-        if (stopping_) return;
-        wake = queue_.empty();
-        queue_.push_back(std::move(work));
+        if (stopping_) {
+            refused = ++refused_;
+        } else {
+            wake = queue_.empty();
+            queue_.push_back(std::move(work));
+        }
+    }
+    if (refused == 1) {
+        output::warning("work was posted to the progress loop after it stopped: refused, it will not run "
+                        "(further refusals are only counted)");
     }
     if (wake) event_active(wake_, EV_READ, 0);
+}
+
+size_t EventLoop::refused_posts() const
+{
+    std::lock_guard lock(mutex_);
+    return refused_;
 }
 
 bool EventLoop::on_owner_thread() const { return owner_.load() == std::this_thread::get_id(); }

@@ -29,11 +29,13 @@ class EventLoop : public Dispatcher {
     // other thread). For programs whose main thread is the progress thread.
     void run();
     // Ends the loop after the work already posted has run, and joins the thread if start() made one.
-    // Work posted after stop() is dropped: the runtime is going away.
     void stop();
 
+    // Work posted after stop() is refused, not run: the runtime is going away. A refusal is never
+    // silent: it is counted (refused_posts()) and the first one logs a warning saying so.
     void post(std::function<void()> work) override;
     bool on_owner_thread() const override;
+    size_t refused_posts() const;
 
     // For adding socket and timer events; touch it only from the loop thread.
     event_base* base() const { return base_; }
@@ -46,9 +48,10 @@ class EventLoop : public Dispatcher {
     event* wake_ = nullptr;
     std::thread thread_;
     std::atomic<std::thread::id> owner_{};
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::deque<std::function<void()>> queue_;  // guarded by mutex_
     bool stopping_ = false;                    // guarded by mutex_
+    size_t refused_ = 0;                       // guarded by mutex_
 };
 
 }  // namespace prte::runtime

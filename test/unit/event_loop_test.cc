@@ -1,9 +1,12 @@
-// The progress thread: posted work runs on the loop thread, in order, and stop() drains it.
+// The progress thread: posted work runs on the loop thread, in order, stop() drains it, and work
+// posted after stop() is refused, visibly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -66,7 +69,7 @@ TEST(EventLoopTest, WorkPostedByWorkRunsAfterIt)
     EXPECT_EQ(trace, (std::vector<std::string>{"first", "second", "third"}));
 }
 
-TEST(EventLoopTest, StopFromTheLoopThreadAndPostAfterStopIsDropped)
+TEST(EventLoopTest, StopFromTheLoopThreadAndPostAfterStopIsRefused)
 {
     EventLoop loop;
     loop.start();
@@ -87,4 +90,30 @@ TEST(EventLoopTest, StopFromTheLoopThreadAndPostAfterStopIsDropped)
     loop.post([&] { ran = true; });
     loop.stop();  // joins
     EXPECT_FALSE(ran);
+    EXPECT_EQ(loop.refused_posts(), 1u);
+}
+
+// Work posted after stop() never runs, and that is never silent: the first refusal says so in one
+// line, and every refusal is counted.
+TEST(EventLoopTest, WorkPostedAfterStopIsRefusedLoudly)
+{
+    EventLoop loop;
+    loop.start();
+    int ran = 0;
+    loop.post([&] { ran++; });
+    loop.stop();
+    EXPECT_EQ(ran, 1);
+    EXPECT_EQ(loop.refused_posts(), 0u);
+
+    testing::internal::CaptureStderr();
+    loop.post([&] { ran++; });
+    loop.post([&] { ran++; });
+    std::thread other([&] { loop.post([&] { ran++; }); });
+    other.join();
+    std::string said = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(ran, 1);
+    EXPECT_EQ(loop.refused_posts(), 3u);
+    EXPECT_NE(said.find("warning: work was posted to the progress loop after it stopped: refused"), std::string::npos)
+        << said;
+    EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
 }
