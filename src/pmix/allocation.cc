@@ -29,19 +29,6 @@ using runtime::Rank;
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
 bool is_master() { return runtime::Runtime::instance().identity().role == mca::ProcessRole::master; }
 
-struct Pending {
-    pmix_info_cbfunc_t cbfunc = nullptr;
-    void* cbdata = nullptr;
-    std::string req_id;
-};
-
-// Daemon, progress thread: requests relayed and not answered yet.
-std::map<uint64_t, Pending>& pending()
-{
-    static std::map<uint64_t, Pending> requests;
-    return requests;
-}
-
 std::optional<AllocDirective> directive_of(pmix_alloc_directive_t d)
 {
     switch (d) {
@@ -183,11 +170,9 @@ void on_reply(Rank, rml::Payload&& payload)
         output::warning("dropped an allocation reply from the master: {}", r.error());
         return;
     }
-    auto it = pending().find(id);
-    if (it == pending().end()) return;
-    Pending p = it->second;
-    pending().erase(it);
-    answer_call(p.cbfunc, p.cbdata, status, alloc_id, p.req_id, message);
+    if (!relays().answer(id, {status, alloc_id, message})) {
+        verbose()(2, "allocation reply {} from the master ignored: its request was already answered", id);
+    }
 }
 
 // Daemon: the completion event for a process of this node.
@@ -240,20 +225,24 @@ pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directi
         return PMIX_SUCCESS;
     }
     post([request = std::move(request), req_id, cbfunc, cbdata, from] {
-        static uint64_t next_id = 1;
-        uint64_t id = next_id++;
-        rml::Writer w;
-        w.u64(id).str(request.requester ? request.requester->nspace : "").u32(request.requester ? request.requester->rank : 0);
-        w.u8(static_cast<uint8_t>(request.directive)).strings(request.node_list).u64(request.num_nodes);
-        w.str(request.alloc_id).str(request.req_id);
-        Status sent = w.ok() ? messenger().send(0, rml::tag::alloc_request, w.take())
-                             : Status(Errc::internal, "cannot pack the relayed request");
-        if (!sent) {
+        pmix_proc_t requester{};
+        if (request.requester) requester = *request.requester;
+        auto send = [&](uint64_t id) {
+            rml::Writer w;
+            w.u64(id).str(requester.nspace).u32(requester.rank);
+            w.u8(static_cast<uint8_t>(request.directive)).strings(request.node_list).u64(request.num_nodes);
+            w.str(request.alloc_id).str(request.req_id);
+            return w.ok() ? messenger().send(0, rml::tag::alloc_request, w.take())
+                          : Status(Errc::internal, "cannot pack the relayed request");
+        };
+        auto answer = [cbfunc, cbdata, req_id](const RelayAnswer& a) {
+            answer_call(cbfunc, cbdata, a.status, a.value, req_id, a.message);
+        };
+        if (Status sent = relays().relay(requester, route_to_master(), send, answer); !sent) {
             output::error("allocation request from {} refused: cannot reach the master: {}", from, sent.message());
-            answer_call(cbfunc, cbdata, PMIX_ERR_UNREACH, {}, req_id, sent.message());
+            answer({PMIX_ERR_UNREACH, {}, sent.message()});
             return;
         }
-        pending()[id] = {cbfunc, cbdata, req_id};
         verbose()(2, "allocation request from {} relayed to the master", from);
     });
     return PMIX_SUCCESS;

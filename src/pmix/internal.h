@@ -19,6 +19,7 @@
 
 #include "mca/grpcomm/grpcomm.h"
 #include "pmix/info_array.h"
+#include "pmix/pending_relays.h"
 #include "runtime/job_table.h"
 #include "util/output.h"
 #include "util/status.h"
@@ -32,6 +33,12 @@ void set_verbose_level(int level);
 // {dvm_nspace, daemon rank}: the source of the events we raise. Valid after start().
 const pmix_proc_t& server_proc();
 bool server_running();
+
+// The requests this daemon relayed to the master and whose reply it waits for (pending_relays.h),
+// and the daemons a message to the master passes on its way (the master included), which is
+// what such a request's reply may be lost with. Progress thread.
+PendingRelays& relays();
+std::vector<runtime::Rank> route_to_master();
 
 // Runs `work` on the runtime's progress thread. Work posted once the loop has stopped (the
 // runtime shutting down) is refused, and the loop says so; the PMIx callbacks it would have called

@@ -97,6 +97,12 @@ void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
     if (!detail::server_running()) return;
     pmix_proc_t proc;
     PMIX_LOAD_PROCID(&proc, job.nspace.c_str(), rank);
+    // Nobody waits for the master's reply to its relayed requests now, but PMIx holds each call
+    // until it is answered.
+    if (size_t n = detail::relays().fail_requester(proc, PMIX_ERR_LOST_CONNECTION, "the requester ended"); n > 0) {
+        detail::verbose()(2, "{} ended: its {} request(s) relayed to the DVM master answered {}", describe(proc), n,
+                          PMIx_Error_string(PMIX_ERR_LOST_CONNECTION));
+    }
     // A process told to the collectives, also after a normal end, is forgotten by PMIx: a group
     // operation its node starts later must not count it as a member here.
     bool in_group = detail::group_member_ended(proc);

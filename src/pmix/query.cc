@@ -23,7 +23,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -296,12 +295,7 @@ void release_results(void* cbdata) { delete static_cast<InfoArray*>(cbdata); }
 namespace {
 
 // A daemon knows nothing of allocations: a PMIX_QUERY_ALLOC_STATUS from one of its processes is
-// the master's to answer. Daemon side: the queries waiting for the master, by id.
-std::map<uint64_t, std::pair<pmix_info_cbfunc_t, void*>>& alloc_queries()
-{
-    static std::map<uint64_t, std::pair<pmix_info_cbfunc_t, void*>> waiting;
-    return waiting;
-}
+// the master's to answer, and waits for it among the daemon's relays().
 
 void answer_alloc_status(pmix_info_cbfunc_t cbfunc, void* cbdata, const std::optional<std::string>& status)
 {
@@ -315,15 +309,22 @@ void answer_alloc_status(pmix_info_cbfunc_t cbfunc, void* cbdata, const std::opt
 }
 
 // Daemon: relays the query; false when the master cannot be reached.
-bool relay_alloc_status(const std::optional<std::string>& alloc_id, pmix_info_cbfunc_t cbfunc, void* cbdata)
+bool relay_alloc_status(const pmix_proc_t& requester, const std::optional<std::string>& alloc_id,
+                        pmix_info_cbfunc_t cbfunc, void* cbdata)
 {
-    static uint64_t next_id = 1;
-    uint64_t id = next_id++;
-    rml::Writer w;
-    w.u64(id).u8(alloc_id ? 1 : 0).str(alloc_id.value_or(""));
-    if (!rml::Messenger::instance().send(0, rml::tag::alloc_query, w.take())) return false;
-    alloc_queries()[id] = {cbfunc, cbdata};
-    return true;
+    auto send = [&](uint64_t id) {
+        rml::Writer w;
+        w.u64(id).u8(alloc_id ? 1 : 0).str(alloc_id.value_or(""));
+        return rml::Messenger::instance().send(0, rml::tag::alloc_query, w.take());
+    };
+    auto answer = [cbfunc, cbdata](const RelayAnswer& a) {
+        if (a.status == PMIX_SUCCESS) {
+            answer_alloc_status(cbfunc, cbdata, a.value);
+        } else {
+            cbfunc(a.status, nullptr, 0, cbdata, nullptr, nullptr);
+        }
+    };
+    return relays().relay(requester, route_to_master(), send, answer).ok();
 }
 
 void on_alloc_query(runtime::Rank origin, rml::Payload&& payload)
@@ -345,11 +346,10 @@ void on_alloc_query_reply(runtime::Rank, rml::Payload&& payload)
     uint64_t id = r.u64();
     bool found = r.u8() != 0;
     std::string status = r.str();
-    auto it = alloc_queries().find(id);
-    if (!r.ok() || it == alloc_queries().end()) return;
-    auto [cbfunc, cbdata] = it->second;
-    alloc_queries().erase(it);
-    answer_alloc_status(cbfunc, cbdata, found ? std::optional<std::string>(status) : std::nullopt);
+    if (!r.ok()) return;
+    if (!relays().answer(id, {found ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, status, {}})) {
+        verbose()(2, "allocation status answer {} from the master ignored: its query was already answered", id);
+    }
 }
 
 }  // namespace
@@ -383,7 +383,7 @@ pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, p
     post([requester, questions = std::move(questions), cbfunc, cbdata] {
         if (rt().identity().role != mca::ProcessRole::master && questions.size() == 1 &&
             questions[0].keys.size() == 1 && questions[0].keys[0] == PMIX_QUERY_ALLOC_STATUS &&
-            relay_alloc_status(questions[0].alloc_id, cbfunc, cbdata)) {
+            relay_alloc_status(requester, questions[0].alloc_id, cbfunc, cbdata)) {
             return;
         }
         auto* results = new InfoArray;

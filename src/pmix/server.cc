@@ -29,17 +29,20 @@
 #include <pmix.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <mutex>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "mca/base/param.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/pmix422_repairs.h"
+#include "rml/rml.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
 
@@ -57,6 +60,9 @@ struct ServerState {
     bool running = false;
     pmix_proc_t me{};
     std::string uri;
+    // Held by the server's state because their callbacks are the server's: stop() answers every
+    // one before PMIx_server_finalize, so none outlives the server.
+    PendingRelays relays;
 };
 
 ServerState& state()
@@ -110,6 +116,21 @@ const pmix_proc_t& server_proc() { return state().me; }
 bool server_running() { return state().running; }
 
 void post(std::function<void()> work) { runtime::Runtime::instance().loop().post(std::move(work)); }
+
+PendingRelays& relays() { return state().relays; }
+
+std::vector<runtime::Rank> route_to_master()
+{
+    // Up the routing tree: each hop's effective parent, until the master (rml/radix_tree.h).
+    const rml::RadixTree& tree = rml::Messenger::instance().tree();
+    std::vector<runtime::Rank> route;
+    for (runtime::Rank hop = tree.parent(); hop != runtime::kInvalidRank && route.size() <= tree.size();
+         hop = tree.parent_of(hop)) {
+        route.push_back(hop);
+    }
+    if (std::find(route.begin(), route.end(), 0) == route.end()) route.push_back(0);
+    return route;
+}
 
 pmix_status_t to_pmix_status(const Status& status)
 {
@@ -217,10 +238,24 @@ Status start(const ServerOptions& options)
     return {};
 }
 
+void daemons_lost(const std::vector<runtime::Rank>& daemons)
+{
+    std::string why = fmt::format("daemon(s) {} on the way to the DVM master lost", fmt::join(daemons, ","));
+    if (size_t n = detail::relays().fail_routed_through(daemons, PMIX_ERR_UNREACH, why); n > 0) {
+        output::warning("{} request(s) relayed to the DVM master answered {}: {}", n,
+                        PMIx_Error_string(PMIX_ERR_UNREACH), why);
+    }
+}
+
 void stop()
 {
     using detail::state;
     if (!state().running) return;
+    // Before PMIx_server_finalize: PMIx must still be there to take the answers.
+    if (size_t n = state().relays.fail_all(PMIX_ERR_UNREACH, "the PMIx server is stopping"); n > 0) {
+        detail::verbose()(1, "{} request(s) relayed to the DVM master answered {}: the PMIx server is stopping", n,
+                          PMIx_Error_string(PMIX_ERR_UNREACH));
+    }
     pmix_status_t rc = PMIx_server_finalize();
     if (rc != PMIX_SUCCESS) detail::verbose()(1, "PMIx_server_finalize: {}", PMIx_Error_string(rc));
     state().running = false;

@@ -32,7 +32,14 @@ struct ServerOptions {
 // Starts the PMIx server (PMIx_server_init). Call from the main thread before the progress thread
 // starts. The server's own identity is {dvm_nspace, rank}.
 Status start(const ServerOptions& options);
+// Answers every request this daemon relayed to the master and still waits on with
+// PMIX_ERR_UNREACH (pending_relays.h), then stops the server.
 void stop();
+
+// Daemon: the daemons lost (a connection closed, the master's notice of a loss elsewhere; the
+// master itself is rank 0). Requests relayed to the master along a way through one of them are
+// answered PMIX_ERR_UNREACH, as their reply may never come (pending_relays.h). Progress thread.
+void daemons_lost(const std::vector<runtime::Rank>& daemons);
 
 // The URI tools connect to (PMIX_SERVER_URI); empty before start().
 const std::string& uri();
@@ -111,6 +118,7 @@ void notify_proc_failure(const runtime::Job& job, const runtime::Proc& proc, pmi
                          const std::string& message);
 
 // A process of this node has ended (it was reaped), `abnormally` when killed or exiting non-zero.
+// Its requests relayed to the master and still waiting are answered PMIX_ERR_LOST_CONNECTION.
 // Collectives it never took part in end with PMIX_ERR_PROC_TERM_WO_SYNC instead of waiting for it:
 // the group constructs and destructs of its node's other members (which PMIx 4.2.2 leaves waiting)
 // and, when it ended abnormally, or such a group operation was ended, or it was a member of a

@@ -6,7 +6,6 @@
 #include <pmix.h>
 
 #include <cstring>
-#include <map>
 
 #include <fmt/format.h>
 
@@ -21,18 +20,6 @@ namespace prte::pmix::detail {
 namespace {
 
 using runtime::Rank;
-
-struct Pending {
-    pmix_spawn_cbfunc_t cbfunc = nullptr;
-    void* cbdata = nullptr;
-};
-
-// Progress thread.
-std::map<uint64_t, Pending>& pending()
-{
-    static std::map<uint64_t, Pending> requests;
-    return requests;
-}
 
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
 
@@ -161,13 +148,9 @@ void on_reply(Rank, rml::Payload&& payload)
         output::warning("dropped a spawn reply from the master: {}", r.error());
         return;
     }
-    auto it = pending().find(id);
-    if (it == pending().end()) return;
-    Pending p = it->second;
-    pending().erase(it);
-    pmix_nspace_t name;
-    PMIX_LOAD_NSPACE(name, nspace.c_str());
-    if (p.cbfunc) p.cbfunc(status, name, p.cbdata);
+    if (!relays().answer(id, {status, nspace, {}})) {
+        verbose()(2, "spawn reply {} from the master ignored: its request was already answered", id);
+    }
 }
 
 // Daemon: a job spawned by one of this node's processes ended.
@@ -213,21 +196,23 @@ pmix_status_t relay_spawn(const pmix_proc_t& requester, const pmix_info_t job_in
         return PMIX_ERR_PACK_FAILURE;
     }
     post([requester, packed = std::move(packed), cbfunc, cbdata] {
-        static uint64_t next_id = 1;
-        uint64_t id = next_id++;
-        rml::Writer w;
-        w.u64(id).str(requester.nspace).u32(requester.rank).bytes(packed);
-        Status st = w.ok() ? messenger().send(0, rml::tag::spawn_request, w.take())
-                           : Status(Errc::internal, "cannot pack the relayed request");
-        if (!st) {
+        auto answer = [cbfunc, cbdata](const RelayAnswer& a) {
+            pmix_nspace_t name;
+            PMIX_LOAD_NSPACE(name, a.value.c_str());
+            if (cbfunc) cbfunc(a.status, name, cbdata);
+        };
+        auto send = [&](uint64_t id) {
+            rml::Writer w;
+            w.u64(id).str(requester.nspace).u32(requester.rank).bytes(packed);
+            return w.ok() ? messenger().send(0, rml::tag::spawn_request, w.take())
+                          : Status(Errc::internal, "cannot pack the relayed request");
+        };
+        if (Status st = relays().relay(requester, route_to_master(), send, answer); !st) {
             output::error("spawn request from {} refused: cannot reach the master: {}", describe(requester),
                           st.message());
-            pmix_nspace_t none;
-            memset(none, 0, sizeof(none));
-            if (cbfunc) cbfunc(PMIX_ERR_UNREACH, none, cbdata);
+            answer({PMIX_ERR_UNREACH, {}, st.message()});
             return;
         }
-        pending()[id] = {cbfunc, cbdata};
         verbose()(2, "spawn request from {} relayed to the master", describe(requester));
     });
     return PMIX_SUCCESS;

@@ -205,6 +205,7 @@ void on_daemon_died(Rank, rml::Payload&& payload)
     }
     messenger().mark_departed(others);
     messenger().connect_lifeline();
+    pmix::daemons_lost(others);
 }
 
 void forward_output(const runtime::Job& job, Rank rank, pmix_iof_channel_t channel, const char* data, size_t size)

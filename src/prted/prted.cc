@@ -127,6 +127,9 @@ int main(int argc, char** argv)
         if (peer == 0) prte::prted::exit_watchdog::watch_master_socket(socket);
     });
     messenger.set_lost_peer_handler([](prte::runtime::Rank r) {
+        // Before the errmgr acts on it (losing the master kills this node's processes): a request
+        // relayed through the lost daemon is answered while its requester still listens.
+        prte::pmix::daemons_lost({r});
         if (auto* m = prte::errmgr::base::module()) m->daemon_lost(r, prte::runtime::ProcState::comm_failed);
     });
     prte::prted::install_handlers();
