@@ -1,4 +1,4 @@
-// Collectives among processes: fence (the modex), direct modex, connect/disconnect (groups: groups.cc).
+// Collectives among processes: fence (the modex), direct modex, connect/disconnect (groups: groups/construct.cc).
 //
 // PMIx gathers the contributions of this node's participants itself and calls the host once per
 // collective with the node's combined data; the host's part is to exchange that with the other

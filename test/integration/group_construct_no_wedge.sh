@@ -2,7 +2,7 @@
 # Issue 14 item 1: a PMIx group construct over ranks on several nodes, on 4 local nodes with
 # rml_radix 2 (8 ranks, --map-by node, PMIX_GROUP_ASSIGN_CONTEXT_ID). It used to be refused with
 # PMIX_ERR_NOT_SUPPORTED through the upcall's callback, which PMIx 4.2.2 records as a group that
-# only a destruct removes (src/pmix/groups.cc): the next run of the same program then hung on
+# only a destruct removes (src/pmix/groups/construct.cc): the next run of the same program then hung on
 # every daemon, and so did pterm. Now the construct succeeds; the next run, a construct the DVM
 # refuses, another construct after it, an ordinary job and pterm must all work, leaving nothing.
 . "$PRTE_SRCDIR/test/integration/lib.sh"

@@ -29,7 +29,7 @@
 // PMIX_GROUP_MEMBERSHIP_UPDATE with the members that remain, and its construct succeeds. On the
 // node of an ended member, a construct its other members had called is handed over by
 // pmix422_groups.c (PMIx 4.2.2 would keep it for ever). The group's destruct is over the members
-// the construct kept (group_records.cc).
+// the construct kept (records.cc).
 #include <pmix.h>
 
 #include <algorithm>
