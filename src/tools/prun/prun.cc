@@ -12,7 +12,6 @@
 // after everything the DVM sent before it.
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,6 +41,7 @@
 #include "runtime/dvm_registry.h"
 #include "tools/prun/output_writer.h"
 #include "tools/prun/prun_options.h"
+#include "tools/prun/signals.h"
 #include "tools/prun/tool_connection.h"
 #include "util/output.h"
 #include "util/strings.h"
@@ -55,6 +55,7 @@ using prte::prun::Request;
 using prte::prun::Stream;
 using prte::tools::InfoList;
 using Clock = std::chrono::steady_clock;
+namespace signals = prte::prun::signals;
 
 prte::output::VerboseStream trace("prun");
 
@@ -64,7 +65,7 @@ int usage_error(const std::string& message)
     return 2;
 }
 
-// ---- Waking the main loop: signal handlers and PMIx's thread write a byte to a pipe ----
+// ---- Waking the main loop: PMIx's thread writes a byte to a pipe (signals.cc does too) ----
 
 int wake_fds[2] = {-1, -1};
 
@@ -75,49 +76,6 @@ void wake()
     ssize_t ignored = write(wake_fds[1], &c, 1);
     (void)ignored;
 }
-
-// Lock-free atomics are safe to touch in a signal handler.
-std::atomic<int> interrupts{0};
-std::atomic<int> interrupt_signal{0};
-static_assert(std::atomic<int>::is_always_lock_free);
-const char kSecondInterrupt[] = "prun: error: interrupted again: exiting without waiting for the job to end\n";
-
-void on_interrupt(int sig)
-{
-    interrupt_signal = sig;
-    if (++interrupts >= 2) {
-        ssize_t ignored = write(STDERR_FILENO, kSecondInterrupt, sizeof(kSecondInterrupt) - 1);
-        (void)ignored;
-        _exit(128 + sig);
-    }
-    wake();
-}
-
-void install_signal_handlers()
-{
-    signal(SIGPIPE, SIG_IGN);  // a closed stdout shows up as EPIPE, handled as "stop writing"
-    struct sigaction sa {};
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
-}
-
-// Keeps the signals away from PMIx's threads (created while they are blocked), so the handler's
-// wake-up reaches the main thread's poll.
-class SignalsBlocked {
-  public:
-    SignalsBlocked()
-    {
-        sigset_t set;
-        sigemptyset(&set);
-        for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
-        pthread_sigmask(SIG_BLOCK, &set, &saved_);
-    }
-    ~SignalsBlocked() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
-
-  private:
-    sigset_t saved_;
-};
 
 // ---- What PMIx's thread tells the main thread ----
 
@@ -545,14 +503,14 @@ class Run {
 
 Status Run::start_pmix_early()
 {
-    SignalsBlocked blocked;  // PMIx's threads start here
+    signals::Blocked blocked;  // PMIx's threads start here
     return connection_.start_unconnected(trace.enabled(1));
 }
 
 Status Run::connect_and_register()
 {
     {
-        SignalsBlocked blocked;  // PMIx's threads start here
+        signals::Blocked blocked;  // PMIx's threads start here
         if (Status st = connection_.connect(dvm_, trace.enabled(1)); !st) return st;
     }
     pmix_status_t codes[] = {PMIX_EVENT_JOB_END, PMIX_ERR_LOST_CONNECTION, PMIX_ERR_UNREACH};
@@ -608,7 +566,7 @@ Status Run::spawn()
         // Interrupted before the DVM named the job (it may be waiting on daemons, or held): there
         // is nothing to kill by name yet. We leave; the DVM watches our pid (src/pmix/spawner_watch.cc)
         // and ends the job we asked for, so waiting here would only make ^C look ignored.
-        if (interrupts > 0) return {prte::Errc::cancelled, "interrupted before the job started: the DVM ends it"};
+        if (signals::count() > 0) return {prte::Errc::cancelled, "interrupted before the job started: the DVM ends it"};
         struct pollfd p = {wake_fds[0], POLLIN, 0};
         poll(&p, 1, -1);
         char drain[64];
@@ -768,14 +726,14 @@ void Run::loop()
                 trace(1, "stdin is not forwarded: {}", prte::tools::status_text(shared.push_status));
                 forwarding_stdin_ = false;
             }
-            if (shared.kill_replied && shared.kill_status != PMIX_SUCCESS && !timed_out_by_us_ && interrupts > 0) {
+            if (shared.kill_replied && shared.kill_status != PMIX_SUCCESS && !timed_out_by_us_ && signals::count() > 0) {
                 prte::output::error("cannot terminate job {}: {}", job_id(), prte::tools::status_text(shared.kill_status));
-                std::exit(128 + interrupt_signal);
+                std::exit(128 + signals::last());
             }
         }
-        if (interrupts > interrupt_seen_) {
-            interrupt_seen_ = interrupts;
-            if (interrupt_signal == SIGINT) {
+        if (signals::count() > interrupt_seen_) {
+            interrupt_seen_ = signals::count();
+            if (signals::last() == SIGINT) {
                 prte::output::warning("terminating job {} (interrupt again to exit at once)", job_id());
             }
             kill_job("interrupted");
@@ -855,7 +813,7 @@ int Run::finish()
     writer_.flush();
 
     if (stdout_gone_) return 128 + SIGPIPE;
-    if (interrupts > 0) return 128 + interrupt_signal;
+    if (signals::count() > 0) return 128 + signals::last();
 
     int status = exit_status_of(end);
     bool timed_out = end.status == PMIX_ERR_TIMEOUT || timed_out_by_us_;
@@ -894,7 +852,7 @@ int Run::execute(const prte::runtime::dvm_registry::Entry& dvm)
     forwarding_stdin_ = request_.stdin_target.kind != prte::prun::StdinTarget::none && stdin_is_forwardable();
     if (Status s = spawn(); !s) {
         prte::output::error("{}", s.message());
-        if (s.code() == prte::Errc::cancelled) return 128 + interrupt_signal;
+        if (s.code() == prte::Errc::cancelled) return 128 + signals::last();
         if (s.code() == prte::Errc::refused) {
             std::lock_guard<std::mutex> lock(shared.mutex);
             return is_launch_failure(shared.spawn_status) ? launch_failure_exit(shared.spawn_status) : 1;
@@ -928,7 +886,7 @@ void exit_soon_in_any_case(int status)
 int main(int argc, char** argv)
 {
     prte::output::set_program_name("prun");
-    install_signal_handlers();
+    prte::prun::signals::install();
 
     Request request;
     if (Status st = prte::prun::parse(std::vector<std::string>(argv + 1, argv + argc), request); !st) {
@@ -950,6 +908,7 @@ int main(int argc, char** argv)
         prte::output::error("cannot create a pipe: {}", std::strerror(errno));
         return 1;
     }
+    prte::prun::signals::wake_through(wake_fds[1]);
     auto run = std::make_unique<Run>(request);
 
     // Started by prterun alongside its DVM, so that our own start-up overlaps the DVM's: PMIx's
