@@ -5,11 +5,6 @@
 // the job failed to start: 127 executable not found, 126 not executable); 130/143 when ^C or
 // SIGTERM ended the job; 141 when prun's stdout reader went away ("prun ... | head"), after
 // ending the job; 1 when the DVM cannot be found or reached, or went away; 2 for a usage error.
-//
-// Output is complete when prun exits: the DVM sends a job's last output before its
-// PMIX_EVENT_JOB_END (both travel on the same connection, in order), and after the event prun
-// deregisters its output request and waits for the answer, a round trip that can only come back
-// after everything the DVM sent before it.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,17 +13,15 @@
 
 #include <pmix_tool.h>
 
-#include <atomic>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,194 +30,29 @@
 
 #include "prte_config.h"
 #include "pmix/attributes.h"
-#include "pmix/info_array.h"
 #include "runtime/dvm_registry.h"
+#include "tools/prun/dvm_session.h"
+#include "tools/prun/job_events.h"
+#include "tools/prun/output_relay.h"
 #include "tools/prun/output_writer.h"
 #include "tools/prun/prun_options.h"
 #include "tools/prun/signals.h"
+#include "tools/prun/stdin_forwarder.h"
 #include "tools/prun/tool_connection.h"
 #include "util/output.h"
 #include "util/strings.h"
 
+namespace prte::prun {
+
 namespace {
 
-using prte::Status;
-using prte::prun::AppContext;
-using prte::prun::OutputWriter;
-using prte::prun::Request;
-using prte::prun::Stream;
 using prte::tools::InfoList;
 using Clock = std::chrono::steady_clock;
-namespace signals = prte::prun::signals;
-
-prte::output::VerboseStream trace("prun");
 
 int usage_error(const std::string& message)
 {
     prte::output::error("{} (run 'prun --help' for usage)", message);
     return 2;
-}
-
-// ---- Waking the main loop: PMIx's thread writes a byte to a pipe (signals.cc does too) ----
-
-int wake_fds[2] = {-1, -1};
-
-void wake()
-{
-    if (wake_fds[1] < 0) return;
-    char c = 1;
-    ssize_t ignored = write(wake_fds[1], &c, 1);
-    (void)ignored;
-}
-
-// ---- What PMIx's thread tells the main thread ----
-
-struct JobEnd {
-    pmix_status_t status = PMIX_SUCCESS;
-    std::optional<int64_t> exit_code;
-    std::string message;
-};
-
-struct Shared {
-    std::mutex mutex;
-    bool spawn_replied = false;
-    pmix_status_t spawn_status = PMIX_SUCCESS;
-    std::string nspace;
-    std::map<std::string, JobEnd> ended;  // by namespace: an end may arrive before the spawn reply
-    bool connection_lost = false;
-    bool kill_replied = false;
-    pmix_status_t kill_status = PMIX_SUCCESS;
-    bool barrier_done = false;
-    bool push_pending = false;
-    pmix_status_t push_status = PMIX_SUCCESS;
-    std::set<std::string> output_complete;  // namespaces whose last output has arrived
-};
-
-Shared shared;
-OutputWriter* writer = nullptr;
-
-void on_event(size_t, pmix_status_t status, const pmix_proc_t* source, pmix_info_t info[], size_t ninfo,
-              pmix_info_t*, size_t, pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata)
-{
-    {
-        std::lock_guard<std::mutex> lock(shared.mutex);
-        if (status == PMIX_EVENT_JOB_END) {
-            JobEnd end;
-            end.status = prte::tools::info_status(info, ninfo, PMIX_JOB_TERM_STATUS).value_or(PMIX_SUCCESS);
-            end.exit_code = prte::tools::info_integer(info, ninfo, PMIX_EXIT_CODE);
-            end.message = prte::tools::info_string(info, ninfo, PMIX_EVENT_TEXT_MESSAGE);
-            std::string ns = prte::tools::affected_nspace(info, ninfo);
-            shared.ended[ns] = end;
-        } else {
-            shared.connection_lost = true;
-        }
-    }
-    (void)source;
-    wake();
-    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
-}
-
-void on_spawned(pmix_status_t status, char nspace[], void*)
-{
-    {
-        std::lock_guard<std::mutex> lock(shared.mutex);
-        shared.spawn_replied = true;
-        shared.spawn_status = status;
-        if (nspace) shared.nspace = nspace;
-    }
-    wake();
-}
-
-// ---- Output flow control (pmix/attributes.h): acknowledge every kAckEvery bytes received ----
-
-constexpr uint64_t kAckEvery = 1u << 20;
-uint64_t received_bytes = 0;  // PMIx's thread only
-uint64_t acked_bytes = 0;
-
-void on_ack_answered(pmix_status_t, pmix_info_t*, size_t, void* cbdata, pmix_release_cbfunc_t release_fn,
-                     void* release_cbdata)
-{
-    pmix_query_t* query = static_cast<pmix_query_t*>(cbdata);
-    PMIX_QUERY_FREE(query, 1);
-    if (release_fn) release_fn(release_cbdata);
-}
-
-void acknowledge(const char* nspace, size_t bytes)
-{
-    received_bytes += bytes;
-    if (received_bytes - acked_bytes < kAckEvery) return;
-    acked_bytes = received_bytes;
-    pmix_query_t* query;
-    PMIX_QUERY_CREATE(query, 1);
-    pmix_status_t rc;
-    PMIX_ARGV_APPEND(rc, query->keys, prte::pmix::kOutputAck);
-    (void)rc;
-    PMIX_INFO_CREATE(query->qualifiers, 2);
-    query->nqual = 2;
-    PMIx_Info_load(&query->qualifiers[0], PMIX_NSPACE, nspace, PMIX_STRING);
-    PMIx_Info_load(&query->qualifiers[1], prte::pmix::kOutputAckedBytes, &acked_bytes, PMIX_UINT64);
-    if (PMIx_Query_info_nb(query, 1, on_ack_answered, query) != PMIX_SUCCESS) PMIX_QUERY_FREE(query, 1);
-}
-
-void on_output(size_t, pmix_iof_channel_t channel, pmix_proc_t* source, pmix_byte_object_t* payload,
-               pmix_info_t* info, size_t ninfo)
-{
-    if (source && source->rank == PMIX_RANK_WILDCARD &&
-        prte::pmix::has_flag(info, ninfo, PMIX_IOF_COMPLETE)) {
-        {
-            std::lock_guard<std::mutex> lock(shared.mutex);
-            shared.output_complete.insert(source->nspace);
-        }
-        wake();
-        return;
-    }
-    if (!writer || !payload || !payload->bytes || payload->size == 0) return;
-    if (source) acknowledge(source->nspace, payload->size);
-    if (prte::pmix::has_flag(info, ninfo, prte::pmix::kDvmReport)) {
-        writer->deliver_unformatted(std::string_view(payload->bytes, payload->size));
-        return;
-    }
-    Stream stream = (channel & PMIX_FWD_STDOUT_CHANNEL) ? Stream::out : Stream::err;
-    writer->deliver(source ? source->rank : 0, stream, std::string_view(payload->bytes, payload->size));
-    if (writer->stdout_broken()) wake();
-}
-
-void on_kill_replied(pmix_status_t status, pmix_info_t*, size_t, void*, pmix_release_cbfunc_t release_fn,
-                     void* release_cbdata)
-{
-    {
-        std::lock_guard<std::mutex> lock(shared.mutex);
-        shared.kill_replied = true;
-        shared.kill_status = status;
-    }
-    if (release_fn) release_fn(release_cbdata);
-    wake();
-}
-
-void on_barrier(pmix_status_t, void*)
-{
-    {
-        std::lock_guard<std::mutex> lock(shared.mutex);
-        shared.barrier_done = true;
-    }
-    wake();
-}
-
-void on_query_barrier(pmix_status_t, pmix_info_t*, size_t, void*, pmix_release_cbfunc_t release_fn,
-                      void* release_cbdata)
-{
-    if (release_fn) release_fn(release_cbdata);
-    on_barrier(PMIX_SUCCESS, nullptr);
-}
-
-void on_pushed(pmix_status_t status, void*)
-{
-    {
-        std::lock_guard<std::mutex> lock(shared.mutex);
-        shared.push_pending = false;
-        shared.push_status = status;
-    }
-    wake();
 }
 
 // ---- Building the spawn request ----
@@ -314,19 +142,6 @@ Status fill_apps(const Request& request, Apps& apps)
         }
     }
     return {};
-}
-
-// How the job's output reaches us. Our own handler (PMIx_IOF_pull) formats --output as PRRTE does
-// and tells us when stdout is gone; it needs the DVM to support IOF pull requests. Otherwise the
-// PMIx library writes the output itself, formatted by the attributes we pass with the spawn.
-enum class OutputPath { pull, library };
-
-// Whether prun can forward its stdin at all: it is open, and not a terminal we do not own
-// (reading it in the background would stop us with SIGTTIN).
-bool stdin_is_forwardable()
-{
-    if (fcntl(STDIN_FILENO, F_GETFD) < 0) return false;
-    return !isatty(STDIN_FILENO) || tcgetpgrp(STDIN_FILENO) == getpgrp();
 }
 
 // PMIX_STDIN_TGT as PRRTE's prun sends it. "none" when we will not forward, so that the DVM gives
@@ -458,129 +273,84 @@ std::string commands_of(const Request& request)
 
 class Run {
   public:
-    explicit Run(const Request& request) : request_(request), writer_(request.output) {}
+    // `events` must have its wake pipe open.
+    Run(const Request& request, JobEvents& events, const output::VerboseStream& trace);
+    Run(const Run&) = delete;
+    Run& operator=(const Run&) = delete;
 
     // Optional, before execute(): see ToolConnection::start_unconnected.
     Status start_pmix_early();
-    int execute(const prte::runtime::dvm_registry::Entry& dvm);
+    // Runs the job in `dvm`; prun's exit status.
+    int execute(const runtime::dvm_registry::Entry& dvm);
 
   private:
-    Status connect_and_register();
-    OutputPath choose_output_path();
     Status spawn();
     void start_output_and_input();
     void loop();
     int finish();
     void kill_job(const char* why);
-    void forward_stdin();
-    void wait_for_barrier(std::chrono::milliseconds limit);
-    void wait_for_output_complete(std::chrono::milliseconds limit);
-    void wait_for_push_answer(std::chrono::milliseconds limit);
-    std::string job_id() const { return prte::prun::job_label_of(nspace_); }
-    std::string dvm_text() const
-    {
-        return dvm_.pid > 0 ? fmt::format("the DVM (pid {})", dvm_.pid) : std::string("the DVM");
-    }
+    std::string job_id() const { return job_label_of(nspace_); }
 
     const Request& request_;
-    prte::runtime::dvm_registry::Entry dvm_;
+    JobEvents& events_;
+    const output::VerboseStream& trace_;
     OutputWriter writer_;
-    prte::tools::ToolConnection connection_;
-    OutputPath output_path_ = OutputPath::pull;
+    OutputRelay output_;
+    StdinForwarder stdin_;
+    // Last, so that it is finalized first, while what PMIx's threads report to still exists.
+    DvmSession dvm_;
     std::string nspace_;
-    std::optional<size_t> pull_ref_;
     bool kill_sent_ = false;
     bool stdout_gone_ = false;
     bool timed_out_by_us_ = false;
     int interrupt_seen_ = 0;
-    bool forwarding_stdin_ = false;
-    bool stdin_done_ = false;
-    std::vector<char> stdin_buffer_;
-    pmix_byte_object_t stdin_chunk_{};
-    pmix_proc_t stdin_target_{};
     bool stdout_is_pipe_ = false;
 };
 
-Status Run::start_pmix_early()
+Run::Run(const Request& request, JobEvents& events, const output::VerboseStream& trace)
+    : request_(request),
+      events_(events),
+      trace_(trace),
+      writer_(request.output),
+      output_(writer_, events, trace),
+      stdin_(events, trace),
+      dvm_(events, trace)
 {
-    signals::Blocked blocked;  // PMIx's threads start here
-    return connection_.start_unconnected(trace.enabled(1));
 }
 
-Status Run::connect_and_register()
-{
-    {
-        signals::Blocked blocked;  // PMIx's threads start here
-        if (Status st = connection_.connect(dvm_, trace.enabled(1)); !st) return st;
-    }
-    pmix_status_t codes[] = {PMIX_EVENT_JOB_END, PMIX_ERR_LOST_CONNECTION, PMIX_ERR_UNREACH};
-    InfoList info;
-    info.add_string(PMIX_EVENT_HDLR_NAME, "prun");
-    pmix_status_t rc =
-        PMIx_Register_event_handler(codes, sizeof(codes) / sizeof(codes[0]), info.data(), info.size(), on_event, nullptr,
-                                    nullptr);
-    if (rc < 0) {
-        return {prte::Errc::internal, fmt::format("cannot register for job events with {}: {}", dvm_text(),
-                                                  prte::tools::status_text(rc))};
-    }
-    return {};
-}
-
-// Asks the DVM whether it serves IOF pull requests, with a request that matches no output.
-OutputPath Run::choose_output_path()
-{
-    // A DVM found in our registry is a prte: it serves pull requests, so spare the round trips.
-    if (!dvm_.file.empty()) return OutputPath::pull;
-    pmix_proc_t probe;
-    std::string ns = dvm_.nspace.empty() ? std::string(connection_.self().nspace) : dvm_.nspace;
-    PMIX_LOAD_PROCID(&probe, ns.c_str(), PMIX_RANK_WILDCARD);
-    pmix_status_t rc = PMIx_IOF_pull(&probe, 1, nullptr, 0, PMIX_FWD_STDOUT_CHANNEL, on_output, nullptr, nullptr);
-    if (rc < 0) {
-        trace(1, "the DVM does not serve IOF pull requests ({}): PMIx will write the job's output",
-              prte::tools::status_text(rc));
-        return OutputPath::library;
-    }
-    PMIx_IOF_deregister(static_cast<size_t>(rc), nullptr, 0, on_barrier, nullptr);
-    wait_for_barrier(std::chrono::milliseconds(2000));
-    return OutputPath::pull;
-}
+Status Run::start_pmix_early() { return dvm_.start_early(); }
 
 Status Run::spawn()
 {
     Apps apps(request_.apps.size());
     if (Status st = fill_apps(request_, apps); !st) return st;
-    InfoList job;
-    fill_job_info(request_, output_path_, forwarding_stdin_, job);
-    pmix_status_t rc = PMIx_Spawn_nb(job.data(), job.size(), apps.data(), apps.size(), on_spawned, nullptr);
+    tools::InfoList job;
+    fill_job_info(request_, output_.path(), stdin_.forwarding(), job);
+    pmix_status_t rc = PMIx_Spawn_nb(job.data(), job.size(), apps.data(), apps.size(), on_spawned, &events_);
     if (rc != PMIX_SUCCESS) {
-        return {prte::Errc::internal,
-                fmt::format("{} refused the job: {}", dvm_text(), prte::tools::status_text(rc))};
+        return {Errc::internal, fmt::format("{} refused the job: {}", dvm_.text(), tools::status_text(rc))};
     }
     // Wait for the reply (PMIx copies the request, so `apps` may go now); the loop below keeps
     // serving signals meanwhile.
     while (true) {
         {
-            std::lock_guard<std::mutex> lock(shared.mutex);
-            if (shared.spawn_replied || shared.connection_lost) break;
+            std::lock_guard<std::mutex> lock(events_.mutex);
+            if (events_.spawn_replied || events_.connection_lost) break;
         }
         // Interrupted before the DVM named the job (it may be waiting on daemons, or held): there
         // is nothing to kill by name yet. We leave; the DVM watches our pid (src/pmix/spawner_watch.cc)
         // and ends the job we asked for, so waiting here would only make ^C look ignored.
-        if (signals::count() > 0) return {prte::Errc::cancelled, "interrupted before the job started: the DVM ends it"};
-        struct pollfd p = {wake_fds[0], POLLIN, 0};
-        poll(&p, 1, -1);
-        char drain[64];
-        while (read(wake_fds[0], drain, sizeof(drain)) > 0) {
-        }
+        if (signals::count() > 0) return {Errc::cancelled, "interrupted before the job started: the DVM ends it"};
+        events_.wait_for_wake();
     }
-    std::unique_lock<std::mutex> lock(shared.mutex);
-    if (!shared.spawn_replied) {
-        return {prte::Errc::unreachable,
+    std::unique_lock<std::mutex> lock(events_.mutex);
+    if (!events_.spawn_replied) {
+        return {Errc::unreachable,
                 fmt::format("lost the connection to {} before the job started: it has died or was terminated",
-                            dvm_text())};
+                            dvm_.text())};
     }
-    nspace_ = shared.nspace;
-    pmix_status_t status = shared.spawn_status;
+    nspace_ = events_.nspace;
+    pmix_status_t status = events_.spawn_status;
     if (status == PMIX_SUCCESS) return {};
 
     // A DVM may explain the failure in a job-end event: give it a moment to arrive.
@@ -589,8 +359,8 @@ Status Run::spawn()
     std::string message;
     while (!nspace_.empty() && Clock::now() < deadline) {
         {
-            std::lock_guard<std::mutex> guard(shared.mutex);
-            if (auto it = shared.ended.find(nspace_); it != shared.ended.end()) {
+            std::lock_guard<std::mutex> guard(events_.mutex);
+            if (auto it = events_.ended.find(nspace_); it != events_.ended.end()) {
                 message = it->second.message;
                 break;
             }
@@ -598,116 +368,33 @@ Status Run::spawn()
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     if (message.empty()) message = fmt::format("cannot start {}: {}", commands_of(request_), launch_failure_reason(status));
-    return {prte::Errc::refused, one_line(message)};
+    return {Errc::refused, one_line(message)};
 }
 
 void Run::start_output_and_input()
 {
     writer_.set_job_label(request_.output.tag_fullname ? nspace_ : job_id());
-    trace(1, "job {} (namespace {}) started", job_id(), nspace_);
-    if (output_path_ == OutputPath::pull) {
-        pmix_proc_t all;
-        PMIX_LOAD_PROCID(&all, nspace_.c_str(), PMIX_RANK_WILDCARD);
-        pmix_status_t rc = PMIx_IOF_pull(&all, 1, nullptr, 0, PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL,
-                                         on_output, nullptr, nullptr);
-        if (rc < 0) {
-            prte::output::warning("cannot receive the output of job {}: {}", job_id(), prte::tools::status_text(rc));
-        } else {
-            pull_ref_ = static_cast<size_t>(rc);
-        }
-    }
-
-    if (!forwarding_stdin_) return;
-    pmix_rank_t rank = request_.stdin_target.kind == prte::prun::StdinTarget::all
-                           ? PMIX_RANK_WILDCARD
-                           : static_cast<pmix_rank_t>(request_.stdin_target.value);
-    PMIX_LOAD_PROCID(&stdin_target_, nspace_.c_str(), rank);
-    stdin_buffer_.resize(64 * 1024);
-}
-
-// Reads one chunk of stdin and pushes it; an empty push marks the end of input.
-void Run::forward_stdin()
-{
-    ssize_t n = read(STDIN_FILENO, stdin_buffer_.data(), stdin_buffer_.size());
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
-    if (n < 0) n = 0;  // unreadable: treat as the end of input
-    stdin_chunk_.bytes = n > 0 ? stdin_buffer_.data() : nullptr;
-    stdin_chunk_.size = static_cast<size_t>(n);
-    if (n == 0) stdin_done_ = true;
-    {
-        std::lock_guard<std::mutex> lock(shared.mutex);
-        shared.push_pending = true;
-    }
-    pmix_status_t rc = PMIx_IOF_push(&stdin_target_, 1, &stdin_chunk_, nullptr, 0, on_pushed, nullptr);
-    if (rc != PMIX_SUCCESS) {
-        std::lock_guard<std::mutex> lock(shared.mutex);
-        shared.push_pending = false;
-        shared.push_status = rc;
-    }
+    trace_(1, "job {} (namespace {}) started", job_id(), nspace_);
+    output_.start(nspace_, job_id());
+    stdin_.start(nspace_, request_.stdin_target);
 }
 
 void Run::kill_job(const char* why)
 {
     if (kill_sent_ || nspace_.empty()) return;
     kill_sent_ = true;
-    trace(1, "terminating job {}: {}", job_id(), why);
+    trace_(1, "terminating job {}: {}", job_id(), why);
     pmix_proc_t target;
     PMIX_LOAD_PROCID(&target, nspace_.c_str(), PMIX_RANK_WILDCARD);
-    InfoList directives;
+    tools::InfoList directives;
     directives.add_bool(PMIX_JOB_CTRL_KILL, true);
-    pmix_status_t rc = PMIx_Job_control_nb(&target, 1, directives.data(), directives.size(), on_kill_replied, nullptr);
+    pmix_status_t rc =
+        PMIx_Job_control_nb(&target, 1, directives.data(), directives.size(), on_kill_replied, &events_);
     if (rc != PMIX_SUCCESS) {
-        std::lock_guard<std::mutex> lock(shared.mutex);
-        shared.kill_replied = true;
-        shared.kill_status = rc;
+        std::lock_guard<std::mutex> lock(events_.mutex);
+        events_.kill_replied = true;
+        events_.kill_status = rc;
     }
-}
-
-namespace {
-
-// Waits, woken by the PMIx callbacks (wake()), until `done` holds under the shared lock or the
-// connection is lost; false if `limit` passed first.
-template <typename Done>
-bool wait_until(std::chrono::milliseconds limit, Done done)
-{
-    auto deadline = Clock::now() + limit;
-    while (Clock::now() < deadline) {
-        {
-            std::lock_guard<std::mutex> lock(shared.mutex);
-            if (done() || shared.connection_lost) return true;
-        }
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        struct pollfd p = {wake_fds[0], POLLIN, 0};
-        poll(&p, 1, static_cast<int>(std::max<int64_t>(left, 1)));
-        char drain[64];
-        while (read(wake_fds[0], drain, sizeof(drain)) > 0) {
-        }
-    }
-    return false;
-}
-
-}  // namespace
-
-void Run::wait_for_barrier(std::chrono::milliseconds limit)
-{
-    wait_until(limit, [] { return shared.barrier_done; });
-    std::lock_guard<std::mutex> lock(shared.mutex);
-    shared.barrier_done = false;
-}
-
-void Run::wait_for_output_complete(std::chrono::milliseconds limit)
-{
-    if (!wait_until(limit, [this] { return shared.output_complete.count(nspace_) > 0; })) {
-        trace(1, "the DVM did not mark the end of job {}'s output", job_id());
-    }
-}
-
-// PMIx answers a push (a chunk of stdin, or its end) on our connection once the DVM has taken it.
-// Leaving before that answer made the DVM's PMIx print "PMIX ERROR: UNREACHABLE ... line 3098" on
-// the DVM's stderr (a one-shot prterun with stdin at its end at once, about 1 run in 60).
-void Run::wait_for_push_answer(std::chrono::milliseconds limit)
-{
-    if (!wait_until(limit, [] { return !shared.push_pending; })) trace(1, "the DVM did not answer our last stdin push");
 }
 
 void Run::loop()
@@ -719,22 +406,23 @@ void Run::loop()
     while (true) {
         bool push_pending;
         {
-            std::lock_guard<std::mutex> lock(shared.mutex);
-            if (shared.ended.count(nspace_) || shared.ended.count("") || shared.connection_lost) return;
-            push_pending = shared.push_pending;
-            if (!push_pending && shared.push_status != PMIX_SUCCESS && forwarding_stdin_) {
-                trace(1, "stdin is not forwarded: {}", prte::tools::status_text(shared.push_status));
-                forwarding_stdin_ = false;
+            std::lock_guard<std::mutex> lock(events_.mutex);
+            if (events_.ended.count(nspace_) || events_.ended.count("") || events_.connection_lost) return;
+            push_pending = events_.push_pending;
+            if (!push_pending && events_.push_status != PMIX_SUCCESS && stdin_.forwarding()) {
+                trace_(1, "stdin is not forwarded: {}", tools::status_text(events_.push_status));
+                stdin_.stop();
             }
-            if (shared.kill_replied && shared.kill_status != PMIX_SUCCESS && !timed_out_by_us_ && signals::count() > 0) {
-                prte::output::error("cannot terminate job {}: {}", job_id(), prte::tools::status_text(shared.kill_status));
+            if (events_.kill_replied && events_.kill_status != PMIX_SUCCESS && !timed_out_by_us_ &&
+                signals::count() > 0) {
+                output::error("cannot terminate job {}: {}", job_id(), tools::status_text(events_.kill_status));
                 std::exit(128 + signals::last());
             }
         }
         if (signals::count() > interrupt_seen_) {
             interrupt_seen_ = signals::count();
             if (signals::last() == SIGINT) {
-                prte::output::warning("terminating job {} (interrupt again to exit at once)", job_id());
+                output::warning("terminating job {} (interrupt again to exit at once)", job_id());
             }
             kill_job("interrupted");
         }
@@ -748,8 +436,8 @@ void Run::loop()
         }
 
         std::vector<struct pollfd> fds;
-        fds.push_back({wake_fds[0], POLLIN, 0});
-        if (forwarding_stdin_ && !stdin_done_ && !push_pending) fds.push_back({STDIN_FILENO, POLLIN, 0});
+        fds.push_back({events_.wake_fd(), POLLIN, 0});
+        if (stdin_.wants_input() && !push_pending) fds.push_back({STDIN_FILENO, POLLIN, 0});
         if (stdout_is_pipe_ && !stdout_gone_) fds.push_back({STDOUT_FILENO, 0, 0});  // POLLERR: reader gone
         int wait_ms = -1;
         if (timeout_guard && !timed_out_by_us_) {
@@ -759,12 +447,10 @@ void Run::loop()
         int n = poll(fds.data(), fds.size(), wait_ms);
         if (n < 0 && errno != EINTR) return;
         for (const auto& p : fds) {
-            if (p.fd == wake_fds[0] && (p.revents & POLLIN)) {
-                char drain[64];
-                while (read(wake_fds[0], drain, sizeof(drain)) > 0) {
-                }
+            if (p.fd == events_.wake_fd() && (p.revents & POLLIN)) {
+                events_.drain();
             } else if (p.fd == STDIN_FILENO && p.revents) {
-                forward_stdin();
+                stdin_.forward_chunk();
             } else if (p.fd == STDOUT_FILENO && (p.revents & (POLLERR | POLLHUP))) {
                 stdout_gone_ = true;
                 kill_job("nobody reads its output any more");
@@ -778,38 +464,23 @@ int Run::finish()
     JobEnd end;
     bool ended;
     {
-        std::lock_guard<std::mutex> lock(shared.mutex);
+        std::lock_guard<std::mutex> lock(events_.mutex);
         // An end event that names no namespace can only be ours.
-        auto it = shared.ended.find(nspace_);
-        if (it == shared.ended.end()) it = shared.ended.find("");
-        ended = it != shared.ended.end();
+        auto it = events_.ended.find(nspace_);
+        if (it == events_.ended.end()) it = events_.ended.find("");
+        ended = it != events_.ended.end();
         if (ended) end = it->second;
     }
     if (!ended) {
         writer_.flush();
-        prte::output::error("lost the connection to {} while job {} was running: the DVM has died or was terminated",
-                            dvm_text(), job_id());
+        output::error("lost the connection to {} while job {} was running: the DVM has died or was terminated",
+                      dvm_.text(), job_id());
         return 1;
     }
 
-    // The DVM marks the end of the job's output; PMIx may deliver the end event before the last
-    // chunks, so wait for the marker (a DVM that sends none costs us the limit, once).
-    if (output_path_ == OutputPath::pull && pull_ref_) wait_for_output_complete(std::chrono::seconds(5));
-    if (forwarding_stdin_) wait_for_push_answer(std::chrono::seconds(2));
-    // Everything the DVM sent before our request arrives before its answer.
-    if (output_path_ == OutputPath::pull && pull_ref_) {
-        if (PMIx_IOF_deregister(*pull_ref_, nullptr, 0, on_barrier, nullptr) == PMIX_SUCCESS) {
-            wait_for_barrier(std::chrono::milliseconds(2000));
-        }
-    } else if (output_path_ == OutputPath::library) {
-        pmix_query_t* query;
-        PMIX_QUERY_CREATE(query, 1);
-        query->keys = make_argv({PMIX_QUERY_NAMESPACES});
-        if (PMIx_Query_info_nb(query, 1, on_query_barrier, nullptr) == PMIX_SUCCESS) {
-            wait_for_barrier(std::chrono::milliseconds(2000));
-        }
-        PMIX_QUERY_FREE(query, 1);
-    }
+    output_.wait_for_end_marker(std::chrono::seconds(5));
+    if (stdin_.forwarding()) stdin_.wait_for_push_answer(std::chrono::seconds(2));
+    output_.wait_for_the_rest(std::chrono::milliseconds(2000));
     writer_.flush();
 
     if (stdout_gone_) return 128 + SIGPIPE;
@@ -818,51 +489,48 @@ int Run::finish()
     int status = exit_status_of(end);
     bool timed_out = end.status == PMIX_ERR_TIMEOUT || timed_out_by_us_;
     if (timed_out) {
-        prte::output::error("job {} timed out after {} seconds", job_id(), request_.timeout);
+        output::error("job {} timed out after {} seconds", job_id(), request_.timeout);
         if (!end.message.empty() && end.message.find("timed out") == std::string::npos) {
-            prte::output::error("{}", one_line(end.message));
+            output::error("{}", one_line(end.message));
         }
         return status == 0 ? 1 : status;
     }
     if (status != 0) {
         if (!end.message.empty()) {
-            prte::output::error("{}", one_line(end.message));
+            output::error("{}", one_line(end.message));
         } else if (is_launch_failure(end.status)) {
-            prte::output::error("cannot start {}: {}", commands_of(request_), launch_failure_reason(end.status));
+            output::error("cannot start {}: {}", commands_of(request_), launch_failure_reason(end.status));
         } else if (end.status < 0 && end.status != PMIX_ERR_JOB_NON_ZERO_TERM) {
-            prte::output::error("job {} failed: {}", job_id(), prte::tools::status_text(end.status));
+            output::error("job {} failed: {}", job_id(), tools::status_text(end.status));
         }
     }
     return status;
 }
 
-int Run::execute(const prte::runtime::dvm_registry::Entry& dvm)
+int Run::execute(const runtime::dvm_registry::Entry& dvm)
 {
-    dvm_ = dvm;
-    writer = &writer_;
     struct stat st {};
     stdout_is_pipe_ = fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 
-    if (Status s = connect_and_register(); !s) {
-        prte::output::error("{}", s.message());
+    if (Status s = dvm_.connect(dvm); !s) {
+        output::error("{}", s.message());
         return 1;
     }
-    output_path_ = choose_output_path();
-    // Decided before the spawn: the DVM gives the stdin target a pipe only if we will feed it.
-    forwarding_stdin_ = request_.stdin_target.kind != prte::prun::StdinTarget::none && stdin_is_forwardable();
+    output_.choose_path(dvm_.dvm(), dvm_.self());
+    stdin_.decide(request_.stdin_target);
     if (Status s = spawn(); !s) {
-        prte::output::error("{}", s.message());
-        if (s.code() == prte::Errc::cancelled) return 128 + signals::last();
-        if (s.code() == prte::Errc::refused) {
-            std::lock_guard<std::mutex> lock(shared.mutex);
-            return is_launch_failure(shared.spawn_status) ? launch_failure_exit(shared.spawn_status) : 1;
+        output::error("{}", s.message());
+        if (s.code() == Errc::cancelled) return 128 + signals::last();
+        if (s.code() == Errc::refused) {
+            std::lock_guard<std::mutex> lock(events_.mutex);
+            return is_launch_failure(events_.spawn_status) ? launch_failure_exit(events_.spawn_status) : 1;
         }
         return 1;
     }
     start_output_and_input();
     loop();
     int status = finish();
-    writer = nullptr;
+    output_.stop_writing();
     return status;
 }
 
@@ -872,21 +540,16 @@ int Run::execute(const prte::runtime::dvm_registry::Entry& dvm)
 constexpr const char* kPrterunReadyFd = "PRTE_PRTERUN_READY_FD";
 constexpr const char* kPrterunDoneFd = "PRTE_PRTERUN_DONE_FD";
 
-// PMIx_tool_finalize talks to the DVM; a DVM that no longer answers must not keep us from exiting.
-void exit_soon_in_any_case(int status)
-{
-    std::thread([status] {
-        std::this_thread::sleep_for(std::chrono::seconds(5));
-        _exit(status);
-    }).detach();
-}
-
 }  // namespace
+
+}  // namespace prte::prun
 
 int main(int argc, char** argv)
 {
+    using namespace prte::prun;
+    using prte::Status;
     prte::output::set_program_name("prun");
-    prte::prun::signals::install();
+    signals::install();
 
     Request request;
     if (Status st = prte::prun::parse(std::vector<std::string>(argv + 1, argv + argc), request); !st) {
@@ -901,15 +564,17 @@ int main(int argc, char** argv)
         std::printf("prun %s\n", PACKAGE_VERSION);
         return 0;
     }
+    prte::output::VerboseStream trace("prun");
     if (request.verbose) trace.set_level(1);
     prte::prun::make_hostfiles_absolute(request, current_directory());
 
-    if (pipe2(wake_fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-        prte::output::error("cannot create a pipe: {}", std::strerror(errno));
+    JobEvents events;
+    if (Status st = events.open_wake_pipe(); !st) {
+        prte::output::error("{}", st.message());
         return 1;
     }
-    prte::prun::signals::wake_through(wake_fds[1]);
-    auto run = std::make_unique<Run>(request);
+    signals::wake_through(events.wake_write_fd());
+    auto run = std::make_unique<Run>(request, events, trace);
 
     // Started by prterun alongside its DVM, so that our own start-up overlaps the DVM's: PMIx's
     // set-up too, then wait for its word that the DVM is ready (EOF: it did not start, and
