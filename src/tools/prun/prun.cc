@@ -32,11 +32,13 @@
 #include "pmix/attributes.h"
 #include "runtime/dvm_registry.h"
 #include "tools/prun/dvm_session.h"
+#include "tools/prun/exit_status.h"
 #include "tools/prun/job_events.h"
 #include "tools/prun/output_relay.h"
 #include "tools/prun/output_writer.h"
 #include "tools/prun/prun_options.h"
 #include "tools/prun/signals.h"
+#include "tools/prun/spawn_request.h"
 #include "tools/prun/stdin_forwarder.h"
 #include "tools/prun/tool_connection.h"
 #include "util/output.h"
@@ -46,227 +48,12 @@ namespace prte::prun {
 
 namespace {
 
-using prte::tools::InfoList;
 using Clock = std::chrono::steady_clock;
 
 int usage_error(const std::string& message)
 {
     prte::output::error("{} (run 'prun --help' for usage)", message);
     return 2;
-}
-
-// ---- Building the spawn request ----
-
-// Owns the pmix_app_t array handed to PMIx_Spawn.
-class Apps {
-  public:
-    explicit Apps(size_t n) : n_(n) { PMIX_APP_CREATE(apps_, n_); }
-    ~Apps() { PMIX_APP_FREE(apps_, n_); }
-    Apps(const Apps&) = delete;
-    Apps& operator=(const Apps&) = delete;
-    pmix_app_t* data() { return apps_; }
-    size_t size() const { return n_; }
-    pmix_app_t& operator[](size_t i) { return apps_[i]; }
-
-  private:
-    pmix_app_t* apps_ = nullptr;
-    size_t n_;
-};
-
-char** make_argv(const std::vector<std::string>& words)
-{
-    char** argv = static_cast<char**>(calloc(words.size() + 1, sizeof(char*)));
-    for (size_t i = 0; i < words.size(); ++i) argv[i] = strdup(words[i].c_str());
-    return argv;
-}
-
-std::string current_directory()
-{
-    std::vector<char> buffer(4096);
-    while (!getcwd(buffer.data(), buffer.size())) {
-        if (errno != ERANGE) return "/";
-        buffer.resize(buffer.size() * 2);
-    }
-    return buffer.data();
-}
-
-// The environment entries -x and --prtemca give an app.
-Status app_environment(const AppContext& app, const Request& request, std::vector<std::string>& env)
-{
-    for (const std::string& x : app.exports) {
-        if (x.find('=') != std::string::npos) {
-            env.push_back(x);
-            continue;
-        }
-        const char* value = std::getenv(x.c_str());
-        if (!value) {
-            return {prte::Errc::bad_param,
-                    fmt::format("-x {}: {} is not set in this environment (use -x {}=<value>)", x, x, x)};
-        }
-        env.push_back(x + "=" + value);
-    }
-    for (const auto& [name, value] : request.mca) env.push_back("PRTE_MCA_" + name + "=" + value);
-    for (const auto& [name, value] : request.pmix_mca) env.push_back("PMIX_MCA_" + name + "=" + value);
-    return {};
-}
-
-void load_info(pmix_info_t* info, const char* key, const std::string& value)
-{
-    PMIx_Info_load(info, key, value.c_str(), PMIX_STRING);
-}
-
-Status fill_apps(const Request& request, Apps& apps)
-{
-    std::string cwd = current_directory();
-    for (size_t i = 0; i < request.apps.size(); ++i) {
-        const AppContext& ctx = request.apps[i];
-        pmix_app_t& app = apps[i];
-        std::vector<std::string> env;
-        if (Status st = app_environment(ctx, request, env); !st) return st;
-        app.cmd = strdup(ctx.command.c_str());
-        app.argv = make_argv(ctx.argv);
-        if (!env.empty()) app.env = make_argv(env);
-        app.cwd = strdup(ctx.wdir.empty() ? cwd.c_str() : ctx.wdir.c_str());
-        app.maxprocs = ctx.np;
-        // --host and --hostfile belong to the app in PMIx (and PRRTE).
-        size_t ninfo = (ctx.hosts.empty() ? 0 : 1) + (ctx.hostfile.empty() ? 0 : 1) +
-                       (ctx.add_hosts.empty() ? 0 : 1) + (ctx.add_hostfile.empty() ? 0 : 1);
-        if (ninfo > 0) {
-            PMIX_INFO_CREATE(app.info, ninfo);
-            app.ninfo = ninfo;
-            size_t k = 0;
-            if (!ctx.hosts.empty()) load_info(&app.info[k++], PMIX_HOST, prte::util::join(ctx.hosts, ","));
-            if (!ctx.hostfile.empty()) load_info(&app.info[k++], PMIX_HOSTFILE, ctx.hostfile);
-            if (!ctx.add_hosts.empty()) load_info(&app.info[k++], PMIX_ADD_HOST, prte::util::join(ctx.add_hosts, ","));
-            if (!ctx.add_hostfile.empty()) load_info(&app.info[k++], PMIX_ADD_HOSTFILE, ctx.add_hostfile);
-        }
-    }
-    return {};
-}
-
-// PMIX_STDIN_TGT as PRRTE's prun sends it. "none" when we will not forward, so that the DVM gives
-// every process /dev/null rather than a pipe nobody writes to.
-std::string stdin_target_text(const prte::prun::StdinTarget& target, bool forwarding)
-{
-    if (!forwarding || target.kind == prte::prun::StdinTarget::none) return "none";
-    if (target.kind == prte::prun::StdinTarget::all) return "all";
-    return std::to_string(target.value);
-}
-
-void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdin, InfoList& job)
-{
-    if (!request.map_by.empty()) job.add_string(PMIX_MAPBY, request.map_by);
-    if (!request.bind_to.empty()) job.add_string(PMIX_BINDTO, request.bind_to);
-    if (request.timeout > 0) {
-        job.add_int(PMIX_TIMEOUT, request.timeout);
-        job.add_int(PMIX_JOB_TIMEOUT, request.timeout);
-    }
-    if (request.recoverable) job.add_bool(PMIX_JOB_RECOVERABLE, true);
-    job.add_bool(PMIX_NOTIFY_COMPLETION, true);
-    if (request.reports.map) job.add_bool(PMIX_DISPLAY_MAP, true);
-    if (request.reports.allocation) job.add_bool(PMIX_DISPLAY_ALLOCATION, true);
-    if (request.reports.bindings) job.add_bool(PMIX_REPORT_BINDINGS, true);
-    job.add_string(PMIX_STDIN_TGT, stdin_target_text(request.stdin_target, forwarding_stdin));
-    // A single app's hosts are the job's too, for a DVM that reads them at the job level.
-    if (request.apps.size() == 1) {
-        const AppContext& app = request.apps.front();
-        if (!app.hosts.empty()) job.add_string(PMIX_HOST, prte::util::join(app.hosts, ","));
-        if (!app.hostfile.empty()) job.add_string(PMIX_HOSTFILE, app.hostfile);
-    }
-    // With a pull, the spawn must not subscribe us as well (PMIx would then deliver every chunk
-    // twice, the spawn's copy to the library's own writer).
-    bool forward = path == OutputPath::library;
-    if (path == OutputPath::pull) job.add_bool(prte::pmix::kSpawnerPullsOutput, true);
-    // So that a prun killed outright does not leave its job running (pmix/attributes.h).
-    job.add_int(prte::pmix::kSpawnerPid, static_cast<int>(getpid()));
-    char host[256] = {};
-    gethostname(host, sizeof(host) - 1);
-    job.add_string(prte::pmix::kSpawnerHost, host);
-    job.add_bool(PMIX_FWD_STDOUT, forward);
-    job.add_bool(PMIX_FWD_STDERR, forward);
-    job.add_bool(PMIX_FWD_STDDIAG, forward);
-    if (path == OutputPath::library) {
-        if (request.output.tag) job.add_bool(request.output.tag_fullname ? PMIX_IOF_TAG_FULLNAME_OUTPUT : PMIX_IOF_TAG_OUTPUT, true);
-        if (request.output.timestamp) job.add_bool(PMIX_IOF_TIMESTAMP_OUTPUT, true);
-        if (request.output.merge_stderr) job.add_bool(PMIX_IOF_MERGE_STDERR_STDOUT, true);
-        if (request.output.raw) job.add_bool(PMIX_IOF_OUTPUT_RAW, true);
-    }
-}
-
-// ---- Reporting the end ----
-
-bool is_launch_failure(pmix_status_t status)
-{
-    switch (status) {
-    case PMIX_ERR_JOB_APP_NOT_EXECUTABLE:
-    case PMIX_ERR_JOB_NO_EXE_SPECIFIED:
-    case PMIX_ERR_JOB_FAILED_TO_MAP:
-    case PMIX_ERR_JOB_FAILED_TO_LAUNCH:
-    case PMIX_ERR_JOB_EXE_NOT_FOUND:
-    case PMIX_ERR_JOB_WDIR_NOT_FOUND:
-    case PMIX_ERR_JOB_INSUFFICIENT_RESOURCES:
-    case PMIX_ERR_JOB_ALLOC_FAILED:
-    case PMIX_ERR_NOT_FOUND:
-    case PMIX_ERR_OUT_OF_RESOURCE:
-        return true;
-    default:
-        return false;
-    }
-}
-
-std::string launch_failure_reason(pmix_status_t status)
-{
-    switch (status) {
-    case PMIX_ERR_JOB_EXE_NOT_FOUND:
-    case PMIX_ERR_NOT_FOUND: return "no such program";
-    case PMIX_ERR_JOB_APP_NOT_EXECUTABLE: return "not an executable program";
-    case PMIX_ERR_JOB_NO_EXE_SPECIFIED: return "no program given";
-    case PMIX_ERR_JOB_WDIR_NOT_FOUND: return "the working directory does not exist";
-    case PMIX_ERR_JOB_INSUFFICIENT_RESOURCES:
-    case PMIX_ERR_OUT_OF_RESOURCE:
-        return "not enough slots in the DVM (use fewer processes, or --map-by :OVERSUBSCRIBE)";
-    case PMIX_ERR_JOB_FAILED_TO_MAP: return "the processes could not be mapped onto the DVM's nodes";
-    default: return prte::tools::status_text(status);
-    }
-}
-
-int clamp_exit(int64_t code) { return code > 0 && code <= 255 ? static_cast<int>(code) : (code > 255 ? 255 : 1); }
-
-int launch_failure_exit(pmix_status_t status)
-{
-    if (status == PMIX_ERR_JOB_EXE_NOT_FOUND || status == PMIX_ERR_NOT_FOUND) return 127;
-    if (status == PMIX_ERR_JOB_APP_NOT_EXECUTABLE) return 126;
-    return 1;
-}
-
-int exit_status_of(const JobEnd& end)
-{
-    if (end.exit_code && *end.exit_code != 0) return clamp_exit(*end.exit_code);
-    if (end.status == PMIX_SUCCESS) return 0;
-    if (end.status > 0) return clamp_exit(end.status);  // a DVM may report the exit code as the status
-    if (is_launch_failure(end.status)) return launch_failure_exit(end.status);
-    return 1;
-}
-
-std::string one_line(std::string text)
-{
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    std::string out;
-    for (char c : text) {
-        if (c == '\n') {
-            out += "; ";
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
-std::string commands_of(const Request& request)
-{
-    std::vector<std::string> names;
-    for (const AppContext& app : request.apps) names.push_back(app.command);
-    return prte::util::join(names, ", ");
 }
 
 // ---- The run ----

@@ -1,0 +1,140 @@
+#include "tools/prun/spawn_request.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "pmix/attributes.h"
+#include "util/strings.h"
+
+namespace prte::prun {
+
+namespace {
+
+// The environment entries -x and --prtemca give an app.
+Status app_environment(const AppContext& app, const Request& request, std::vector<std::string>& env)
+{
+    for (const std::string& x : app.exports) {
+        if (x.find('=') != std::string::npos) {
+            env.push_back(x);
+            continue;
+        }
+        const char* value = std::getenv(x.c_str());
+        if (!value) {
+            return {Errc::bad_param,
+                    fmt::format("-x {}: {} is not set in this environment (use -x {}=<value>)", x, x, x)};
+        }
+        env.push_back(x + "=" + value);
+    }
+    for (const auto& [name, value] : request.mca) env.push_back("PRTE_MCA_" + name + "=" + value);
+    for (const auto& [name, value] : request.pmix_mca) env.push_back("PMIX_MCA_" + name + "=" + value);
+    return {};
+}
+
+void load_info(pmix_info_t* info, const char* key, const std::string& value)
+{
+    PMIx_Info_load(info, key, value.c_str(), PMIX_STRING);
+}
+
+// PMIX_STDIN_TGT as PRRTE's prun sends it. "none" when we will not forward, so that the DVM gives
+// every process /dev/null rather than a pipe nobody writes to.
+std::string stdin_target_text(const StdinTarget& target, bool forwarding)
+{
+    if (!forwarding || target.kind == StdinTarget::none) return "none";
+    if (target.kind == StdinTarget::all) return "all";
+    return std::to_string(target.value);
+}
+
+}  // namespace
+
+char** make_argv(const std::vector<std::string>& words)
+{
+    char** argv = static_cast<char**>(calloc(words.size() + 1, sizeof(char*)));
+    for (size_t i = 0; i < words.size(); ++i) argv[i] = strdup(words[i].c_str());
+    return argv;
+}
+
+std::string current_directory()
+{
+    std::vector<char> buffer(4096);
+    while (!getcwd(buffer.data(), buffer.size())) {
+        if (errno != ERANGE) return "/";
+        buffer.resize(buffer.size() * 2);
+    }
+    return buffer.data();
+}
+
+Status fill_apps(const Request& request, Apps& apps)
+{
+    std::string cwd = current_directory();
+    for (size_t i = 0; i < request.apps.size(); ++i) {
+        const AppContext& ctx = request.apps[i];
+        pmix_app_t& app = apps[i];
+        std::vector<std::string> env;
+        if (Status st = app_environment(ctx, request, env); !st) return st;
+        app.cmd = strdup(ctx.command.c_str());
+        app.argv = make_argv(ctx.argv);
+        if (!env.empty()) app.env = make_argv(env);
+        app.cwd = strdup(ctx.wdir.empty() ? cwd.c_str() : ctx.wdir.c_str());
+        app.maxprocs = ctx.np;
+        // --host and --hostfile belong to the app in PMIx (and PRRTE).
+        size_t ninfo = (ctx.hosts.empty() ? 0 : 1) + (ctx.hostfile.empty() ? 0 : 1) +
+                       (ctx.add_hosts.empty() ? 0 : 1) + (ctx.add_hostfile.empty() ? 0 : 1);
+        if (ninfo > 0) {
+            PMIX_INFO_CREATE(app.info, ninfo);
+            app.ninfo = ninfo;
+            size_t k = 0;
+            if (!ctx.hosts.empty()) load_info(&app.info[k++], PMIX_HOST, util::join(ctx.hosts, ","));
+            if (!ctx.hostfile.empty()) load_info(&app.info[k++], PMIX_HOSTFILE, ctx.hostfile);
+            if (!ctx.add_hosts.empty()) load_info(&app.info[k++], PMIX_ADD_HOST, util::join(ctx.add_hosts, ","));
+            if (!ctx.add_hostfile.empty()) load_info(&app.info[k++], PMIX_ADD_HOSTFILE, ctx.add_hostfile);
+        }
+    }
+    return {};
+}
+
+void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdin, tools::InfoList& job)
+{
+    if (!request.map_by.empty()) job.add_string(PMIX_MAPBY, request.map_by);
+    if (!request.bind_to.empty()) job.add_string(PMIX_BINDTO, request.bind_to);
+    if (request.timeout > 0) {
+        job.add_int(PMIX_TIMEOUT, request.timeout);
+        job.add_int(PMIX_JOB_TIMEOUT, request.timeout);
+    }
+    if (request.recoverable) job.add_bool(PMIX_JOB_RECOVERABLE, true);
+    job.add_bool(PMIX_NOTIFY_COMPLETION, true);
+    if (request.reports.map) job.add_bool(PMIX_DISPLAY_MAP, true);
+    if (request.reports.allocation) job.add_bool(PMIX_DISPLAY_ALLOCATION, true);
+    if (request.reports.bindings) job.add_bool(PMIX_REPORT_BINDINGS, true);
+    job.add_string(PMIX_STDIN_TGT, stdin_target_text(request.stdin_target, forwarding_stdin));
+    // A single app's hosts are the job's too, for a DVM that reads them at the job level.
+    if (request.apps.size() == 1) {
+        const AppContext& app = request.apps.front();
+        if (!app.hosts.empty()) job.add_string(PMIX_HOST, util::join(app.hosts, ","));
+        if (!app.hostfile.empty()) job.add_string(PMIX_HOSTFILE, app.hostfile);
+    }
+    // With a pull, the spawn must not subscribe us as well (PMIx would then deliver every chunk
+    // twice, the spawn's copy to the library's own writer).
+    bool forward = path == OutputPath::library;
+    if (path == OutputPath::pull) job.add_bool(pmix::kSpawnerPullsOutput, true);
+    // So that a prun killed outright does not leave its job running (pmix/attributes.h).
+    job.add_int(pmix::kSpawnerPid, static_cast<int>(getpid()));
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    job.add_string(pmix::kSpawnerHost, host);
+    job.add_bool(PMIX_FWD_STDOUT, forward);
+    job.add_bool(PMIX_FWD_STDERR, forward);
+    job.add_bool(PMIX_FWD_STDDIAG, forward);
+    if (path == OutputPath::library) {
+        if (request.output.tag) job.add_bool(request.output.tag_fullname ? PMIX_IOF_TAG_FULLNAME_OUTPUT : PMIX_IOF_TAG_OUTPUT, true);
+        if (request.output.timestamp) job.add_bool(PMIX_IOF_TIMESTAMP_OUTPUT, true);
+        if (request.output.merge_stderr) job.add_bool(PMIX_IOF_MERGE_STDERR_STDOUT, true);
+        if (request.output.raw) job.add_bool(PMIX_IOF_OUTPUT_RAW, true);
+    }
+}
+
+}  // namespace prte::prun
