@@ -1,13 +1,17 @@
 // PendingRelays: a request a daemon relayed to the master is answered exactly once - by the
 // master's reply, or by an error when the reply can no longer come (its route lost, its requester
-// ended, the server stopping) - and a reply that comes after such an error is ignored.
+// ended, the server stopping) - and a reply that comes after such an error is ignored. route_to:
+// the daemons a request to another daemon and its reply pass.
 #include <gtest/gtest.h>
 #include <pmix_common.h>
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "pmix/pending_relays.h"
+#include "rml/radix_tree.h"
 
 namespace {
 
@@ -15,6 +19,9 @@ using prte::Errc;
 using prte::Status;
 using prte::pmix::PendingRelays;
 using prte::pmix::RelayAnswer;
+using prte::pmix::route_to;
+using prte::rml::RadixTree;
+using Ranks = std::vector<prte::runtime::Rank>;
 
 pmix_proc_t proc(const char* nspace, pmix_rank_t rank)
 {
@@ -24,7 +31,7 @@ pmix_proc_t proc(const char* nspace, pmix_rank_t rank)
 }
 
 // Relays one request along `route` and records every answer it gets; returns its id.
-uint64_t relay(PendingRelays& relays, std::vector<RelayAnswer>& answers, const pmix_proc_t& requester,
+uint64_t relay(PendingRelays& relays, std::vector<RelayAnswer>& answers, const std::optional<pmix_proc_t>& requester,
                std::vector<prte::runtime::Rank> route = {1, 0})
 {
     uint64_t sent_id = 0;
@@ -166,6 +173,74 @@ TEST(PendingRelays, AnAnswerThatRelaysAgainIsNotAnsweredByTheSameSweep)
     EXPECT_EQ(first_answers, 1);
     EXPECT_TRUE(retried.empty());
     EXPECT_EQ(relays.size(), 1u);
+}
+
+TEST(PendingRelays, ARequestOfNoProcessOfThisNodeEndsOnlyWithItsRouteOrTheServer)
+{
+    // A direct modex request or stdin for another node: no requester here to end.
+    PendingRelays relays;
+    std::vector<RelayAnswer> modex, stdin_sent;
+    uint64_t id = relay(relays, modex, std::nullopt, {1, 3});
+    relay(relays, stdin_sent, std::nullopt, {2});
+    EXPECT_EQ(relays.fail_requester(proc("", 0), PMIX_ERR_LOST_CONNECTION, "the requester ended"), 0u);
+    EXPECT_EQ(relays.fail_requester(proc("job@1", 0), PMIX_ERR_LOST_CONNECTION, "the requester ended"), 0u);
+    EXPECT_EQ(relays.size(), 2u);
+
+    EXPECT_EQ(relays.fail_routed_through({3}, PMIX_ERR_UNREACH, "daemon 3 lost"), 1u);
+    ASSERT_EQ(modex.size(), 1u);
+    EXPECT_EQ(modex[0].status, PMIX_ERR_UNREACH);
+    EXPECT_TRUE(modex[0].data.empty());
+    EXPECT_FALSE(relays.answer(id, {PMIX_SUCCESS, {}, {}, {1, 2, 3}}));
+    EXPECT_EQ(relays.fail_all(PMIX_ERR_UNREACH, "stopping"), 1u);
+    EXPECT_EQ(stdin_sent.size(), 1u);
+}
+
+TEST(PendingRelays, TheReplyCanCarryBytes)
+{
+    PendingRelays relays;
+    std::vector<RelayAnswer> answers;
+    uint64_t id = relay(relays, answers, std::nullopt, {1});
+    EXPECT_TRUE(relays.answer(id, {PMIX_SUCCESS, {}, {}, {7, 8, 9}}));
+    ASSERT_EQ(answers.size(), 1u);
+    EXPECT_EQ(answers[0].data, (std::vector<uint8_t>{7, 8, 9}));
+}
+
+Ranks sorted(Ranks ranks)
+{
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
+}
+
+TEST(RouteTo, UpToTheCommonAncestorThenDownToTheTarget)
+{
+    // radix 2: 0 -> 1, 2; 1 -> 3, 4; 2 -> 5, 6.
+    RadixTree from3(3, 7, 2);
+    EXPECT_EQ(route_to(from3, 0), (Ranks{1, 0}));
+    EXPECT_EQ(route_to(from3, 1), (Ranks{1}));
+    EXPECT_EQ(sorted(route_to(from3, 4)), (Ranks{1, 4}));
+    EXPECT_EQ(sorted(route_to(from3, 6)), (Ranks{0, 1, 2, 6}));
+    EXPECT_EQ(sorted(route_to(from3, 2)), (Ranks{0, 1, 2}));
+
+    RadixTree from0(0, 7, 2);
+    EXPECT_EQ(sorted(route_to(from0, 6)), (Ranks{2, 6}));
+    EXPECT_EQ(route_to(from0, 1), (Ranks{1}));
+
+    RadixTree from1(1, 7, 2);
+    EXPECT_EQ(route_to(from1, 4), (Ranks{4}));
+    EXPECT_EQ(sorted(route_to(from1, 5)), (Ranks{0, 2, 5}));
+}
+
+TEST(RouteTo, FollowsTheRepairedTree)
+{
+    // Daemon 1 departed: 3 and 4 are adopted by 0.
+    RadixTree from3(3, 7, 2);
+    from3.mark_departed({1});
+    EXPECT_EQ(route_to(from3, 0), (Ranks{0}));
+    EXPECT_EQ(sorted(route_to(from3, 4)), (Ranks{0, 4}));
+
+    // A departed target is not in the tree: our way up, and the target.
+    from3.mark_departed({6});
+    EXPECT_EQ(sorted(route_to(from3, 6)), (Ranks{0, 6}));
 }
 
 }  // namespace
