@@ -23,6 +23,7 @@ runtime::HostServices host_services()
     h.notify_job_end = notify_job_end;
     h.notify_proc_failure = notify_proc_failure;
     h.notify_allocation_outcome = notify_allocation_outcome;
+    h.daemons_lost = daemons_lost;
     return h;
 }
 

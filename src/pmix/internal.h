@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,10 +36,12 @@ void set_verbose_level(int level);
 const pmix_proc_t& server_proc();
 bool server_running();
 
-// The requests this daemon relayed to the master and whose reply it waits for (pending_relays.h),
-// and the daemons a message to the master passes on its way (the master included), which is
-// what such a request's reply may be lost with. Progress thread.
+// The requests this daemon relayed to other daemons and whose reply it waits for
+// (pending_relays.h), and the daemons a message to `daemon` (the master) passes on its way there
+// and back (that daemon included), which is what such a request's reply may be lost with.
+// Progress thread.
 PendingRelays& relays();
+std::vector<runtime::Rank> route_to_daemon(runtime::Rank daemon);
 std::vector<runtime::Rank> route_to_master();
 
 // Runs `work` on the runtime's progress thread. Work posted once the loop has stopped (the
@@ -73,9 +76,12 @@ void for_each_member(const std::vector<pmix_proc_t>& members,
 std::string requestor_name(const pmix_proc_t& proc);
 
 // Stdin for a process on another daemon's node goes to that daemon, which answers once its
-// launcher accepted it (remote_modex.cc); false when the process is on this node.
+// launcher accepted it (remote_services.cc); false when the process is on this node. Answered
+// PMIX_ERR_UNREACH instead when that daemon, or one on the way, is lost (relays()).
 bool forward_stdin(const runtime::JobPtr& job, runtime::Rank rank, const std::string& data, bool eof,
                    std::function<void(const Status&)> done);
+// The stdin bytes forwarded to each process of another node ("nspace:rank") and not accepted yet.
+std::map<std::string, size_t>& stdin_in_flight();
 
 // Tools (tools.cc).
 void tool_connected(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc, void* cbdata);

@@ -100,7 +100,7 @@ void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
     // Nobody waits for the master's reply to its relayed requests now, but PMIx holds each call
     // until it is answered.
     if (size_t n = detail::relays().fail_requester(proc, PMIX_ERR_LOST_CONNECTION, "the requester ended"); n > 0) {
-        detail::verbose()(2, "{} ended: its {} request(s) relayed to the DVM master answered {}", describe(proc), n,
+        detail::verbose()(2, "{} ended: its {} request(s) relayed to other daemons answered {}", describe(proc), n,
                           PMIx_Error_string(PMIX_ERR_LOST_CONNECTION));
     }
     // A process told to the collectives, also after a normal end, is forgotten by PMIx: a group

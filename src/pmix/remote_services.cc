@@ -5,11 +5,15 @@
 // fence delivered; if that process lives on another daemon's node, this server asks that daemon,
 // whose PMIx server answers from what the process put (PMIx_server_dmodex_request), and hands the
 // bytes back to PMIx here.
+//
+// Both wait for the other daemon among the requests relayed (detail::relays(), pending_relays.h):
+// when it, or a daemon on the way there and back, is lost, or the server stops, they are answered
+// PMIX_ERR_UNREACH instead of waiting for ever.
 #include <pmix.h>
 #include <pmix_server.h>
 
 #include <algorithm>
-#include <map>
+#include <optional>
 
 #include "mca/odls/base/odls_base.h"
 #include "pmix/info_array.h"
@@ -24,31 +28,15 @@ namespace {
 
 using runtime::Rank;
 
-struct Pending {
-    pmix_modex_cbfunc_t cbfunc = nullptr;
-    void* cbdata = nullptr;
-};
-
-struct State {
-    uint64_t next_id = 1;
-    std::map<uint64_t, Pending> pending;
-};
-
-State& state()
-{
-    static State s;
-    return s;
-}
-
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
 
 void release_payload(void* cbdata) { delete static_cast<rml::Payload*>(cbdata); }
 
-void answer(const Pending& p, pmix_status_t status, rml::Payload data)
+void answer(pmix_modex_cbfunc_t cbfunc, void* cbdata, pmix_status_t status, rml::Payload data)
 {
     auto* held = new rml::Payload(std::move(data));
-    p.cbfunc(status, held->empty() ? nullptr : reinterpret_cast<char*>(held->data()), held->size(), p.cbdata,
-             release_payload, held);
+    cbfunc(status, held->empty() ? nullptr : reinterpret_cast<char*>(held->data()), held->size(), cbdata,
+           release_payload, held);
 }
 
 void reply(Rank to, uint64_t id, pmix_status_t status, const rml::Payload& data)
@@ -101,11 +89,10 @@ void on_reply(Rank origin, rml::Payload&& payload)
         output::warning("dropped a direct modex reply from daemon {}: {}", origin, r.error());
         return;
     }
-    auto it = state().pending.find(id);
-    if (it == state().pending.end()) return;
-    Pending p = it->second;
-    state().pending.erase(it);
-    answer(p, status, std::move(data));
+    if (!detail::relays().answer(id, {status, {}, {}, std::move(data)})) {
+        detail::verbose()(2, "direct modex reply {} from daemon {} ignored: its request was already answered", id,
+                          origin);
+    }
 }
 
 // Stdin relayed to a process on another node. A push is answered at once while little is in
@@ -113,24 +100,6 @@ void on_reply(Rank origin, rml::Payload&& payload)
 // a large input is paced by the reader, while a short input - most of them - is never answered
 // after its tool has gone (PMIx reports replying to a departed tool as an error of its own).
 constexpr size_t kStdinWindow = 256 * 1024;
-
-struct StdinSent {
-    std::string target;  // "nspace:rank"
-    size_t size = 0;
-    std::function<void(const Status&)> done;  // held when beyond the window
-};
-
-std::map<uint64_t, StdinSent>& stdin_waiting()
-{
-    static std::map<uint64_t, StdinSent> waiting;
-    return waiting;
-}
-
-std::map<std::string, size_t>& stdin_in_flight()
-{
-    static std::map<std::string, size_t> bytes;
-    return bytes;
-}
 
 void on_stdin(Rank origin, rml::Payload&& payload)
 {
@@ -164,16 +133,7 @@ void on_stdin_ack(Rank, rml::Payload&& payload)
     uint64_t id = r.u64();
     pmix_status_t status = r.i32();
     if (!r.ok()) return;
-    auto it = stdin_waiting().find(id);
-    if (it == stdin_waiting().end()) return;
-    StdinSent sent = std::move(it->second);
-    stdin_waiting().erase(it);
-    auto flight = stdin_in_flight().find(sent.target);
-    if (flight != stdin_in_flight().end()) {
-        flight->second -= std::min(flight->second, sent.size);
-        if (flight->second == 0) stdin_in_flight().erase(flight);
-    }
-    if (sent.done) sent.done(status == PMIX_SUCCESS ? Status() : Status(Errc::refused, PMIx_Error_string(status)));
+    detail::relays().answer(id, {status, {}, {}, {}});
 }
 
 }  // namespace
@@ -209,25 +169,37 @@ bool forward_stdin(const runtime::JobPtr& job, Rank rank, const std::string& dat
     runtime::Proc* p = job->proc(rank);
     auto& rt = runtime::Runtime::instance();
     if (!p || !p->node || p->node->daemon == rt.identity().rank || p->node->daemon == runtime::kInvalidRank) return false;
-    static uint64_t next_id = 1;
-    uint64_t id = next_id++;
-    rml::Writer w;
-    w.u64(id).str(job->nspace).u32(rank).bytes(reinterpret_cast<const uint8_t*>(data.data()), data.size()).u8(eof ? 1 : 0);
-    Status st = messenger().send(p->node->daemon, rml::tag::stdin_data, w.take());
-    if (!st) {
+    Rank daemon = p->node->daemon;
+    std::string target = job->nspace + ":" + std::to_string(rank);
+    const size_t size = data.size();
+    auto flight = stdin_in_flight().find(target);
+    const bool within_window = (flight == stdin_in_flight().end() ? 0 : flight->second) + size <= kStdinWindow;
+    auto send = [&](uint64_t id) {
+        rml::Writer w;
+        w.u64(id).str(job->nspace).u32(rank).bytes(reinterpret_cast<const uint8_t*>(data.data()), size).u8(eof ? 1 : 0);
+        return messenger().send(daemon, rml::tag::stdin_data, w.take());
+    };
+    // Accepted over there, or refused, or lost with a daemon on the way: no longer in flight, and a
+    // push held beyond the window is answered.
+    std::function<void(const Status&)> held;
+    if (!within_window) held = done;
+    auto settled = [target, size, held = std::move(held)](const RelayAnswer& a) {
+        auto& bytes = stdin_in_flight();
+        if (auto f = bytes.find(target); f != bytes.end()) {
+            f->second -= std::min(f->second, size);
+            if (f->second == 0) bytes.erase(f);
+        }
+        if (!held) return;
+        if (a.status == PMIX_SUCCESS) return held({});
+        if (a.status == PMIX_ERR_UNREACH) return held(Status(Errc::unreachable, a.message));
+        held(Status(Errc::refused, PMIx_Error_string(a.status)));
+    };
+    if (Status st = relays().relay(std::nullopt, route_to_daemon(daemon), send, settled); !st) {
         done(st);
         return true;
     }
-    std::string target = job->nspace + ":" + std::to_string(rank);
-    size_t& in_flight = stdin_in_flight()[target];
-    in_flight += data.size();
-    StdinSent sent{target, data.size(), nullptr};
-    if (in_flight <= kStdinWindow) {
-        done({});
-    } else {
-        sent.done = std::move(done);
-    }
-    stdin_waiting()[id] = std::move(sent);
+    stdin_in_flight()[target] += size;
+    if (within_window) done({});
     return true;
 }
 
@@ -249,13 +221,15 @@ pmix_status_t direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size_t,
             cbfunc(PMIX_ERR_NOT_FOUND, nullptr, 0, cbdata, nullptr, nullptr);
             return;
         }
-        uint64_t id = state().next_id++;
-        state().pending[id] = Pending{cbfunc, cbdata};
-        rml::Writer w;
-        w.u64(id).str(target.nspace).u32(target.rank);
+        auto send = [&](uint64_t id) {
+            rml::Writer w;
+            w.u64(id).str(target.nspace).u32(target.rank);
+            return messenger().send(daemon, rml::tag::direct_modex, w.take());
+        };
+        // The data, or an error: that daemon's, or ours when it (or a daemon on the way) is lost.
+        auto answered = [cbfunc, cbdata](const RelayAnswer& a) { answer(cbfunc, cbdata, a.status, a.data); };
         verbose()(5, "direct modex for {}: asking daemon {}", describe(target), daemon);
-        if (Status st = messenger().send(daemon, rml::tag::direct_modex, w.take()); !st) {
-            state().pending.erase(id);
+        if (Status st = relays().relay(std::nullopt, route_to_daemon(daemon), send, answered); !st) {
             cbfunc(PMIX_ERR_UNREACH, nullptr, 0, cbdata, nullptr, nullptr);
         }
     });

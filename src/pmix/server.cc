@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -63,6 +64,9 @@ struct ServerState {
     // Held by the server's state because their callbacks are the server's: stop() answers every
     // one before PMIx_server_finalize, so none outlives the server.
     PendingRelays relays;
+    // Stdin forwarded to each process of another node ("nspace:rank") and not yet accepted there,
+    // in bytes (remote_services.cc): its records are among `relays`.
+    std::map<std::string, size_t> stdin_in_flight;
 };
 
 ServerState& state()
@@ -119,18 +123,14 @@ void post(std::function<void()> work) { runtime::Runtime::instance().loop().post
 
 PendingRelays& relays() { return state().relays; }
 
-std::vector<runtime::Rank> route_to_master()
+std::vector<runtime::Rank> route_to_daemon(runtime::Rank daemon)
 {
-    // Up the routing tree: each hop's effective parent, until the master (rml/radix_tree.h).
-    const rml::RadixTree& tree = rml::Messenger::instance().tree();
-    std::vector<runtime::Rank> route;
-    for (runtime::Rank hop = tree.parent(); hop != runtime::kInvalidRank && route.size() <= tree.size();
-         hop = tree.parent_of(hop)) {
-        route.push_back(hop);
-    }
-    if (std::find(route.begin(), route.end(), 0) == route.end()) route.push_back(0);
-    return route;
+    return route_to(rml::Messenger::instance().tree(), daemon);
 }
+
+std::vector<runtime::Rank> route_to_master() { return route_to_daemon(0); }
+
+std::map<std::string, size_t>& stdin_in_flight() { return state().stdin_in_flight; }
 
 pmix_status_t to_pmix_status(const Status& status)
 {
@@ -240,9 +240,9 @@ Status start(const ServerOptions& options)
 
 void daemons_lost(const std::vector<runtime::Rank>& daemons)
 {
-    std::string why = fmt::format("daemon(s) {} on the way to the DVM master lost", fmt::join(daemons, ","));
+    std::string why = fmt::format("daemon(s) {} on their way lost", fmt::join(daemons, ","));
     if (size_t n = detail::relays().fail_routed_through(daemons, PMIX_ERR_UNREACH, why); n > 0) {
-        output::warning("{} request(s) relayed to the DVM master answered {}: {}", n,
+        output::warning("{} request(s) relayed to other daemons answered {}: {}", n,
                         PMIx_Error_string(PMIX_ERR_UNREACH), why);
     }
 }
@@ -253,9 +253,10 @@ void stop()
     if (!state().running) return;
     // Before PMIx_server_finalize: PMIx must still be there to take the answers.
     if (size_t n = state().relays.fail_all(PMIX_ERR_UNREACH, "the PMIx server is stopping"); n > 0) {
-        detail::verbose()(1, "{} request(s) relayed to the DVM master answered {}: the PMIx server is stopping", n,
+        detail::verbose()(1, "{} request(s) relayed to other daemons answered {}: the PMIx server is stopping", n,
                           PMIx_Error_string(PMIX_ERR_UNREACH));
     }
+    state().stdin_in_flight.clear();
     pmix_status_t rc = PMIx_server_finalize();
     if (rc != PMIX_SUCCESS) detail::verbose()(1, "PMIx_server_finalize: {}", PMIx_Error_string(rc));
     state().running = false;

@@ -67,6 +67,10 @@ struct HostServices {
         notify_proc_failure;
     std::function<void(const AllocationOutcome& outcome)> notify_allocation_outcome;
 
+    // Daemons: the master learned that these daemons are gone (lost, not shrunk away). Requests
+    // relayed to another daemon through one of them are answered with an error.
+    std::function<void(const std::vector<Rank>& daemons)> daemons_lost;
+
     // The first service left unset, by name; empty when every one is set.
     std::string first_missing() const;
 };

@@ -62,7 +62,7 @@ each_answered route UNREACHABLE
 # The master passes its daemons' stderr on: once it runs again, daemon 2's line shows, and the DVM
 # ends as it does whenever a daemon is lost outside elastic mode (dvm_daemon_loss).
 kill -CONT "$DVM_PID"
-if wait_for_line "$TEST_TMP/prte.err" '^\[node2\] .*3 request(s) relayed to the DVM master answered UNREACHABLE: daemon(s) 1 on the way'; then
+if wait_for_line "$TEST_TMP/prte.err" '^\[node2\] .*3 request(s) relayed to other daemons answered UNREACHABLE: daemon(s) 1 on their way lost'; then
     pass "route: daemon 2 says which requests it answered and why"
 else
     fail "route: daemon 2 did not say so:"; sed 's/^/    /' "$TEST_TMP/prte.err"

@@ -256,6 +256,8 @@ bool daemon_gone(Rank rank)
 {
     if (!record_departure(rank)) return false;
     messenger().mark_departed({rank});
+    // Stdin and direct modex requests this node sent through it wait for nothing now.
+    rt().host().daemons_lost({rank});
     return true;
 }
 

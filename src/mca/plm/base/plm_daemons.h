@@ -39,7 +39,8 @@ void daemon_failed(runtime::Rank rank, const std::string& why);
 runtime::Node* node_of_daemon(runtime::Rank rank);
 // Daemons other than the master that have called home and not left.
 size_t live_remote_daemons();
-// Records that a daemon left (once: false if it was already known gone) and drops it from routing.
+// Records that a daemon left (once: false if it was already known gone), drops it from routing, and
+// has the PMIx host answer the requests it relayed through it (HostServices::daemons_lost).
 bool daemon_gone(runtime::Rank rank);
 // Records that a daemon left without repairing the tree (a shrink campaign repairs once for all
 // its targets); false if it was already known gone.
