@@ -1,12 +1,14 @@
 // PMIx_Publish / PMIx_Lookup / PMIx_Unpublish: one store for the DVM, on the master.
 //
 // Open MPI 4.1 exchanges the port of MPI_Comm_spawn and MPI_Comm_accept/connect this way. A
-// daemon's upcall sends the request to the master and answers PMIx with the master's reply; the
-// master's own upcalls use the store directly. A key is published once (a second publish of it is
-// PMIX_ERR_DUPLICATE_KEY), and lives until its publisher unpublishes it or its job ends. A lookup
-// with PMIX_WAIT waits until every key it names is published (or the requester's job ends);
-// without it, it answers with what is there (PMIX_ERR_NOT_FOUND when nothing is). Ranges and
-// persistence other than "until the job ends" are not applied.
+// daemon's upcall sends the request to the master and answers PMIx with the master's reply (or
+// with an error of its own when the way to the master is lost, the requester ends or the server
+// stops first: pending_relays.h); the master's own upcalls use the store directly. A key is
+// published once (a second publish of it is PMIX_ERR_DUPLICATE_KEY), and lives until its
+// publisher unpublishes it or its job ends. A lookup with PMIX_WAIT waits until every key it names
+// is published (or the requester's job ends); without it, it answers with what is there
+// (PMIX_ERR_NOT_FOUND when nothing is). Ranges and persistence other than "until the job ends"
+// are not applied.
 #include <pmix.h>
 
 #include <algorithm>
@@ -180,14 +182,30 @@ bool read_request(rml::Reader& rd, Request& r)
     return true;
 }
 
-// Daemon side: requests waiting for the master's reply.
-struct Pending {
-    Answer answer;
-};
-std::map<uint64_t, Pending>& pending()
+// A lookup's entries, as one field of the master's reply.
+rml::Payload encode_found(const std::vector<Found>& found)
 {
-    static std::map<uint64_t, Pending> p;
-    return p;
+    rml::Writer w;
+    w.u32(static_cast<uint32_t>(found.size()));
+    for (const Found& f : found) w.str(f.publisher.nspace).u32(f.publisher.rank).bytes(f.entry);
+    return w.take();
+}
+
+bool decode_found(const std::vector<uint8_t>& bytes, std::vector<Found>& found)
+{
+    rml::Reader rd(bytes, "publish/lookup reply entries");
+    uint32_t count = rd.u32();
+    for (uint32_t i = 0; i < count && rd.ok() && i < 4096; ++i) {
+        Found f;
+        std::string nspace = rd.str();
+        f.publisher.rank = rd.u32();
+        f.entry = rd.bytes();
+        if (nspace.size() > PMIX_MAX_NSLEN) break;
+        PMIX_LOAD_NSPACE(f.publisher.nspace, nspace.c_str());
+        found.push_back(std::move(f));
+    }
+    if (!rd.ok()) output::warning("dropped a malformed publish/lookup reply: {}", rd.error());
+    return rd.ok();
 }
 
 void on_request(Rank origin, rml::Payload&& payload)
@@ -201,57 +219,53 @@ void on_request(Rank origin, rml::Payload&& payload)
     }
     serve(std::move(r), [origin, id](pmix_status_t status, const std::vector<Found>& found) {
         rml::Writer w;
-        w.u64(id).i32(status).u32(static_cast<uint32_t>(found.size()));
-        for (const Found& f : found) w.str(f.publisher.nspace).u32(f.publisher.rank).bytes(f.entry);
+        w.u64(id).i32(status).bytes(encode_found(found));
         if (Status st = messenger().send(origin, rml::tag::publish_reply, w.take()); !st) {
             verbose()(1, "cannot answer daemon {}'s publish/lookup request: {}", origin, st.message());
         }
     });
 }
 
+// Daemon: the master's reply to a request relayed by submit().
 void on_reply(Rank, rml::Payload&& payload)
 {
     rml::Reader rd(payload, "publish/lookup reply");
     uint64_t id = rd.u64();
     pmix_status_t status = rd.i32();
-    uint32_t count = rd.u32();
-    std::vector<Found> found;
-    for (uint32_t i = 0; i < count && rd.ok() && i < 4096; ++i) {
-        Found f;
-        std::string nspace = rd.str();
-        f.publisher.rank = rd.u32();
-        f.entry = rd.bytes();
-        if (nspace.size() > PMIX_MAX_NSLEN) break;
-        PMIX_LOAD_NSPACE(f.publisher.nspace, nspace.c_str());
-        found.push_back(std::move(f));
-    }
-    auto it = pending().find(id);
-    if (it == pending().end()) return;
-    Answer answer = std::move(it->second.answer);
-    pending().erase(it);
+    rml::Payload entries = rd.bytes();
     if (!rd.ok()) {
         output::warning("dropped a malformed publish/lookup reply: {}", rd.error());
-        return answer(PMIX_ERR_UNPACK_FAILURE, {});
+        status = PMIX_ERR_UNPACK_FAILURE;
+        entries.clear();
     }
-    answer(status, found);
+    if (!relays().answer(id, {status, {}, {}, std::move(entries)})) {
+        verbose()(2, "publish/lookup reply {} from the master ignored: its request was already answered", id);
+    }
 }
 
-// Any role, progress thread.
+// Any role, progress thread. A daemon relays the request to the master (its answer waits among
+// relays(), as long as the master takes: a lookup with PMIX_WAIT until its keys are published).
 void submit(Request r, Answer answer)
 {
     if (is_master()) return serve(std::move(r), std::move(answer));
-    static uint64_t next_id = 1;
-    uint64_t id = next_id++;
-    rml::Writer w;
-    w.u64(id);
-    write_request(w, r);
-    Status st = w.ok() ? messenger().send(0, rml::tag::publish_request, w.take())
-                       : Status(Errc::internal, "cannot pack the request");
-    if (!st) {
+    auto send = [&r](uint64_t id) {
+        rml::Writer w;
+        w.u64(id);
+        write_request(w, r);
+        return w.ok() ? messenger().send(0, rml::tag::publish_request, w.take())
+                      : Status(Errc::internal, "cannot pack the request");
+    };
+    // The master's reply carries its entries; an error of our own (the way to the master lost, the
+    // requester ended, the server stopping) carries none.
+    auto relayed = [answer](const RelayAnswer& a) {
+        std::vector<Found> found;
+        if (!a.data.empty() && !decode_found(a.data, found)) return answer(PMIX_ERR_UNPACK_FAILURE, {});
+        answer(a.status, found);
+    };
+    if (Status st = relays().relay(r.requester, route_to_master(), send, relayed); !st) {
         verbose()(1, "publish/lookup from {} failed: cannot reach the master: {}", describe(r.requester), st.message());
-        return answer(PMIX_ERR_UNREACH, {});
+        answer(PMIX_ERR_UNREACH, {});
     }
-    pending()[id] = {std::move(answer)};
 }
 
 // The entries found, as PMIx's lookup callback wants them.
