@@ -1,13 +1,14 @@
-// relayed: the three requests a daemon relays to the master for a process of its node, made at once
+// relayed: the four requests a daemon relays to the master for a process of its node, made at once
 // and non-blocking: PMIx_Spawn_nb (one /bin/true), PMIx_Allocation_request_nb (PMIX_ALLOC_NEW of
-// one node) and PMIx_Query_info_nb (PMIX_QUERY_ALLOC_STATUS).
+// one node), PMIx_Query_info_nb (PMIX_QUERY_ALLOC_STATUS) and PMIx_Lookup_nb with PMIX_WAIT of a
+// key nobody publishes (which the master keeps waiting for as long as the job lives).
 //
 //   relayed <go file> <answers file>
 //
-// Prints "relayed waiting pid <pid>", waits for <go file> to exist, makes the three requests and,
-// as each is answered, prints "relayed <spawn|allocation|query> <status>" and appends the same line
-// to <answers file> (which a test reads even when the DVM's output path is gone). Exit 0 once all
-// three are answered, 1 when they are not within 60 seconds. SIGTERM is ignored, so that a daemon
+// Prints "relayed waiting pid <pid>", waits for <go file> to exist, makes the four requests and,
+// as each is answered, prints "relayed <spawn|allocation|query|lookup> <status>" and appends the
+// same line to <answers file> (which a test reads even when the DVM's output path is gone). Exit 0
+// once all four are answered, 1 when they are not within 60 seconds. SIGTERM is ignored, so that a daemon
 // that kills its processes as it loses the master leaves this one its kill grace to take the
 // answers it was given first.
 #include <fcntl.h>
@@ -63,6 +64,10 @@ void on_query(pmix_status_t status, pmix_info_t*, size_t, void*, pmix_release_cb
     if (release) release(release_data);
 }
 
+void on_lookup(pmix_status_t status, pmix_pdata_t*, size_t, void*) { record("lookup", status); }
+
+constexpr int kRequests = 4;
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -100,13 +105,23 @@ int main(int argc, char** argv)
     rc = PMIx_Query_info_nb(&query, 1, on_query, nullptr);
     if (rc != PMIX_SUCCESS) record("query", rc);
 
+    char* keys[] = {const_cast<char*>("relayed-never-published"), nullptr};
+    pmix_info_t wait;
+    bool yes = true;
+    PMIX_INFO_LOAD(&wait, PMIX_WAIT, &yes, PMIX_BOOL);
+    rc = PMIx_Lookup_nb(keys, &wait, 1, on_lookup, nullptr);
+    if (rc != PMIX_SUCCESS) record("lookup", rc);
+
     bool all = false;
     {
         std::unique_lock<std::mutex> lock(mutex);
-        all = answered_cv.wait_for(lock, std::chrono::seconds(60), [] { return answered == 3; });
+        all = answered_cv.wait_for(lock, std::chrono::seconds(60), [] { return answered == kRequests; });
     }
-    if (!all) prte_test::fail(kProgram, "only %d of the 3 requests were answered within 60 seconds", answered);
+    if (!all) {
+        prte_test::fail(kProgram, "only %d of the %d requests were answered within 60 seconds", answered, kRequests);
+    }
     // PMIx held the requests until it answered them; it is done with them now.
+    PMIX_INFO_DESTRUCT(&wait);
     PMIX_QUERY_DESTRUCT(&query);
     PMIX_INFO_DESTRUCT(&nodes);
     PMIX_APP_FREE(app, 1);

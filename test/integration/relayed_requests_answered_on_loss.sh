@@ -1,6 +1,7 @@
 #!/bin/sh
 # A request a daemon relays to the master for a process of its node (PMIx_Spawn,
-# PMIx_Allocation_request, PMIX_QUERY_ALLOC_STATUS) is answered PMIX_ERR_UNREACH when the way to
+# PMIx_Allocation_request, PMIX_QUERY_ALLOC_STATUS, and PMIx_Lookup with PMIX_WAIT of a key nobody
+# publishes, which may legitimately wait long) is answered PMIX_ERR_UNREACH when the way to
 # the master is lost while it waits, instead of waiting for ever (issue 30, item 6): when the
 # daemon that relayed it on is lost, and when the master itself is. The master is stopped
 # (SIGSTOP) first, so that it cannot answer; the client (test/clients/relayed) writes each answer
@@ -21,7 +22,7 @@ cont_and_kill_master() {
 trap 'cont_and_kill_master; rm -rf "$TEST_TMP"' EXIT
 
 # requests_on_hold NAME NODE: runs the client on NODE, stops the master once the client is up, and
-# lets the client make its three requests, which its daemon relays towards the stopped master.
+# lets the client make its four requests, which its daemon relays towards the stopped master.
 requests_on_hold() {
     "$PRUN" -n 1 --host "$2" "$RELAYED" "$TEST_TMP/$1.go" "$TEST_TMP/$1.answers" \
         >"$TEST_TMP/$1.out" 2>"$TEST_TMP/$1.err" &
@@ -38,10 +39,10 @@ requests_on_hold() {
 }
 
 # each_answered NAME STATUS: the client got STATUS (as PMIx_Error_string says it) for each of its
-# three requests, once.
+# four requests, once.
 each_answered() {
-    wait_for_lines "$TEST_TMP/$1.answers" '^relayed ' 3 100
-    for request in spawn allocation query; do
+    wait_for_lines "$TEST_TMP/$1.answers" '^relayed ' 4 100
+    for request in spawn allocation query lookup; do
         lines=$(grep -c "^relayed $request " "$TEST_TMP/$1.answers" 2>/dev/null)
         if [ "${lines:-0}" = 1 ] && grep -q "^relayed $request $2\$" "$TEST_TMP/$1.answers"; then
             pass "$1: the relayed $request was answered $2, once"
@@ -62,7 +63,7 @@ each_answered route UNREACHABLE
 # The master passes its daemons' stderr on: once it runs again, daemon 2's line shows, and the DVM
 # ends as it does whenever a daemon is lost outside elastic mode (dvm_daemon_loss).
 kill -CONT "$DVM_PID"
-if wait_for_line "$TEST_TMP/prte.err" '^\[node2\] .*3 request(s) relayed to other daemons answered UNREACHABLE: daemon(s) 1 on their way lost'; then
+if wait_for_line "$TEST_TMP/prte.err" '^\[node2\] .*4 request(s) relayed to other daemons answered UNREACHABLE: daemon(s) 1 on their way lost'; then
     pass "route: daemon 2 says which requests it answered and why"
 else
     fail "route: daemon 2 did not say so:"; sed 's/^/    /' "$TEST_TMP/prte.err"
