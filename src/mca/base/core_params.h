@@ -16,10 +16,10 @@ namespace prte::mca {
 
 void register_core_params(ParamRegistry& registry);
 
-// The runtime's settings from the core parameters (registered first).
-runtime::Settings runtime_settings(const ParamRegistry& registry);
+// The runtime's settings from the core parameters.
+runtime::Settings runtime_settings(ParamRegistry& registry);
 
 // The messenger's options for daemon `self` of the DVM whose secret is `secret`.
-rml::Options messenger_options(const ParamRegistry& registry, runtime::Rank self, std::string secret);
+rml::Options messenger_options(ParamRegistry& registry, runtime::Rank self, std::string secret);
 
 }  // namespace prte::mca
