@@ -2,8 +2,6 @@
 // shrink-campaign-fence-tracking.txt): a job meets the map boundary while any campaign is under
 // way and the launch boundary while a shrink is; when the fence comes down it maps, launches on
 // its mapping, or is remapped onto the survivors.
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "elastic/campaign_engine.h"
@@ -93,15 +91,13 @@ bool CampaignEngine::hold_at_map(const JobPtr& job)
 bool CampaignEngine::hold_at_launch(const JobPtr& job)
 {
     if (!state_.enabled() || job->is_daemon_job) return false;
-    if (rt_.settings().test_hold_launch && !job->parked &&
-        std::find(test_held_.begin(), test_held_.end(), job) == test_held_.end()) {
-        if (test_held_once_.insert(job->nspace).second) {
-            job->parked = true;
-            rt_.state().mark_job_state(*job, JobState::waiting_for_daemons,
-                                       "held at the launch boundary until the next size change (prte_test_hold_launch)");
-            test_held_.push_back(job);
-            return true;
-        }
+    // Each job once: one already held is in test_held_once_ too.
+    if (rt_.settings().test_hold_launch && !job->parked && test_held_once_.insert(job->nspace).second) {
+        job->parked = true;
+        rt_.state().mark_job_state(*job, JobState::waiting_for_daemons,
+                                   "held at the launch boundary until the next size change (prte_test_hold_launch)");
+        test_held_.push_back(job);
+        return true;
     }
     if (state_.shrinks().empty()) return false;
     park(state_.held_at_launch(), job, "launch");
