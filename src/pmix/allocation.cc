@@ -159,7 +159,7 @@ void on_request(Rank origin, rml::Payload&& payload)
 }
 
 // Daemon: the master's phase-one answer.
-void on_reply(Rank, rml::Payload&& payload)
+void on_reply(Rank origin, rml::Payload&& payload)
 {
     rml::Reader r(payload, "allocation reply");
     uint64_t id = r.u64();
@@ -170,9 +170,7 @@ void on_reply(Rank, rml::Payload&& payload)
         output::warning("dropped an allocation reply from the master: {}", r.error());
         return;
     }
-    if (!relays().answer(id, {status, alloc_id, message})) {
-        verbose()(2, "allocation reply {} from the master ignored: its request was already answered", id);
-    }
+    answer_relayed(id, {status, alloc_id, message}, "allocation reply", origin);
 }
 
 // Daemon: the completion event for a process of this node.

@@ -41,6 +41,10 @@ bool server_running();
 // and back (that daemon included), which is what such a request's reply may be lost with.
 // Progress thread.
 PendingRelays& relays();
+// Answers relayed request `id` with the reply daemon `from` sent about it (`what`: "spawn reply",
+// ...); a reply for a request already answered (failed when its way was lost) is ignored, and
+// said so on the pmix_server stream.
+void answer_relayed(uint64_t id, RelayAnswer reply, const char* what, runtime::Rank from);
 std::vector<runtime::Rank> route_to_daemon(runtime::Rank daemon);
 std::vector<runtime::Rank> route_to_master();
 

@@ -227,7 +227,7 @@ void on_request(Rank origin, rml::Payload&& payload)
 }
 
 // Daemon: the master's reply to a request relayed by submit().
-void on_reply(Rank, rml::Payload&& payload)
+void on_reply(Rank origin, rml::Payload&& payload)
 {
     rml::Reader rd(payload, "publish/lookup reply");
     uint64_t id = rd.u64();
@@ -238,9 +238,7 @@ void on_reply(Rank, rml::Payload&& payload)
         status = PMIX_ERR_UNPACK_FAILURE;
         entries.clear();
     }
-    if (!relays().answer(id, {status, {}, {}, std::move(entries)})) {
-        verbose()(2, "publish/lookup reply {} from the master ignored: its request was already answered", id);
-    }
+    answer_relayed(id, {status, {}, {}, std::move(entries)}, "publish/lookup reply", origin);
 }
 
 // Any role, progress thread. A daemon relays the request to the master (its answer waits among

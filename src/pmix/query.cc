@@ -340,16 +340,14 @@ void on_alloc_query(runtime::Rank origin, rml::Payload&& payload)
     rml::Messenger::instance().send(origin, rml::tag::alloc_query_reply, w.take());
 }
 
-void on_alloc_query_reply(runtime::Rank, rml::Payload&& payload)
+void on_alloc_query_reply(runtime::Rank origin, rml::Payload&& payload)
 {
     rml::Reader r(payload, "allocation status answer");
     uint64_t id = r.u64();
     bool found = r.u8() != 0;
     std::string status = r.str();
     if (!r.ok()) return;
-    if (!relays().answer(id, {found ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, status, {}})) {
-        verbose()(2, "allocation status answer {} from the master ignored: its query was already answered", id);
-    }
+    answer_relayed(id, {found ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, status, {}}, "allocation status answer", origin);
 }
 
 }  // namespace

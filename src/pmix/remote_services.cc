@@ -89,10 +89,7 @@ void on_reply(Rank origin, rml::Payload&& payload)
         output::warning("dropped a direct modex reply from daemon {}: {}", origin, r.error());
         return;
     }
-    if (!detail::relays().answer(id, {status, {}, {}, std::move(data)})) {
-        detail::verbose()(2, "direct modex reply {} from daemon {} ignored: its request was already answered", id,
-                          origin);
-    }
+    detail::answer_relayed(id, {status, {}, {}, std::move(data)}, "direct modex reply", origin);
 }
 
 // Stdin relayed to a process on another node. A push is answered at once while little is in

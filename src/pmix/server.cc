@@ -123,6 +123,13 @@ void post(std::function<void()> work) { runtime::Runtime::instance().loop().post
 
 PendingRelays& relays() { return state().relays; }
 
+void answer_relayed(uint64_t id, RelayAnswer reply, const char* what, runtime::Rank from)
+{
+    if (!relays().answer(id, reply)) {
+        verbose()(2, "{} {} from daemon {} ignored: its request was already answered", what, id, from);
+    }
+}
+
 std::vector<runtime::Rank> route_to_daemon(runtime::Rank daemon)
 {
     return route_to(rml::Messenger::instance().tree(), daemon);

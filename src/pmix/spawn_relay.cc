@@ -138,7 +138,7 @@ void on_request(Rank origin, rml::Payload&& payload)
 }
 
 // Daemon: the master's answer to a request this daemon relayed.
-void on_reply(Rank, rml::Payload&& payload)
+void on_reply(Rank origin, rml::Payload&& payload)
 {
     rml::Reader r(payload, "spawn reply");
     uint64_t id = r.u64();
@@ -148,9 +148,7 @@ void on_reply(Rank, rml::Payload&& payload)
         output::warning("dropped a spawn reply from the master: {}", r.error());
         return;
     }
-    if (!relays().answer(id, {status, nspace, {}})) {
-        verbose()(2, "spawn reply {} from the master ignored: its request was already answered", id);
-    }
+    answer_relayed(id, {status, nspace, {}}, "spawn reply", origin);
 }
 
 // Daemon: a job spawned by one of this node's processes ended.
