@@ -13,26 +13,25 @@ else
     sed 's/^/    /' "$TEST_TMP/tree.out"
 fi
 
+# fails_naming <case> <src> <list> <line> <what>: the check must fail on <src> with <list>, naming <line>.
+fails_naming() {
+    if sh "$check" "$2" "$3" >"$TEST_TMP/$1.out" 2>&1; then
+        fail "the check passed with $5"
+    elif grep -q "$4" "$TEST_TMP/$1.out"; then
+        pass "$5 fails the check, named"
+    else
+        fail "the check failed without naming $5:"
+        sed 's/^/    /' "$TEST_TMP/$1.out"
+    fi
+}
+
 copy="$TEST_TMP/src-added"
 cp -r "$PRTE_SRCDIR/src" "$copy"
 printf 'int next_serial()\n{\n    static int serial = 0;\n    return ++serial;\n}\n' >>"$copy/runtime/job.cc"
-if sh "$check" "$copy" "$list" >"$TEST_TMP/added.out" 2>&1; then
-    fail "the check passed with an unlisted static in src/runtime/job.cc"
-elif grep -q "src/runtime/job.cc: static int serial" "$TEST_TMP/added.out"; then
-    pass "an unlisted static fails the check, named with its file"
-else
-    fail "the check failed without naming the static:"
-    sed 's/^/    /' "$TEST_TMP/added.out"
-fi
+fails_naming added "$copy" "$list" "src/runtime/job.cc: static int serial" "an unlisted static in src/runtime/job.cc"
 
 printf 'src/runtime/job.cc: static int gone  # listed, not there\n' | cat "$list" - >"$TEST_TMP/list"
-if sh "$check" "$PRTE_SRCDIR/src" "$TEST_TMP/list" >"$TEST_TMP/gone.out" 2>&1; then
-    fail "the check passed with a list naming a static that is not there"
-elif grep -q "src/runtime/job.cc: static int gone" "$TEST_TMP/gone.out"; then
-    pass "a listed static that is gone fails the check"
-else
-    fail "the check failed without naming the stale entry:"
-    sed 's/^/    /' "$TEST_TMP/gone.out"
-fi
+fails_naming gone "$PRTE_SRCDIR/src" "$TEST_TMP/list" "src/runtime/job.cc: static int gone" \
+    "a listed static that is not there"
 
 finish
