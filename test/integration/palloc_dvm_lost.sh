@@ -13,6 +13,8 @@ gate gate1
 palloc=$!
 wait_for_line "$TEST_TMP/grow.out" "alloc-1" || fail "palloc did not print its allocation id"
 daemons=$(dvm_daemons)
+# The gated launch's agent, waiting at the gate: its daemon starts only once the gate opens.
+gated=$(pgrep -f "testbed/local-agent gate1 .*--dvm-nspace prte-[^ ]*-$DVM_PID( |\$)")
 kill -9 "$DVM_PID"
 wait "$DVM_PID" 2>/dev/null
 DVM_PID=
@@ -28,7 +30,8 @@ status=$?
 [ "$status" -eq 1 ] && pass "palloc exits 1" || fail "palloc exited $status"
 grep -q "lost the connection to the DVM before the request completed" "$TEST_TMP/grow.err" &&
     pass "palloc says the DVM went away" || { fail "palloc's message:"; sed 's/^/    /' "$TEST_TMP/grow.err"; }
-# Let the gated launch through: that daemon finds no master and ends; the others already have.
+# Let the gated launch through: that daemon finds no master and ends (its agent with it, once it
+# has removed its session directory); the others already have.
 open_gate gate1
-if wait_gone $daemons; then pass "no daemon left"; else fail "daemons left: $daemons"; kill -9 $daemons 2>/dev/null; fi
+if wait_gone $daemons $gated; then pass "no daemon left"; else fail "daemons left: $daemons $gated"; kill -9 $daemons $gated 2>/dev/null; fi
 finish
