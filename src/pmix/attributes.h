@@ -43,4 +43,13 @@ inline constexpr const char kJobStateName[] = "prte.job.state";
 // prints it as it is, untagged. Its source is the job with rank PMIX_RANK_UNDEF.
 inline constexpr const char kDvmReport[] = "prte.iof.report";
 
+// (pmix_proc_t) On an output chunk of a job spawned by a process (MPI_Comm_spawn): the process
+// that wrote it. Such output is delivered as if from the root of the job tree (the job a tool
+// spawned), whose tool is the only one pulling it; this says whose it really is, for the tag.
+inline constexpr const char kOutputSource[] = "prte.iof.source";
+
+// (bool) PMIX_SPAWN_CHILD_SEP: PMIx 5's name for a spawn directive that PMIx 4.2 does not define.
+// The spawned job is independent of its parent: it is not ended when the parent job ends.
+inline constexpr const char kSpawnChildSeparate[] = "pmix.spchildsep";
+
 }  // namespace prte::pmix

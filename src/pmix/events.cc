@@ -14,6 +14,7 @@
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/server.h"
+#include "runtime/runtime.h"
 
 namespace prte::pmix {
 namespace {
@@ -56,6 +57,19 @@ void send_chunk(OutputChunk* chunk, pmix_iof_channel_t channel)
 }  // namespace
 
 namespace {
+
+// Where a job's output goes when it is not its own: a job spawned by a process (MPI_Comm_spawn)
+// has no tool pulling its output, so it is delivered as the root of its job tree's, whose tool
+// (prun) pulls that, with kOutputSource naming the writer (issue 32, item 2). Null for a root.
+runtime::JobPtr output_sink(const runtime::Job& job)
+{
+    const runtime::JobTable& jobs = runtime::Runtime::instance().jobs();
+    runtime::JobPtr self = jobs.find(job.nspace);
+    if (!self) return nullptr;
+    runtime::JobPtr root = jobs.root_of(self);
+    return root == self ? nullptr : root;
+}
+
 OutputForwarder& output_forwarder()
 {
     static OutputForwarder forwarder;
@@ -77,9 +91,16 @@ void deliver_output(const runtime::Job& job, runtime::Rank rank, pmix_iof_channe
     }
     if (!detail::server_running()) return;
     detail::count_sent(job.nspace, size);
-    if (detail::hold_chunk(job, rank, channel, data, size)) return;
+    runtime::JobPtr sink = output_sink(job);
+    const std::string& delivered_as = sink ? sink->nspace : job.nspace;
+    if (detail::hold_chunk(delivered_as, job, rank, channel, data, size)) return;
     auto* chunk = new OutputChunk;
-    PMIX_LOAD_PROCID(&chunk->source, job.nspace.c_str(), rank);
+    PMIX_LOAD_PROCID(&chunk->source, delivered_as.c_str(), rank);
+    if (sink) {
+        pmix_proc_t writer;
+        PMIX_LOAD_PROCID(&writer, job.nspace.c_str(), rank);
+        chunk->info.add_proc(kOutputSource, writer);
+    }
     chunk->bytes.assign(data, data + size);
     if (rank == PMIX_RANK_UNDEF) chunk->info.add_bool(kDvmReport, true);  // the DVM's own report (attributes.h)
     verbose()(10, "output of {}: {} byte(s) on {}", describe(chunk->source), size, PMIx_IOF_channel_string(channel));
@@ -93,6 +114,8 @@ void deliver_output(const runtime::Job& job, runtime::Rank rank, pmix_iof_channe
 void deliver_output_complete(const runtime::Job& job)
 {
     if (!detail::server_running()) return;
+    // A descendant's output went out as its root's: its end is not the root's end.
+    if (output_sink(job)) return;
     auto* chunk = new OutputChunk;
     PMIX_LOAD_PROCID(&chunk->source, job.nspace.c_str(), PMIX_RANK_WILDCARD);
     chunk->bytes.assign(1, '\0');  // PMIx drops empty chunks; the tool ignores this byte

@@ -212,7 +212,10 @@ void register_dvm_nspace();
 // Output held for a spawner that will pull it (output_hold.cc). Progress thread, except
 // on_pull_request (PMIx's thread).
 void hold_output(const std::string& nspace);
-bool hold_chunk(const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel, const char* data, size_t size);
+// `held_as` is the job whose hold it joins: `job` itself, or the root of its job tree when its
+// output is delivered as the root's (events.cc, output_sink).
+bool hold_chunk(const std::string& held_as, const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel,
+                const char* data, size_t size);
 void on_pull_request(const pmix_proc_t procs[], size_t nprocs);
 void forget_hold(const std::string& nspace);
 

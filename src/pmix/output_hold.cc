@@ -30,6 +30,7 @@ constexpr int kHoldLimitSeconds = 10;
 constexpr size_t kHoldLimitBytes = 4u << 20;
 
 struct Chunk {
+    std::string nspace;  // the job that wrote it (a descendant's output joins its root's hold)
     runtime::Rank rank;
     pmix_iof_channel_t channel;
     std::string bytes;
@@ -65,13 +66,14 @@ void release_output(const std::string& nspace, const char* why);
 
 void hold_output(const std::string& nspace) { holds()[nspace]; }
 
-bool hold_chunk(const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel, const char* data, size_t size)
+bool hold_chunk(const std::string& held_as, const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel,
+                const char* data, size_t size)
 {
-    auto it = holds().find(job.nspace);
+    auto it = holds().find(held_as);
     if (it == holds().end()) return false;
-    it->second.chunks.push_back({rank, channel, std::string(data, size)});
+    it->second.chunks.push_back({job.nspace, rank, channel, std::string(data, size)});
     it->second.bytes += size;
-    if (it->second.bytes > kHoldLimitBytes) release_output(job.nspace, "too much output waiting for its spawner");
+    if (it->second.bytes > kHoldLimitBytes) release_output(held_as, "too much output waiting for its spawner");
     return true;
 }
 
@@ -84,8 +86,8 @@ void release_output(const std::string& nspace, const char* why)
     cancel_limit(hold);
     verbose()(5, "output of job {} released ({}): {} held chunk(s)", nspace, why, hold.chunks.size());
     auto& jobs = runtime::Runtime::instance().jobs();
-    if (runtime::JobPtr job = jobs.find(nspace)) {
-        for (const Chunk& c : hold.chunks) deliver_output(*job, c.rank, c.channel, c.bytes.data(), c.bytes.size());
+    for (const Chunk& c : hold.chunks) {
+        if (runtime::JobPtr job = jobs.find(c.nspace)) deliver_output(*job, c.rank, c.channel, c.bytes.data(), c.bytes.size());
     }
     for (auto& callback : hold.on_release) callback();
 }

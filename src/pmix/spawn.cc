@@ -15,6 +15,7 @@
 #include "mca/plm/base/plm_launch.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "pmix/server.h"
 #include "pmix/spawn_translate.h"
 #include "runtime/runtime.h"
 
@@ -29,13 +30,49 @@ pmix_status_t spawn_status(const Status& st)
     return to_pmix_status(st);
 }
 
+namespace {
+
+// A job spawned by a process takes its parent job's placement directives wherever the spawn gives
+// none of its own (PRRTE's default): children of a job started with --map-by :OVERSUBSCRIBE may
+// oversubscribe too (issue 32, item 1).
+void inherit_placement(runtime::MappingPolicy& child, const runtime::MappingPolicy& parent)
+{
+    if (child.by == runtime::MapBy::unset) {
+        child.by = parent.by;
+        child.ppr_count = parent.ppr_count;
+        child.ppr_object = parent.ppr_object;
+        child.span = parent.span;
+    }
+    if (child.rank_by == runtime::RankBy::unset) child.rank_by = parent.rank_by;
+    if (child.bind_to == runtime::BindTo::unset) child.bind_to = parent.bind_to;
+    if (!child.oversubscribe) child.oversubscribe = parent.oversubscribe;
+}
+
+// A spawn by a process that failed is said where its user looks: on the stderr of the tool that
+// started the job tree (the parent's prun), and on the DVM's verbose stream. Open MPI only aborts
+// with an error code.
+void report_failed_spawn(const pmix_proc_t& requester, const runtime::JobPtr& parent, const std::string& nspace,
+                         const Status& st)
+{
+    std::string text = fmt::format("prte: the spawn of job {} by rank {} of job {} failed: {}\n", nspace,
+                                   requester.rank, parent->nspace, st.message());
+    verbose()(1, "{}", text.substr(0, text.size() - 1));
+    runtime::JobPtr root = runtime::Runtime::instance().jobs().root_of(parent);
+    deliver_output(*root, PMIX_RANK_UNDEF, PMIX_FWD_STDERR_CHANNEL, text.data(), text.size());
+}
+
+}  // namespace
+
 void submit_spawn(const pmix_proc_t& requester, const runtime::Job& draft, const std::vector<std::string>& notes,
                   SpawnAnswer answer)
 {
     auto& rt = runtime::Runtime::instance();
+    runtime::JobPtr parent = rt.jobs().find(requester.nspace);
     runtime::JobPtr job = rt.jobs().create();
     job->apps = draft.apps;
     job->mapping = draft.mapping;
+    if (parent) inherit_placement(job->mapping, parent->mapping);
+    job->outlives_parent = draft.outlives_parent;
     job->output = draft.output;
     job->reports = draft.reports;
     job->stdin_target = draft.stdin_target;
@@ -48,6 +85,12 @@ void submit_spawn(const pmix_proc_t& requester, const runtime::Job& draft, const
     job->originator = requester;
     job->spawner_pid = draft.spawner_pid;
     job->spawner_host = draft.spawner_host;
+    if (parent) {
+        answer = [requester, parent, answer = std::move(answer)](const Status& st, const std::string& nspace) {
+            if (!st) report_failed_spawn(requester, parent, nspace, st);
+            answer(st, nspace);
+        };
+    }
     job->on_spawned = std::move(answer);
     watch_spawner(*job);
     verbose()(2, "{} spawns job {}: {} app(s), first {}", requestor_name(requester), job->nspace, job->apps.size(),

@@ -291,6 +291,7 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
         return {};
     }
     if (PMIX_CHECK_KEY(&info, PMIX_JOB_RECOVERABLE)) return need_flag(info, job.recoverable);
+    if (PMIX_CHECK_KEY(&info, kSpawnChildSeparate)) return need_flag(info, job.outlives_parent);
     if (PMIX_CHECK_KEY(&info, PMIX_IOF_TAG_OUTPUT) || PMIX_CHECK_KEY(&info, PMIX_TAG_OUTPUT)) {
         return need_flag(info, job.output.tag);
     }
@@ -388,7 +389,7 @@ std::string supported_spawn_directives()
                        PMIX_JOB_TIMEOUT, PMIX_IOF_TAG_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT, PMIX_IOF_MERGE_STDERR_STDOUT,
                        PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_FWD_STDDIAG, PMIX_HOST, PMIX_HOSTFILE, PMIX_ADD_HOST,
                        PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION, PMIX_FWD_STDIN,
-                       PMIX_STDIN_TGT, PMIX_DISPLAY_MAP, PMIX_DISPLAY_ALLOCATION, PMIX_REPORT_BINDINGS},
+                       PMIX_STDIN_TGT, PMIX_DISPLAY_MAP, PMIX_DISPLAY_ALLOCATION, PMIX_REPORT_BINDINGS, kSpawnChildSeparate},
                       ",");
 }
 

@@ -96,7 +96,10 @@ void on_launch(Rank, rml::Payload&& payload)
     rt().jobs().insert(job);
     std::vector<Rank> mine = local_ranks(*job);
     verbose()(5, "daemon {}: job {}: {} of {} process(es) here", self(), job->nspace, mine.size(), job->num_procs());
-    if (mine.empty()) return;  // the map is kept: collectives over this job route through here
+    // Registered with PMIx even with no process here, as PRRTE does: a local process's fence or
+    // connect over several namespaces (a parent and its spawned child sharing this node) is held by
+    // the PMIx server until it knows every namespace named, so an unregistered one holds it for ever
+    // (issue 32, item 3).
     pmix::register_job(job, [job, mine](const Status& st) {
         // The master may have ended the job while PMIx registered it (a timeout, pterm or ^C
         // during launch): its cleanup has already run here and found nothing to kill, so nothing
@@ -105,10 +108,16 @@ void on_launch(Rank, rml::Payload&& payload)
             verbose()(5, "daemon {}: job {} ended while it was being registered: not launched", self(), job->nspace);
             return;
         }
+        if (!st && mine.empty()) {
+            output::warning("job {}: {}; a collective naming it from this node cannot complete", job->nspace,
+                            st.message());
+            return;
+        }
         if (!st) {
             report_failed(job, mine, st.message());
             return;
         }
+        if (mine.empty()) return;
         if (Status s = odls::base::module()->launch(job, mine); !s) report_failed(job, mine, s.message());
     });
 }
@@ -185,7 +194,7 @@ void on_command(Rank, rml::Payload&& payload)
             odls::base::module()->kill(job);
             // Before PMIx forgets the namespace: a collective still waiting on it is answered first.
             if (grpcomm::Module* collectives = grpcomm::base::module()) collectives->job_released(job->nspace);
-            if (!local_ranks(*job).empty()) pmix::deregister_job(job);
+            pmix::deregister_job(job);
             rt().jobs().remove(job->nspace);
         }
         break;

@@ -119,6 +119,9 @@ struct Job {
     // dies without ending it (pmix/spawner_watch.cc).
     pid_t spawner_pid = 0;
     std::string spawner_host;
+    // A job spawned by a process ends when its parent job ends, as under PRRTE 3, unless the
+    // spawn asked for a separate lifetime (PMIX_SPAWN_CHILD_SEP, pmix/attributes.h).
+    bool outlives_parent = false;
     // Answers the spawn request once the job is running (success, nspace) or has failed to start.
     // Called once, on the progress thread; cleared after.
     std::function<void(const Status& status, const std::string& nspace)> on_spawned;

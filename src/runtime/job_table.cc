@@ -50,4 +50,36 @@ std::vector<JobPtr> JobTable::all() const
     return out;
 }
 
+JobPtr JobTable::parent_of(const Job& job) const
+{
+    if (!job.originator) return nullptr;
+    JobPtr parent = find(job.originator->nspace);
+    return parent && parent.get() != &job ? parent : nullptr;
+}
+
+JobPtr JobTable::root_of(const JobPtr& job) const
+{
+    JobPtr root = job;
+    // Bounded by the table's size: namespaces are never reused, so the chain cannot loop, but a
+    // corrupt originator must not hang the progress thread.
+    for (size_t depth = 0; depth < jobs_.size(); ++depth) {
+        JobPtr parent = parent_of(*root);
+        if (!parent) break;
+        root = parent;
+    }
+    return root;
+}
+
+std::vector<JobPtr> JobTable::children_of(const Job& job) const
+{
+    std::vector<JobPtr> out;
+    for (const auto& n : order_) {
+        const JobPtr& candidate = jobs_.at(n);
+        if (candidate.get() != &job && candidate->originator && job.nspace == candidate->originator->nspace) {
+            out.push_back(candidate);
+        }
+    }
+    return out;
+}
+
 }  // namespace prte::runtime

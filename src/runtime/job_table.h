@@ -29,6 +29,13 @@ class JobTable {
     JobPtr find(const std::string& nspace) const;
     void remove(const std::string& nspace);
     std::vector<JobPtr> all() const;  // in creation order
+
+    // The job tree: a job spawned by a process (MPI_Comm_spawn) has that process's job for parent;
+    // a job a tool spawned (prun) has none and is the root of its tree. Only jobs still in the
+    // table count: a child whose parent has gone is a root.
+    JobPtr parent_of(const Job& job) const;
+    JobPtr root_of(const JobPtr& job) const;
+    std::vector<JobPtr> children_of(const Job& job) const;  // in creation order
     size_t size() const { return jobs_.size(); }
 
   private:

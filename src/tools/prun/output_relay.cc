@@ -55,13 +55,23 @@ void OutputRelay::receive(pmix_iof_channel_t channel, const pmix_proc_t* source,
     }
     OutputWriter* writer = writer_;
     if (!writer || !payload || !payload->bytes || payload->size == 0) return;
-    if (source) acknowledge(source->nspace, payload->size);
+    // A job our job's processes spawned: delivered as ours, its writer named in kOutputSource. Not
+    // acknowledged: the DVM's window is per job and counts only our job's own output.
+    const pmix_info_t* writer_info = pmix::find_info(info, ninfo, pmix::kOutputSource);
+    const pmix_proc_t* spawned =
+        writer_info && writer_info->value.type == PMIX_PROC ? writer_info->value.data.proc : nullptr;
+    if (source && !spawned) acknowledge(source->nspace, payload->size);
+    Stream stream = (channel & PMIX_FWD_STDOUT_CHANNEL) ? Stream::out : Stream::err;
     if (pmix::has_flag(info, ninfo, pmix::kDvmReport)) {
-        writer->deliver_unformatted(std::string_view(payload->bytes, payload->size));
+        writer->deliver_unformatted(std::string_view(payload->bytes, payload->size), stream);
         return;
     }
-    Stream stream = (channel & PMIX_FWD_STDOUT_CHANNEL) ? Stream::out : Stream::err;
-    writer->deliver(source ? source->rank : 0, stream, std::string_view(payload->bytes, payload->size));
+    std::string_view text(payload->bytes, payload->size);
+    if (spawned) {
+        writer->deliver(spawned->rank, stream, text, job_label_of(spawned->nspace));
+    } else {
+        writer->deliver(source ? source->rank : 0, stream, text);
+    }
     if (writer->stdout_broken()) events_.wake();
 }
 

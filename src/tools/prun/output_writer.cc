@@ -70,12 +70,13 @@ void OutputWriter::set_clock(std::function<std::string()> clock)
     clock_ = std::move(clock);
 }
 
-std::string OutputWriter::prefix(uint32_t rank, Stream stream) const
+std::string OutputWriter::prefix(const std::string& job, uint32_t rank, Stream stream) const
 {
     std::string text;
     if (options_.timestamp) text = "[" + clock_() + "] ";
     if (options_.tag) {
-        text += fmt::format("[{},{}]<{}>: ", job_label_, rank, stream == Stream::out ? "stdout" : "stderr");
+        text += fmt::format("[{},{}]<{}>: ", job.empty() ? job_label_ : job, rank,
+                            stream == Stream::out ? "stdout" : "stderr");
     }
     return text;
 }
@@ -91,20 +92,20 @@ bool OutputWriter::write_to(Stream target, std::string_view data)
     return true;
 }
 
-void OutputWriter::deliver(uint32_t rank, Stream stream, std::string_view data)
+void OutputWriter::deliver(uint32_t rank, Stream stream, std::string_view data, const std::string& job)
 {
     if (data.empty()) return;
     Stream target = options_.merge_stderr ? Stream::out : stream;
     std::lock_guard<std::mutex> lock(mutex_);
     if (!line_mode_) {
         if (options_.tag || options_.timestamp) {  // raw, but still labelled per chunk
-            write_to(target, prefix(rank, stream) + std::string(data));
+            write_to(target, prefix(job, rank, stream) + std::string(data));
         } else {
             write_to(target, data);
         }
         return;
     }
-    std::string& pending = partial_[{rank, static_cast<int>(stream)}];
+    std::string& pending = partial_[{job, rank, static_cast<int>(stream)}];
     std::string out;
     size_t start = 0;
     while (start < data.size()) {
@@ -113,7 +114,7 @@ void OutputWriter::deliver(uint32_t rank, Stream stream, std::string_view data)
             pending.append(data.substr(start));
             break;
         }
-        out += prefix(rank, stream);
+        out += prefix(job, rank, stream);
         out += pending;
         pending.clear();
         out.append(data.substr(start, newline + 1 - start));
@@ -122,10 +123,10 @@ void OutputWriter::deliver(uint32_t rank, Stream stream, std::string_view data)
     if (!out.empty()) write_to(target, out);
 }
 
-void OutputWriter::deliver_unformatted(std::string_view data)
+void OutputWriter::deliver_unformatted(std::string_view data, Stream stream)
 {
     std::lock_guard<std::mutex> lock(mutex_);
-    write_to(Stream::out, data);
+    write_to(stream, data);
 }
 
 void OutputWriter::flush()
@@ -133,8 +134,9 @@ void OutputWriter::flush()
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto& [source, pending] : partial_) {
         if (pending.empty()) continue;
-        Stream stream = static_cast<Stream>(source.second);
-        write_to(options_.merge_stderr ? Stream::out : stream, prefix(source.first, stream) + pending + "\n");
+        const auto& [job, rank, channel] = source;
+        Stream stream = static_cast<Stream>(channel);
+        write_to(options_.merge_stderr ? Stream::out : stream, prefix(job, rank, stream) + pending + "\n");
         pending.clear();
     }
 }

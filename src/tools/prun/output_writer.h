@@ -17,6 +17,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "tools/prun/prun_options.h"
@@ -34,16 +35,18 @@ class OutputWriter {
     // For tests: the text a timestamp shows.
     void set_clock(std::function<std::string()> clock);
 
-    void deliver(uint32_t rank, Stream stream, std::string_view data);
-    // The DVM's own report (--display map): written to stdout as it is, never tagged or stamped.
-    void deliver_unformatted(std::string_view data);
+    // `job` is the label of the job that wrote it when it is not prun's own job (a job its
+    // processes spawned); empty for prun's own.
+    void deliver(uint32_t rank, Stream stream, std::string_view data, const std::string& job = {});
+    // The DVM's own report (--display map, a failed spawn): written as it is, never tagged or stamped.
+    void deliver_unformatted(std::string_view data, Stream stream = Stream::out);
     // Writes out what remains of unfinished lines (each ended with a newline): the job is over.
     void flush();
 
     bool stdout_broken() const { return out_broken_.load(); }
 
   private:
-    std::string prefix(uint32_t rank, Stream stream) const;
+    std::string prefix(const std::string& job, uint32_t rank, Stream stream) const;
     // False when the reader is gone; the stream is then marked broken.
     bool write_to(Stream target, std::string_view data);
 
@@ -53,7 +56,8 @@ class OutputWriter {
     std::function<std::string()> clock_;
     bool line_mode_;
     std::mutex mutex_;
-    std::map<std::pair<uint32_t, int>, std::string> partial_;
+    // Unfinished lines by writer: job label (empty: prun's job), rank, stream.
+    std::map<std::tuple<std::string, uint32_t, int>, std::string> partial_;
     std::atomic<bool> out_broken_{false};
     std::atomic<bool> err_broken_{false};
 };

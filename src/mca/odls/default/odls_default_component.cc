@@ -1,7 +1,11 @@
 // The odls/default component's descriptor: its parameter and its query, which wires the module
 // to the runtime and the PMIx host's services (runtime/host_services.h). The work is in odls_default_module.cc.
+#include <unistd.h>
+
+#include <filesystem>
 #include <memory>
 #include <new>
+#include <system_error>
 
 #include "mca/base/component.h"
 #include "mca/base/param.h"
@@ -32,6 +36,19 @@ void register_params(prte::mca::ParamRegistry& registry) noexcept
     });
 }
 
+// A daemon whose node name is not this machine's hostname (prte_node_name: the local-node
+// test-bed) may share the hostname with other nodes, so Open MPI's shared-memory segments go in
+// its session directory instead of /dev/shm (Services::ompi_shm_dir).
+std::string own_shared_memory_dir(const prte::runtime::Identity& me)
+{
+    char host[256] = {};
+    if (gethostname(host, sizeof(host) - 1) != 0 || me.node_name == host || me.session_dir.empty()) return {};
+    std::string dir = me.session_dir + "/ompi-shm";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    return ec ? std::string() : dir;
+}
+
 // Read when the module initialises, by which time the runtime has its loop and state machine.
 Services runtime_services()
 {
@@ -41,6 +58,7 @@ Services runtime_services()
     services.state = &rt.state();
     services.node_name = rt.identity().node_name;
     services.daemon_rank = rt.identity().rank;
+    services.ompi_shm_dir = own_shared_memory_dir(rt.identity());
     const prte::runtime::HostServices& host = rt.host();
     services.setup_fork = host.setup_fork;
     services.deliver_output = host.deliver_output;

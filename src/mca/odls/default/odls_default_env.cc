@@ -125,6 +125,10 @@ Environment build_child_environment(const ChildEnvironmentInput& in)
         env.set("OMPI_COMM_WORLD_LOCAL_RANK", std::to_string(proc.local_rank));
         env.set("OMPI_COMM_WORLD_LOCAL_SIZE", std::to_string(in.local_size));
         env.set("OMPI_COMM_WORLD_NODE_RANK", std::to_string(proc.node_rank));
+        // Open MPI 4.1 names its shared-memory segments /dev/shm/vader_segment.<hostname>.<job>.<local
+        // rank>: two nodes with one hostname (the local-node test-bed) would map each other's, and
+        // crash. A directory of this daemon's own keeps them apart.
+        if (!in.ompi_shm_dir.empty()) env.set("OMPI_MCA_btl_vader_backing_directory", in.ompi_shm_dir);
     }
     if (!app.working_dir.empty()) env.set("PWD", app.working_dir);
     for (const auto& entry : app.env) env.put(entry);  // prun -x: the user has the last word

@@ -52,6 +52,7 @@ struct ChildEnvironmentInput {
     std::string node_name;
     runtime::Rank daemon_rank = 0;
     bool ompi_compat = true;                   // odls_default_ompi_compat
+    std::string ompi_shm_dir;                  // Services::ompi_shm_dir
 };
 
 Environment build_child_environment(const ChildEnvironmentInput& input);

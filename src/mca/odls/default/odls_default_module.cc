@@ -183,6 +183,7 @@ void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, i
     input.node_name = node_of(proc);
     input.daemon_rank = services_.daemon_rank;
     input.ompi_compat = options_.ompi_compat;
+    input.ompi_shm_dir = services_.ompi_shm_dir;
     Environment env = build_child_environment(input);
 
     std::optional<Binding> binding;

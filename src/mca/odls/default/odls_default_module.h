@@ -59,6 +59,10 @@ struct Services {
     state::StateMachine* state = nullptr;
     std::string node_name;        // this node, as messages name it
     runtime::Rank daemon_rank = 0;
+    // Where Open MPI's shared-memory transport keeps its segments, when its default (/dev/shm,
+    // files named after the hostname and the local rank) would be shared with another node: on
+    // the local-node test-bed every node has this machine's hostname. Empty: Open MPI's default.
+    std::string ompi_shm_dir;
     EnvProvider setup_fork;
     OutputSink deliver_output;
     // Flow control (optional): while output_backlogged() says the sink holds too much that it has

@@ -1,6 +1,8 @@
 // The master's own job-state callbacks (the "(dvm-local)" entries of spec 7.4.3).
 #include "mca/state/dvm/state_dvm.h"
 
+#include <fmt/format.h>
+
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_launch.h"
@@ -40,6 +42,24 @@ void vm_ready(const JobPtr& job)
 
 void job_started(const JobPtr& job) { base::framework().verbose()(5, "job {}: first process started", job->nspace); }
 
+// The jobs a job's processes spawned end with it, as under PRRTE 3, unless a spawn asked for a
+// separate lifetime (PMIX_SPAWN_CHILD_SEP): left running, they would hold their slots with
+// nobody to take their output (issue 32, item 5). Each says why in its own end, and the tool
+// that started the tree hears of it before the tree's end.
+void end_spawned_jobs(const JobPtr& job)
+{
+    for (const JobPtr& child : rt().jobs().children_of(*job)) {
+        if (child->outlives_parent || !runtime::is_alive(child->state) || child->aborting) continue;
+        std::string why = fmt::format("job {} was ended because job {}, whose process spawned it, ended",
+                                      child->nspace, job->nspace);
+        base::framework().verbose()(2, "{}", why);
+        std::string line = "prte: " + why + "\n";
+        JobPtr root = rt().jobs().root_of(job);
+        rt().host().deliver_output(*root, PMIX_RANK_UNDEF, PMIX_FWD_STDERR_CHANNEL, line.data(), line.size());
+        plm::base::terminate_job(child, why, JobState::killed_by_cmd, job->exit_code != 0 ? job->exit_code : 1);
+    }
+}
+
 // A job has ended, normally or not (TERMINATED and every error state end here). The daemon job
 // ending means the DVM itself could not start or lost its footing: say why and shut down.
 void check_complete(const JobPtr& job)
@@ -49,6 +69,7 @@ void check_complete(const JobPtr& job)
         rt().request_shutdown(1, job->abort_message);
         return;
     }
+    end_spawned_jobs(job);
     activate(job, JobState::notify_completed);
 }
 
