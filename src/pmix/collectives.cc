@@ -17,6 +17,7 @@
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "pmix/pmix422_fence_data.h"
 
 namespace prte::pmix::detail {
 
@@ -86,10 +87,18 @@ pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info
     rml::Payload contribution(data, data + ndata);
     post([signature = std::move(signature), contribution = std::move(contribution), cbfunc, cbdata]() mutable {
         verbose()(5, "fence over {}: {} byte(s) from this node", describe_all(signature.procs), contribution.size());
-        exchange(signature, std::move(contribution), [cbfunc, cbdata](const Status& st, rml::Payload combined, uint64_t,
-                                                                      const pmix_proc_t*,
-                                                                      const std::vector<pmix_proc_t>&) {
+        bool withhold = !contribution.empty() && fence_data_misfiled_by_pmix422(signature.procs);
+        exchange(signature, std::move(contribution), [cbfunc, cbdata, withhold](const Status& st, rml::Payload combined,
+                                                                                uint64_t, const pmix_proc_t*,
+                                                                                const std::vector<pmix_proc_t>&) {
             if (!st) verbose()(1, "fence failed: {}", st.message());
+            if (st && withhold) {
+                verbose()(5, "fence: {} byte(s) of collected data withheld from PMIx 4.2.2, which would file them "
+                             "under the wrong processes; the direct modex answers instead",
+                          combined.size());
+                cbfunc(PMIX_SUCCESS, nullptr, 0, cbdata, nullptr, nullptr);
+                return;
+            }
             auto* held = new rml::Payload(std::move(combined));
             cbfunc(to_pmix_status(st), held->empty() ? nullptr : reinterpret_cast<char*>(held->data()), held->size(),
                    cbdata, release_payload, held);

@@ -13,7 +13,8 @@
 //   per node    PMIX_NODE_INFO_ARRAY: PMIX_HOSTNAME, PMIX_NODEID, PMIX_LOCAL_SIZE, PMIX_NODE_SIZE,
 //               PMIX_LOCAL_PEERS, PMIX_LOCALLDR
 //   per process PMIX_PROC_INFO_ARRAY: PMIX_RANK, PMIX_LOCAL_RANK, PMIX_NODE_RANK, PMIX_APPNUM,
-//               PMIX_GLOBAL_RANK, PMIX_APP_RANK, PMIX_HOSTNAME, PMIX_NODEID
+//               PMIX_GLOBAL_RANK, PMIX_APP_RANK, PMIX_HOSTNAME, PMIX_NODEID, and for a job a
+//               process spawned PMIX_PARENT_ID again (see below)
 // PMIX_LOCAL_CPUSETS is not registered: binding is decided by the launcher after mapping and is
 // not recorded on the process yet.
 #include <pmix.h>
@@ -150,7 +151,8 @@ Status build_job_info(const runtime::Job& job, InfoArray& info, std::vector<pmix
     }
     // A job asked for by a process of another job (MPI_Comm_spawn) has a parent to connect back
     // to; a job asked for by a tool (prun) has none.
-    if (job.originator && rt().jobs().find(job.originator->nspace)) {
+    const bool spawned_by_job = job.originator && rt().jobs().find(job.originator->nspace);
+    if (spawned_by_job) {
         info.add_bool(PMIX_SPAWNED, true);
         info.add_proc(PMIX_PARENT_ID, *job.originator);
     }
@@ -209,6 +211,9 @@ Status build_job_info(const runtime::Job& job, InfoArray& info, std::vector<pmix
         pi.add_uint32(PMIX_APPNUM, static_cast<uint32_t>(proc->app_index));
         pi.add_rank(PMIX_GLOBAL_RANK, proc->rank);
         pi.add_rank(PMIX_APP_RANK, app_rank[proc->rank]);
+        // Also per process: PMIx 4.2.2 answers PMIx_Get(&me, PMIX_PARENT_ID) - as OpenPMIx's own
+        // spawn example asks - only from the process's data, not from the job's.
+        if (spawned_by_job) pi.add_proc(PMIX_PARENT_ID, *job.originator);
         if (proc->node) {
             pi.add_string(PMIX_HOSTNAME, proc->node->name);
             pi.add_uint32(PMIX_NODEID, ids.at(proc->node));

@@ -24,7 +24,8 @@ namespace {
 constexpr char kGreetingMagic[4] = {'P', 'R', 'T', 'H'};
 constexpr char kFrameMagic[4] = {'P', 'R', 'T', 'M'};
 // 2: the accepting side's answer carries its rank, covered by its proof.
-constexpr uint32_t kProtocolVersion = 2;
+// 3: a job's launch message names the process that spawned it.
+constexpr uint32_t kProtocolVersion = 3;
 constexpr size_t kGreetingSize = 4 + 4 + auth::kNonceSize;                    // magic, version, nonce
 constexpr size_t kProofSize = 4 + 4 + auth::kNonceSize + auth::kMacSize;      // magic, rank, nonce, mac
 constexpr size_t kAnswerSize = 4 + auth::kMacSize;                              // rank, mac

@@ -122,6 +122,9 @@ struct Job {
     // A job spawned by a process ends when its parent job ends, as under PRRTE 3, unless the
     // spawn asked for a separate lifetime (PMIX_SPAWN_CHILD_SEP, pmix/attributes.h).
     bool outlives_parent = false;
+    // Ended normally while jobs its processes spawned still run: its end is announced (to its
+    // spawner, with the last of the tree's output) once they have ended (state/dvm).
+    bool awaiting_children = false;
     // Answers the spawn request once the job is running (success, nspace) or has failed to start.
     // Called once, on the progress thread; cleared after.
     std::function<void(const Status& status, const std::string& nspace)> on_spawned;

@@ -82,4 +82,13 @@ std::vector<JobPtr> JobTable::children_of(const Job& job) const
     return out;
 }
 
+std::vector<JobPtr> JobTable::unfinished_dependents_of(const Job& job) const
+{
+    std::vector<JobPtr> out;
+    for (const JobPtr& child : children_of(job)) {
+        if (!child->outlives_parent && (is_alive(child->state) || child->awaiting_children)) out.push_back(child);
+    }
+    return out;
+}
+
 }  // namespace prte::runtime

@@ -36,6 +36,9 @@ class JobTable {
     JobPtr parent_of(const Job& job) const;
     JobPtr root_of(const JobPtr& job) const;
     std::vector<JobPtr> children_of(const Job& job) const;  // in creation order
+    // The children that end with `job` (not spawned with a separate lifetime) and have not
+    // finished: still running, or ended and waiting for their own children.
+    std::vector<JobPtr> unfinished_dependents_of(const Job& job) const;
     size_t size() const { return jobs_.size(); }
 
   private:

@@ -84,6 +84,9 @@ prte::runtime::Job sample_job()
     job.mapping.bind_to = prte::runtime::BindTo::core;
     job.stdin_target.kind = prte::runtime::StdinTarget::Kind::rank;
     job.stdin_target.rank = 0;
+    pmix_proc_t parent;
+    PMIX_LOAD_PROCID(&parent, "prte-job-8", 1);
+    job.originator = parent;
     for (Rank r = 0; r < 4; ++r) {
         auto p = std::make_unique<prte::runtime::Proc>();
         p->rank = r;
@@ -313,6 +316,22 @@ TEST(PlmMessages, ALaunchMessageNamesTheBadField)
     job.procs[3]->app_index = 2;
     st = msg::decode_job(msg::encode_job(job), pool(), out);
     EXPECT_NE(st.message().find("rank 3 belongs to app 2 of 2"), std::string::npos) << st.message();
+}
+
+// A job spawned by a process names it, so that its children get PMIX_PARENT_ID on any node; one a
+// tool spawned names nobody.
+TEST(PlmMessages, ALaunchMessageNamesTheSpawningProcess)
+{
+    prte::runtime::JobPtr out;
+    ASSERT_TRUE(msg::decode_job(msg::encode_job(sample_job()), pool(), out));
+    ASSERT_TRUE(out->originator.has_value());
+    EXPECT_STREQ(out->originator->nspace, "prte-job-8");
+    EXPECT_EQ(out->originator->rank, 1u);
+
+    prte::runtime::Job by_tool = sample_job();
+    by_tool.originator.reset();
+    ASSERT_TRUE(msg::decode_job(msg::encode_job(by_tool), pool(), out));
+    EXPECT_FALSE(out->originator.has_value());
 }
 
 // One mutation of a valid frame, chosen by the generator.

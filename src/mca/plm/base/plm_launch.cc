@@ -332,6 +332,16 @@ void release_held_jobs()
 
 void terminate_job(const JobPtr& job, const std::string& why, JobState end_state, int exit_code)
 {
+    // Ended, but waiting for the jobs its processes spawned (state/dvm): ending it means ending them.
+    if (job->awaiting_children) {
+        for (const JobPtr& child : rt().jobs().unfinished_dependents_of(*job)) {
+            terminate_job(child,
+                          fmt::format("job {} was ended because job {}, whose process spawned it, was ended: {}",
+                                      child->nspace, job->nspace, why),
+                          end_state, exit_code);
+        }
+        return;
+    }
     if (!runtime::is_alive(job->state) || job->aborting) return;
     job->aborting = true;
     job->abort_state = end_state;

@@ -172,6 +172,12 @@ rml::Payload encode_job(const runtime::Job& job)
     w.u8(static_cast<uint8_t>(job.mapping.bind_to));
     w.u8(static_cast<uint8_t>(job.stdin_target.kind)).u32(job.stdin_target.rank);
     w.u8(job.reports.bindings ? 1 : 0);  // the only report a daemon makes (--report-bindings)
+    // The process that spawned it, when that is a process of a job (PMIX_PARENT_ID for the
+    // children, wherever they run); empty for a job a tool spawned.
+    bool spawned_by_job = job.originator && !job.is_daemon_job && job.originator->nspace[0] != '\0' &&
+                          job.originator->rank < PMIX_RANK_VALID;
+    w.str(spawned_by_job ? std::string(job.originator->nspace) : std::string());
+    w.u32(spawned_by_job ? job.originator->rank : 0);
     w.u32(static_cast<uint32_t>(job.procs.size()));
     for (const auto& p : job.procs) {
         w.u32(p->rank).i32(p->app_index).str(p->node ? p->node->name : std::string()).i32(p->local_rank).i32(p->node_rank);
@@ -210,6 +216,13 @@ Status decode_job(const rml::Payload& in, runtime::NodePool& pool, runtime::JobP
     uint8_t report_bindings = r.u8();
     if (r.ok() && report_bindings > 1) r.fail(fmt::format("report-bindings flag {}", report_bindings));
     job->reports.bindings = report_bindings == 1;
+    std::string parent = r.name("parent namespace", PMIX_MAX_NSLEN);
+    uint32_t parent_rank = r.u32();
+    if (r.ok() && !parent.empty()) {
+        pmix_proc_t proc;
+        PMIX_LOAD_PROCID(&proc, parent.c_str(), parent_rank);
+        job->originator = proc;
+    }
     uint32_t nprocs = r.count("processes");
     for (uint32_t i = 0; i < nprocs && r.ok(); ++i) {
         auto proc = std::make_unique<runtime::Proc>();

@@ -42,22 +42,51 @@ void vm_ready(const JobPtr& job)
 
 void job_started(const JobPtr& job) { base::framework().verbose()(5, "job {}: first process started", job->nspace); }
 
-// The jobs a job's processes spawned end with it, as under PRRTE 3, unless a spawn asked for a
-// separate lifetime (PMIX_SPAWN_CHILD_SEP): left running, they would hold their slots with
-// nobody to take their output (issue 32, item 5). Each says why in its own end, and the tool
-// that started the tree hears of it before the tree's end.
-void end_spawned_jobs(const JobPtr& job)
+// The job tree's end (issue 32, item 5). The jobs a job's processes spawned (MPI_Comm_spawn)
+// depend on it unless spawned with a separate lifetime (PMIX_SPAWN_CHILD_SEP):
+//  - a job that ends abnormally (killed, failed, aborted) takes them with it, as under PRRTE 3:
+//    left running, they would hold their slots with nobody to take their output. Each says why in
+//    its own end, and the tree's prun prints that line;
+//  - a job that ends normally waits for them: its end, the event its prun waits for, is announced
+//    once they have ended too, so the whole tree's output reaches prun, as prterun does for a
+//    spawn tree. Killing them instead would cut short children finishing a moment after their
+//    parents. A prun ^C meanwhile ends them (plm/base terminate_job).
+void end_dependents(const JobPtr& job)
 {
-    for (const JobPtr& child : rt().jobs().children_of(*job)) {
-        if (child->outlives_parent || !runtime::is_alive(child->state) || child->aborting) continue;
-        std::string why = fmt::format("job {} was ended because job {}, whose process spawned it, ended",
-                                      child->nspace, job->nspace);
+    for (const JobPtr& child : rt().jobs().unfinished_dependents_of(*job)) {
+        if (!runtime::is_alive(child->state) || child->aborting) continue;
+        std::string why = fmt::format("job {} was ended because job {}, whose process spawned it, ended", child->nspace,
+                                      job->nspace);
         base::framework().verbose()(2, "{}", why);
         std::string line = "prte: " + why + "\n";
         JobPtr root = rt().jobs().root_of(job);
         rt().host().deliver_output(*root, PMIX_RANK_UNDEF, PMIX_FWD_STDERR_CHANNEL, line.data(), line.size());
         plm::base::terminate_job(child, why, JobState::killed_by_cmd, job->exit_code != 0 ? job->exit_code : 1);
     }
+}
+
+// A spawned job that failed on its own (not ended by its parent's end): its end event goes to the
+// process that spawned it, so the tree's prun also says it, or nobody would see why.
+void report_failed_dependent(const JobPtr& job)
+{
+    JobPtr parent = rt().jobs().parent_of(*job);
+    if (!parent || (!runtime::is_alive(parent->state) && !parent->awaiting_children)) return;
+    std::string line = fmt::format("prte: job {}, spawned by job {}, ended with status {}: {}\n", job->nspace,
+                                   parent->nspace, job->exit_code,
+                                   job->abort_message.empty() ? runtime::to_string(job->state) : job->abort_message);
+    JobPtr root = rt().jobs().root_of(job);
+    rt().host().deliver_output(*root, PMIX_RANK_UNDEF, PMIX_FWD_STDERR_CHANNEL, line.data(), line.size());
+}
+
+// A job that finished its part of the tree lets a parent waiting for it announce its end.
+void release_waiting_parent(const JobPtr& job)
+{
+    JobPtr parent = rt().jobs().parent_of(*job);
+    if (!parent || !parent->awaiting_children || !rt().jobs().unfinished_dependents_of(*parent).empty()) return;
+    base::framework().verbose()(5, "job {}: the jobs it spawned have ended", parent->nspace);
+    parent->awaiting_children = false;
+    activate(parent, JobState::notify_completed);
+    release_waiting_parent(parent);
 }
 
 // A job has ended, normally or not (TERMINATED and every error state end here). The daemon job
@@ -69,8 +98,17 @@ void check_complete(const JobPtr& job)
         rt().request_shutdown(1, job->abort_message);
         return;
     }
-    end_spawned_jobs(job);
+    if (job->state != JobState::terminated) {
+        report_failed_dependent(job);
+        end_dependents(job);
+    } else if (size_t running = rt().jobs().unfinished_dependents_of(*job).size(); running > 0) {
+        base::framework().verbose()(5, "job {} ended; its end waits for the {} job(s) its processes spawned",
+                                    job->nspace, running);
+        job->awaiting_children = true;
+        return;
+    }
     activate(job, JobState::notify_completed);
+    release_waiting_parent(job);
 }
 
 void announce_end(const JobPtr& job);
