@@ -7,17 +7,9 @@
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
-NETNS_NODES="$PRTE_SRCDIR/test/testbed/netns-nodes"
 CLIENTS="$PRTE_BUILDDIR/test/clients"
 
-require_netns ptd 198.18.7
-STATE="$TEST_TMP/testbed"
-trap 'stop_dvm; "$NETNS_NODES" down --dir "$STATE" >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
-trap 'exit 130' INT TERM
-
-"$NETNS_NODES" up 4 --dir "$STATE" >"$TEST_TMP/up.out" 2>&1 || { cat "$TEST_TMP/up.out"; fail "netns-nodes up 4"; finish; }
-start_dvm_foreground --hostfile "$STATE/hostfile" --prtemca plm_ssh_agent "$STATE/netns-agent" \
-    --prtemca plm_base_prted "$PRTED" --prtemca oob_tcp_if_include "$PRTE_TESTBED_SUBNET.0/24" --prtemca rml_radix 2
+start_netns_nodes_dvm 4 ptd 198.18.7 --prtemca rml_radix 2
 run spread "$PRUN" -n 8 --map-by node "$CLIENTS/jobinfo"
 expect_status spread 0
 for i in 1 2 3 4; do expect_line spread out "host node$i "; done

@@ -16,6 +16,21 @@ start_local_nodes_dvm() {
         --prtemca plm_base_prted "$PRTED" --prtemca oob_tcp_if_include lo --prtemca rml_radix "$radix" "$@"
 }
 
+# start_netns_nodes_dvm N PREFIX SUBNET [prte options...]: N namespace nodes (needs root: skips
+# otherwise, see require_netns) in $STATE, and a DVM on them; both torn down when the test exits.
+start_netns_nodes_dvm() {
+    n=$1
+    require_netns "$2" "$3"
+    shift 3
+    NETNS_NODES="$PRTE_SRCDIR/test/testbed/netns-nodes"
+    STATE="$TEST_TMP/testbed"
+    trap 'stop_dvm; "$NETNS_NODES" down --dir "$STATE" >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+    trap 'exit 130' INT TERM
+    "$NETNS_NODES" up "$n" --dir "$STATE" >"$TEST_TMP/up.out" 2>&1 || { cat "$TEST_TMP/up.out"; fail "netns-nodes up $n"; finish; }
+    start_dvm_foreground --hostfile "$STATE/hostfile" --prtemca plm_ssh_agent "$STATE/netns-agent" \
+        --prtemca plm_base_prted "$PRTED" --prtemca oob_tcp_if_include "$PRTE_TESTBED_SUBNET.0/24" "$@"
+}
+
 # start_dvm_foreground [prte options...]: prte in the background of this shell, not daemonized, so
 # that its stderr - where the daemons' own messages arrive, prefixed with their node - stays in
 # $TEST_TMP/prte.err for the checks. Waits for "DVM ready" (or prte's exit, or 60 s).

@@ -27,14 +27,7 @@ fi
 # The same checks on the namespace test-bed (each node its own network namespace and hostname)
 # when ODP_TESTBED=netns (openmpi_dynamic_placements_netns.sh); local nodes otherwise.
 if [ "${ODP_TESTBED:-local}" = netns ]; then
-    NETNS_NODES="$PRTE_SRCDIR/test/testbed/netns-nodes"
-    require_netns pdp 198.18.11
-    STATE="$TEST_TMP/testbed"
-    trap 'stop_dvm; "$NETNS_NODES" down --dir "$STATE" >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
-    trap 'exit 130' INT TERM
-    "$NETNS_NODES" up 4 --dir "$STATE" >"$TEST_TMP/up.out" 2>&1 || { cat "$TEST_TMP/up.out"; fail "netns-nodes up 4"; finish; }
-    start_dvm_foreground --hostfile "$STATE/hostfile" --prtemca plm_ssh_agent "$STATE/netns-agent" \
-        --prtemca plm_base_prted "$PRTED" --prtemca oob_tcp_if_include "$PRTE_TESTBED_SUBNET.0/24" --prtemca rml_radix 2
+    start_netns_nodes_dvm 4 pdp 198.18.11 --prtemca rml_radix 2
 else
     start_local_nodes_dvm 4 2
 fi
