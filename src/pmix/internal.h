@@ -28,6 +28,9 @@
 
 namespace prte::pmix::detail {
 
+// The reason a process gave in its last PMIx_Log, for its PMIx_Abort's line (log_request.cc).
+std::string logged_abort_reason(const runtime::Proc& proc);
+
 // pmix_server_verbose: 1 errors and refusals, 2 jobs and tools, 5 every upcall, 10 data detail.
 const output::VerboseStream& verbose();
 void set_verbose_level(int level);

@@ -5,8 +5,9 @@
 // with an error of its own when the way to the master is lost, the requester ends or the server
 // stops first: pending_relays.h); the master's own upcalls use the store directly. A key is
 // published once (a second publish of it is PMIX_ERR_DUPLICATE_KEY), and lives until its
-// publisher unpublishes it or its job ends. A lookup with PMIX_WAIT waits until every key it names
-// is published (or the requester's job ends); without it, it answers with what is there
+// publisher unpublishes it or its job ends. A lookup with PMIX_WAIT waits until that many of the keys
+// it names (an int; 0 or a bool true: all of them) are published, or the requester's job ends;
+// without it, it answers with what is there
 // (PMIX_ERR_NOT_FOUND when nothing is). Ranges and persistence other than "until the job ends"
 // are not applied.
 #include <pmix.h>
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -109,18 +111,31 @@ void publish_here(const Request& r, const Answer& answer)
     answer(PMIX_SUCCESS, {});
 }
 
+// How many of a lookup's `keys` must be published before it is answered: PMIX_WAIT is an int in the
+// standard (that many keys, 0 meaning all of them), which is how upstream PMIx programs send it;
+// a bool true (as some tools send it) means all. 0: answer at once.
+size_t keys_to_wait_for(const pmix_info_t* directives, size_t n, size_t keys)
+{
+    const pmix_info_t* wait = directives ? find_info(directives, n, PMIX_WAIT) : nullptr;
+    if (!wait) return 0;
+    if (wait->value.type == PMIX_BOOL) return wait->value.data.flag ? keys : 0;
+    std::optional<int64_t> count = value_integer(wait->value);
+    if (!count || *count < 0) return keys;  // not a count we can read: the safe reading is "all"
+    return *count == 0 ? keys : std::min(keys, static_cast<size_t>(*count));
+}
+
 // True when answered; false when it must wait for keys not yet published.
 bool lookup_here(const Request& r, const Answer& answer, bool may_wait)
 {
     InfoHolder directives;
     directives.info = unpack_infos(r.info, directives.n);
-    bool wait = may_wait && directives.info && has_flag(directives.info, directives.n, PMIX_WAIT);
+    size_t wanted = may_wait ? keys_to_wait_for(directives.info, directives.n, r.keys.size()) : 0;
     std::vector<Found> found;
     for (const std::string& key : r.keys) {
         auto it = store().entries.find(key);
         if (it != store().entries.end()) found.push_back({it->second.publisher, it->second.entry});
     }
-    if (wait && found.size() < r.keys.size()) return false;
+    if (found.size() < wanted) return false;
     verbose()(5, "lookup from {}: {} of {} key(s) found", describe(r.requester), found.size(), r.keys.size());
     answer(found.empty() ? PMIX_ERR_NOT_FOUND : PMIX_SUCCESS, found);
     return true;

@@ -133,10 +133,11 @@ pmix_status_t client_abort(const pmix_proc_t* proc, void*, int status, const cha
         p->exit_code = status;
         if (!job->aborting && job->abort_message.empty()) {
             std::string node = p->node ? p->node->name : std::string("?");
-            job->abort_message = message.empty()
-                                     ? fmt::format("rank {} on node {} called PMIx_Abort with status {}", who.rank,
-                                                   node, status)
-                                     : fmt::format("rank {} on node {} called PMIx_Abort: {}", who.rank, node, message);
+            // Open MPI 4.1 aborts with "N/A" and says why in the PMIx_Log just before.
+            std::string why = message == "N/A" ? std::string() : message;
+            if (why.empty()) why = logged_abort_reason(*p);
+            job->abort_message = fmt::format("rank {} on node {} called PMIx_Abort with status {}{}{}", who.rank, node,
+                                             status, why.empty() ? "" : ": ", why);
         }
         rt().state().activate_proc_state(job, who.rank, runtime::ProcState::called_abort);
         if (cbfunc) cbfunc(PMIX_SUCCESS, cbdata);
@@ -200,28 +201,6 @@ pmix_status_t push_stdin(const pmix_proc_t* source, const pmix_proc_t targets[],
     if (source) from = *source;
     post([from, aimed = std::move(aimed), data, cbfunc, cbdata] { deliver_stdin(from, aimed, *data, cbfunc, cbdata); });
     return PMIX_SUCCESS;
-}
-
-// PMIx_Log from a client or tool: each text entry becomes one line on the DVM's stderr.
-void log_request(const pmix_proc_t* client, const pmix_info_t data[], size_t ndata, const pmix_info_t directives[],
-                 size_t ndirs, pmix_op_cbfunc_t cbfunc, void* cbdata)
-{
-    std::string from = client ? describe(*client) : std::string("?");
-    if (const pmix_info_t* src = find_info(directives, ndirs, PMIX_LOG_SOURCE);
-        src && src->value.type == PMIX_PROC && src->value.data.proc) {
-        from = describe(*src->value.data.proc);
-    }
-    size_t printed = 0;
-    for (size_t i = 0; i < ndata; ++i) {
-        if (auto text = value_string(data[i].value)) {
-            verbose()(0, "log from {}: {}", from, *text);
-            ++printed;
-        }
-    }
-    // Never called back from inside the upcall: PMIx 4.2 may still use the request after the
-    // upcall returns, and the callback releases it.
-    pmix_status_t status = printed > 0 || ndata == 0 ? PMIX_SUCCESS : PMIX_ERR_NOT_SUPPORTED;
-    if (cbfunc) post([cbfunc, cbdata, status] { cbfunc(status, cbdata); });
 }
 
 }  // namespace prte::pmix::detail

@@ -48,6 +48,9 @@ struct Proc {
     bool iof_complete = false;
     bool waitpid_fired = false;
     bool counted_terminated = false;
+    // The last text the process asked the DVM to log (PMIx_Log): Open MPI 4.1 says why it aborts
+    // that way just before PMIx_Abort, whose own message is "N/A" (pmix/upcalls.cc).
+    std::string last_logged;
 };
 
 enum class MapBy { unset, slot, node, core, package, numa, hwthread, ppr, seq };
