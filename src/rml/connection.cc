@@ -23,9 +23,7 @@ namespace {
 
 constexpr char kGreetingMagic[4] = {'P', 'R', 'T', 'H'};
 constexpr char kFrameMagic[4] = {'P', 'R', 'T', 'M'};
-// 2: the accepting side's answer carries its rank, covered by its proof.
-// 3: a job's launch message names the process that spawned it.
-constexpr uint32_t kProtocolVersion = 3;
+
 constexpr size_t kGreetingSize = 4 + 4 + auth::kNonceSize;                    // magic, version, nonce
 constexpr size_t kProofSize = 4 + 4 + auth::kNonceSize + auth::kMacSize;      // magic, rank, nonce, mac
 constexpr size_t kAnswerSize = 4 + auth::kMacSize;                              // rank, mac
@@ -226,8 +224,14 @@ bool Connection::read_handshake()
             if (evbuffer_get_length(in) < kGreetingSize) return false;
             uint8_t g[kGreetingSize];
             evbuffer_remove(in, g, sizeof(g));
-            if (std::memcmp(g, kGreetingMagic, 4) != 0 || get32(g + 4) != kProtocolVersion) {
-                fail(fmt::format("{} is not a prte daemon of this version", address_));
+            if (std::memcmp(g, kGreetingMagic, 4) != 0) {
+                fail(fmt::format("{} is not a prte daemon", address_));
+                return false;
+            }
+            if (uint32_t theirs = get32(g + 4); theirs != kProtocolVersion) {
+                fail(fmt::format("{} speaks prte wire protocol {}, this prte {}: run the same prte version on every "
+                                 "node",
+                                 address_, theirs, kProtocolVersion));
                 return false;
             }
             std::memcpy(peer_nonce_.data(), g + 8, auth::kNonceSize);

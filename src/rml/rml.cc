@@ -273,7 +273,15 @@ void Messenger::deliver(Frame&& f)
 {
     auto it = handlers_.find(f.tag);
     if (it == handlers_.end()) {
-        verbose_stream()(1, "rml: dropped a message with unknown tag {} from daemon {}", f.tag, f.origin);
+        // A fixed tag nobody here handles comes from an authenticated daemon that numbers its
+        // messages differently: a build whose tags changed without a new protocol version.
+        if (f.tag < tag::first_dynamic) {
+            output::error("rml: daemon {} sent a message with tag {}, which this prte (wire protocol {}) does not "
+                          "know, though it announced the same protocol: is every node running the same prte build?",
+                          f.origin, f.tag, kProtocolVersion);
+        } else {
+            verbose_stream()(1, "rml: dropped a message with unknown tag {} from daemon {}", f.tag, f.origin);
+        }
         return;
     }
     it->second(f.origin, std::move(f.payload));

@@ -9,6 +9,15 @@ namespace prte::rml {
 using Tag = uint32_t;
 
 // Message tags. Values are part of the daemon-to-daemon protocol; never renumber.
+// The wire protocol's version, exchanged in every connection's greeting: daemons of different
+// versions refuse each other with a message naming both. Raise it with every change a daemon of
+// the previous version could not read - a tag added, removed or renumbered, a message's layout -
+// and record it in wire_versions.txt beside this file (the test wire_version fails when the tags
+// change and the version does not).
+// 2: the accepting side's answer carries its rank, covered by its proof.
+// 3: a job's launch message names the process that spawned it.
+inline constexpr uint32_t kProtocolVersion = 3;
+
 namespace tag {
 inline constexpr Tag daemon = 1;          // commands to daemons (incl. the shrink order)
 inline constexpr Tag daemon_report = 2;   // a new daemon calls home

@@ -9,6 +9,7 @@
 #include "rml/connection.h"
 
 #include <event2/listener.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -195,6 +196,46 @@ TEST(RmlConnection, APeerClaimingTheAcceptorsOwnRankIsRefused)
     ASSERT_TRUE(loop.run_until([&] { return !master.seen.closed.empty(); }));
     EXPECT_EQ(master.seen.closed[0], "rejected test peer claiming to be daemon 0: that is this daemon's own rank");
     EXPECT_FALSE(master.seen.ready);
+}
+
+// Daemons of different wire protocols refuse each other with both versions named, rather than
+// misreading each other's messages (issue 26, item 7).
+TEST(RmlConnection, ADaemonOfAnotherProtocolVersionIsRefusedNamingBoth)
+{
+    TestLoop loop;
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    std::vector<evutil_socket_t> accepted;
+    evconnlistener* newer = evconnlistener_new_bind(
+        loop.base(),
+        [](evconnlistener*, evutil_socket_t fd, sockaddr*, int, void* arg) {
+            static_cast<std::vector<evutil_socket_t>*>(arg)->push_back(fd);
+            const uint32_t version = prte::rml::kProtocolVersion + 1;
+            std::string greeting = "PRTH";
+            for (int shift = 24; shift >= 0; shift -= 8) greeting += static_cast<char>((version >> shift) & 0xff);
+            greeting += std::string(prte::rml::auth::kNonceSize, 'n');
+            ASSERT_EQ(::write(fd, greeting.data(), greeting.size()), static_cast<ssize_t>(greeting.size()));
+        },
+        &accepted, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, 16, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+    ASSERT_NE(newer, nullptr);
+    sockaddr_in bound{};
+    socklen_t len = sizeof(bound);
+    getsockname(evconnlistener_get_fd(newer), reinterpret_cast<sockaddr*>(&bound), &len);
+    std::string address = "127.0.0.1:" + std::to_string(ntohs(bound.sin_port));
+
+    Seen client;
+    auto c = Connection::initiate(loop.base(), {address}, 3, 0, kSecret, record(client), {});
+    c->start();
+    ASSERT_TRUE(loop.run_until([&] { return !client.closed.empty(); }));
+    EXPECT_FALSE(client.ready);
+    EXPECT_EQ(client.closed[0], address + " speaks prte wire protocol " +
+                                    std::to_string(prte::rml::kProtocolVersion + 1) + ", this prte " +
+                                    std::to_string(prte::rml::kProtocolVersion) +
+                                    ": run the same prte version on every node");
+    c.reset();
+    for (evutil_socket_t fd : accepted) evutil_closesocket(fd);
+    evconnlistener_free(newer);
 }
 
 // A per-read timeout alone restarts with every byte: a stranger sending one byte every 100 ms
