@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -86,8 +87,16 @@ int main(int argc, char** argv)
     std::vector<std::string> args(argv + 1, argv + argc);
     prte::program::MCASettings mca_settings;
     if (prte::Status st = prte::program::extract_mca_args(args, mca_settings); !st) return usage_error(st.message());
+    // Before the required options are checked: `prted --version` alone is a question, not a start.
+    if (std::find(args.begin(), args.end(), "--version") != args.end() ||
+        std::find(args.begin(), args.end(), "-V") != args.end()) {
+        std::printf("prted %s\n", PACKAGE_VERSION);
+        return 0;
+    }
     Options options;
     CLI::App app{"prted: a DVM daemon, started by prte on each node", "prted"};
+    bool version = false;  // answered above; listed so that --help shows it
+    app.add_flag("-V,--version", version, "Show the version");
     app.add_option("--dvm-uri", options.dvm_uri, "The master's contact URI")->required();
     app.add_option("--rank", options.rank, "This daemon's rank in the DVM")->required()->check(CLI::Range(1u, 1u << 30));
     app.add_option("--dvm-nspace", options.dvm_nspace, "The DVM's namespace")->required();

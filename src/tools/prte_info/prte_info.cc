@@ -5,14 +5,17 @@
 // Exit status: 0 when everything loaded and checked out; 1 when a parameter value, a selection
 // list or a component file is bad (each problem is one line on stderr), 2 for a usage error.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "mca/base/framework.h"
 #include "mca/base/param.h"
 #include "program/mca_setup.h"
 #include "tools/cli_parse.h"
 #include "tools/prte_info/info_report.h"
 #include "util/output.h"
+#include "util/strings.h"
 
 extern char** environ;
 
@@ -66,8 +69,21 @@ int main(int argc, char** argv)
     int status = 0;
     if (!request.param.empty()) {
         const std::string& fw = request.param[0];
-        if (fw != "all" && fw != "mca" && fw != "prte" && !prte::program::find_framework(fw)) {
+        prte::mca::Framework* framework = fw == "all" ? nullptr : prte::program::find_framework(fw);
+        if (fw != "all" && fw != "mca" && fw != "prte" && !framework) {
             return usage_error("--param: unknown framework '" + fw + "'");
+        }
+        const std::string& component = request.param[1];
+        if (framework && component != "all" && component != "base") {
+            std::vector<std::string> known;
+            for (const auto& c : framework->candidates()) {
+                if (c.descriptor) known.push_back(c.descriptor->name);
+            }
+            if (std::find(known.begin(), known.end(), component) == known.end()) {
+                return usage_error("--param: framework '" + fw + "' has no component '" + component +
+                                   "' (it has: " + (known.empty() ? std::string("none") : prte::util::join(known, ", ")) +
+                                   "; or 'base', 'all')");
+            }
         }
         prte::info::print_params(request.options, fw, request.param[1]);
     } else if (request.selected) {

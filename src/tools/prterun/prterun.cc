@@ -156,8 +156,7 @@ int main(int argc, char** argv)
         std::string help = prte::prun::usage(
             "prterun",
             "prterun: run one job in a DVM of its own: starts the DVM (prte), runs the job (prun) and stops the DVM "
-            "(pterm), exiting with the job's status.\n"
-            "  prterun [options] <program> [arguments] [: [options] <program> [arguments] ...]",
+            "(pterm), exiting with the job's status.",
             "--host, --hostfile and --prtemca also apply to the DVM; prterun never uses a DVM already running.");
         std::fputs(help.c_str(), args.empty() ? stderr : stdout);
         return args.empty() ? 2 : 0;

@@ -448,6 +448,23 @@ int option_value_words(const std::string& option)
     return it == option_arity().end() ? 0 : it->second;
 }
 
+namespace {
+
+// CLI11's own usage line ("prun [OPTIONS]") would follow ours and say less: one line says it all.
+class ProgramUsage : public CLI::Formatter {
+  public:
+    explicit ProgramUsage(std::string program) : program_(std::move(program)) {}
+    std::string make_usage(const CLI::App*, std::string) const override
+    {
+        return "Usage: " + program_ + " [options] <program> [arguments] [: [options] <program> [arguments] ...]\n";
+    }
+
+  private:
+    std::string program_;
+};
+
+}  // namespace
+
 std::string usage(const std::string& program, const std::string& summary, const std::string& footer)
 {
     Request r;
@@ -455,9 +472,9 @@ std::string usage(const std::string& program, const std::string& summary, const 
     std::string description =
         !summary.empty() ? summary
                          : "prun: run a job in a running DVM (started with 'prte --daemonize'), relaying its output, "
-                           "and exit with its status.\n"
-                           "  prun [options] <program> [arguments] [: [options] <program> [arguments] ...]";
+                           "and exit with its status.";
     CLI::App cli{description, program};
+    cli.formatter(std::make_shared<ProgramUsage>(program));
     add_options(cli, t, r);
     cli.footer((!footer.empty() ? footer : "The DVM is the only one this user runs, or the one chosen with --dvm or --dvm-uri.") +
                "\nOptions stop at the program: '" + program + " -n 2 hostname -s' passes -s to hostname.\n"
