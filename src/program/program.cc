@@ -2,10 +2,12 @@
 
 #include "mca/base/core_params.h"
 #include "mca/base/param.h"
+#include "mca/base/repository.h"
 #include "mca/odls/base/odls_base.h"
 #include "mca/state/base/state_base.h"
 #include "pmix/server.h"
 #include "runtime/runtime.h"
+#include "util/output.h"
 
 namespace prte::program {
 namespace {
@@ -21,6 +23,17 @@ std::vector<std::string> required_frameworks(runtime::ProcessRole role)
     case runtime::ProcessRole::info: return {};
     }
     return {};
+}
+
+// Component files that were found but refused (not a shared object, not a prte component, built
+// for another interface): each program says so once per file, with the reason, unless
+// mca_base_component_show_load_errors is off. Only a component asked for by name is fatal
+// (framework.cc); a stray file must not go unnoticed either.
+void warn_refused_components()
+{
+    const mca::Param* show = mca::ParamRegistry::instance().find("mca_base_component_show_load_errors");
+    if (show && !show->as_bool()) return;
+    for (const auto& failure : mca::ComponentRepository::instance().failures()) output::warning("{}", failure.describe());
 }
 
 }  // namespace
@@ -41,6 +54,7 @@ Status init(runtime::ProcessRole role, char** envp, const MCASettings& command_l
     });
 
     if (Status st = open_frameworks({role}, false); !st) return st;
+    warn_refused_components();
     for (const auto& name : required_frameworks(role)) {
         mca::Framework* f = find_framework(name);
         if (Status st = f->select({role}); !st) return st;

@@ -76,11 +76,26 @@ expect_status broken 1
 expect_line broken err "component ras oldiface ($bad/mca_ras_oldiface.so) refused: built for ras interface version 999, this prte provides version 3"
 expect_line broken err "component ras nodescriptor ($bad/mca_ras_nodescriptor.so) refused: not a prte component: it exports no prte_mca_component_descriptor() function"
 expect_line broken err "component ras misnamed ($bad/mca_ras_misnamed.so) refused: its descriptor names ras othername, which does not match its file name"
-expect_line broken err "component ras garbage ($garbage/mca_ras_garbage.so) refused: cannot be loaded"
-expect_line broken err "component rmaps random ($garbage/mca_rmaps_random.so) refused: cannot be loaded"
+expect_line broken err "component ras garbage ($garbage/mca_ras_garbage.so) refused: not a shared object (no ELF header)"
+expect_line broken err "component rmaps random ($garbage/mca_rmaps_random.so) refused: not a shared object (no ELF header)"
 expect_line broken out "mca:ras:hosts:version:1.0.0"
 expect_line broken out "failed:ras:oldiface:$bad/mca_ras_oldiface.so:built for ras interface version 999"
 expect_one_line_errors broken
+
+# prte_info --selected lists what is there but not in play, with the reason.
+PRTE_MCA_mca_base_component_path="$garbage:$builtin" run selected_refused "$PRTE_INFO" --selected --parsable
+expect_line selected_refused out "unavailable:ras:garbage:not a shared object (no ELF header)"
+
+# A program that starts a DVM warns once per refused file (issue 31, item 2: it used to say nothing).
+PRTE_MCA_mca_base_component_path="$garbage:$builtin" run prterun_refused \
+    "$PRTE_BUILDDIR/src/tools/prterun/prterun" -n 1 /bin/true
+expect_status prterun_refused 0
+n=$(grep -c "prte: warning: component ras garbage ($garbage/mca_ras_garbage.so) refused: not a shared object" \
+    "$TEST_TMP/prterun_refused.err")
+[ "$n" = 1 ] && pass "prte warns once about the refused file" || fail "prte warned $n times: $(cat "$TEST_TMP/prterun_refused.err")"
+PRTE_MCA_mca_base_component_path="$garbage:$builtin" PRTE_MCA_mca_base_component_show_load_errors=0 \
+    run prterun_quiet "$PRTE_BUILDDIR/src/tools/prterun/prterun" -n 1 /bin/true
+expect_no_line prterun_quiet err "refused"
 
 # Asking for a refused component by name is an error that says why.
 PRTE_MCA_mca_base_component_path="$bad:$builtin" run want_broken "$PRTE_INFO" --selected --prtemca ras oldiface

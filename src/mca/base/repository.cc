@@ -1,9 +1,12 @@
 #include "mca/base/repository.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <ltdl.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -57,6 +60,32 @@ std::string LoadFailure::describe() const
 {
     return fmt::format("component {} {} ({}) refused: {}", file.framework, file.name, file.path, reason);
 }
+
+namespace {
+
+// libltdl says "file not found" for a file that is there but is no shared object (it goes on to
+// try other names): say what is wrong with the file itself, in the dynamic linker's words when it
+// is an ELF object that does not load (an undefined symbol, a missing library).
+std::string why_not_loadable(const std::string& path, const std::string& ltdl_error)
+{
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return fmt::format("cannot read it: {}", std::strerror(errno));
+    unsigned char magic[4] = {};
+    size_t n = std::fread(magic, 1, sizeof(magic), f);
+    std::fclose(f);
+    if (n < sizeof(magic) || magic[0] != 0x7f || magic[1] != 'E' || magic[2] != 'L' || magic[3] != 'F') {
+        return "not a shared object (no ELF header)";
+    }
+    void* probe = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (probe) {
+        dlclose(probe);
+        return fmt::format("cannot be loaded: {}", ltdl_error);
+    }
+    const char* err = dlerror();
+    return fmt::format("cannot be loaded: {}", err ? err : ltdl_error);
+}
+
+}  // namespace
 
 ComponentRepository& ComponentRepository::instance()
 {
@@ -127,7 +156,7 @@ bool ComponentRepository::load_one(const ComponentFile& file, uint32_t interface
     lt_dlhandle handle = lt_dlopen(file.path.c_str());
     if (!handle) {
         const char* err = lt_dlerror();
-        return refuse(fmt::format("cannot be loaded: {}", err ? err : "unknown libltdl error"));
+        return refuse(why_not_loadable(file.path, err ? err : "unknown libltdl error"));
     }
     void* sym = lt_dlsym(handle, kDescriptorSymbol);
     if (!sym) {

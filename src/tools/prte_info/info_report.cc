@@ -164,6 +164,17 @@ bool print_selection(const Options& options, const mca::QueryContext& context)
             }
         }
         if (!options.parsable) line(fmt::format("{}: {}", f->name(), util::join(names, ", ")));
+        // What is there but not in play, and why: refused files, and components left out.
+        for (const auto& failure : mca::ComponentRepository::instance().failures()) {
+            if (failure.file.framework != f->name()) continue;
+            line(options.parsable ? fmt::format("unavailable:{}:{}:{}", f->name(), failure.file.name, failure.reason)
+                                  : fmt::format("  unavailable: {} ({})", failure.file.name, failure.reason));
+        }
+        for (const auto& c : f->candidates()) {
+            if (c.status.empty() || !c.descriptor) continue;
+            line(options.parsable ? fmt::format("unavailable:{}:{}:{}", f->name(), c.descriptor->name, c.status)
+                                  : fmt::format("  unavailable: {} ({})", c.descriptor->name, c.status));
+        }
     }
     return ok;
 }
