@@ -37,6 +37,8 @@ namespace {
 // oversubscribe too (issue 32, item 1).
 void inherit_placement(runtime::MappingPolicy& child, const runtime::MappingPolicy& parent)
 {
+    // :NOINHERIT on either side (the parent's "my children choose for themselves", the child's "I do").
+    if (parent.inherit == false || child.inherit == false) return;
     if (child.by == runtime::MapBy::unset) {
         child.by = parent.by;
         child.ppr_count = parent.ppr_count;
@@ -46,6 +48,10 @@ void inherit_placement(runtime::MappingPolicy& child, const runtime::MappingPoli
     if (child.rank_by == runtime::RankBy::unset) child.rank_by = parent.rank_by;
     if (child.bind_to == runtime::BindTo::unset) child.bind_to = parent.bind_to;
     if (!child.oversubscribe) child.oversubscribe = parent.oversubscribe;
+    if (child.bind_to == parent.bind_to) {
+        child.bind_overload_allowed = child.bind_overload_allowed || parent.bind_overload_allowed;
+        child.bind_if_supported = child.bind_if_supported || parent.bind_if_supported;
+    }
 }
 
 // A spawn by a process that failed is said where its user looks: on the stderr of the tool that

@@ -61,6 +61,16 @@ Status parse_ppr(const char* key, const std::string& text, const std::vector<std
     return {};
 }
 
+// Qualifiers PRRTE's --map-by has that this DVM does not offer yet: refused by name, so that a
+// user knows the placement was not given rather than wondering why it looks different.
+bool prrte_mapping_qualifier(const std::string& q)
+{
+    static const char* const known[] = {"pe",       "nolocal", "hwtcpus", "corecpus", "file", "donotlaunch",
+                                        "ordered",  "display", "displaydevel", "device", "nooversubscribe"};
+    std::string name = q.substr(0, q.find('='));
+    return std::any_of(std::begin(known), std::end(known), [&](const char* k) { return name == k; });
+}
+
 Status parse_mapby(const std::string& text, runtime::MappingPolicy& mapping, std::vector<std::string>& notes)
 {
     std::vector<std::string> words = util::split(text, ':');
@@ -84,8 +94,23 @@ Status parse_mapby(const std::string& text, runtime::MappingPolicy& mapping, std
             mapping.oversubscribe = false;
         } else if (modifier == "span") {
             mapping.span = 1;
-        } else if (!modifier.empty()) {
-            notes.push_back(fmt::format("mapping modifier '{}' of '{}' ignored: not supported", words[i], text));
+        } else if (modifier == "inherit") {
+            mapping.inherit = true;
+        } else if (modifier == "noinherit") {
+            mapping.inherit = false;
+        } else if (modifier.empty()) {
+            continue;
+        } else if (prrte_mapping_qualifier(modifier)) {
+            // Nothing is silently ignored: a placement asked for and not given is refused.
+            return bad_value(PMIX_MAPBY, text,
+                             fmt::format("PRRTE's qualifier '{}' is not supported by this DVM yet (supported: "
+                                         "OVERSUBSCRIBE, NOOVERSUBSCRIBE, SPAN, INHERIT, NOINHERIT)",
+                                         words[i]));
+        } else {
+            return bad_value(PMIX_MAPBY, text,
+                             fmt::format("unknown qualifier '{}' (OVERSUBSCRIBE, NOOVERSUBSCRIBE, SPAN, INHERIT, "
+                                         "NOINHERIT)",
+                                         words[i]));
         }
     }
     return {};
@@ -107,13 +132,15 @@ Status parse_rankby(const std::string& text, runtime::MappingPolicy& mapping, st
         return bad_value(PMIX_RANKBY, text, "unknown ranking policy (slot, node, fill, span)");
     }
     for (size_t i = 1; i < words.size(); ++i) {
-        notes.push_back(fmt::format("ranking modifier '{}' of '{}' ignored: not supported", words[i], text));
+        if (util::trim(words[i]).empty()) continue;
+        return bad_value(PMIX_RANKBY, text, fmt::format("qualifier '{}' is not supported by this DVM", words[i]));
     }
     return {};
 }
 
-Status parse_bindto(const std::string& text, runtime::MappingPolicy& mapping, std::vector<std::string>& notes)
+Status parse_bindto(const std::string& text, runtime::Job& job, std::vector<std::string>& notes)
 {
+    runtime::MappingPolicy& mapping = job.mapping;
     std::vector<std::string> words = util::split(text, ':');
     std::string policy = lower(words.empty() ? "" : std::string(util::trim(words[0])));
     if (policy == "none") {
@@ -122,16 +149,37 @@ Status parse_bindto(const std::string& text, runtime::MappingPolicy& mapping, st
         mapping.bind_to = BindTo::hwthread;
     } else if (policy == "core" || policy == "cores") {
         mapping.bind_to = BindTo::core;
+    } else if (policy == "l1cache") {
+        mapping.bind_to = BindTo::l1cache;
+    } else if (policy == "l2cache") {
+        mapping.bind_to = BindTo::l2cache;
+    } else if (policy == "l3cache") {
+        mapping.bind_to = BindTo::l3cache;
     } else if (policy == "numa") {
         mapping.bind_to = BindTo::numa;
     } else if (policy == "package" || policy == "socket") {
         mapping.bind_to = BindTo::package;
     } else {
-        return bad_value(PMIX_BINDTO, text, "unknown binding policy (none, hwthread, core, numa, package)");
+        return bad_value(PMIX_BINDTO, text,
+                         "unknown binding level (none, hwthread, core, l1cache, l2cache, l3cache, numa, package)");
     }
+    // Qualifiers after ':', several separated by ':' or ',' (PRRTE accepts both).
     for (size_t i = 1; i < words.size(); ++i) {
-        notes.push_back(fmt::format("binding modifier '{}' of '{}' ignored: not supported", words[i], text));
+        for (const std::string& word : util::split(words[i], ',', true)) {
+            std::string q = lower(util::trim(word));
+            if (q == "overload-allowed") {
+                mapping.bind_overload_allowed = true;
+            } else if (q == "if-supported") {
+                mapping.bind_if_supported = true;
+            } else if (q == "report") {
+                job.reports.bindings = true;
+            } else {
+                return bad_value(PMIX_BINDTO, text,
+                                 fmt::format("unknown qualifier '{}' (overload-allowed, if-supported, report)", word));
+            }
+        }
     }
+    (void)notes;
     return {};
 }
 
@@ -270,7 +318,7 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
     }
     if (PMIX_CHECK_KEY(&info, PMIX_BINDTO)) {
         if (!(st = need_string(info, text))) return st;
-        return parse_bindto(text, job.mapping, notes);
+        return parse_bindto(text, job, notes);
     }
     if (PMIX_CHECK_KEY(&info, PMIX_PPR)) {
         if (!(st = need_string(info, text))) return st;

@@ -16,7 +16,8 @@ using Tag = uint32_t;
 // change and the version does not).
 // 2: the accepting side's answer carries its rank, covered by its proof.
 // 3: a job's launch message names the process that spawned it.
-inline constexpr uint32_t kProtocolVersion = 3;
+// 4: binding levels l1cache..l3cache, binding qualifiers and the mapping policy in a launch message.
+inline constexpr uint32_t kProtocolVersion = 4;
 
 namespace tag {
 inline constexpr Tag daemon = 1;          // commands to daemons (incl. the shrink order)

@@ -27,6 +27,9 @@ const char* to_string(BindTo policy)
     case BindTo::core: return "core";
     case BindTo::numa: return "numa";
     case BindTo::package: return "package";
+    case BindTo::l1cache: return "l1cache";
+    case BindTo::l2cache: return "l2cache";
+    case BindTo::l3cache: return "l3cache";
     }
     return "?";
 }

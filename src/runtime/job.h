@@ -55,7 +55,8 @@ struct Proc {
 
 enum class MapBy { unset, slot, node, core, package, numa, hwthread, ppr, seq };
 enum class RankBy { unset, slot, node, fill, span };
-enum class BindTo { unset, none, hwthread, core, numa, package };
+// Appended to, never reordered: the values travel in launch messages.
+enum class BindTo { unset, none, hwthread, core, numa, package, l1cache, l2cache, l3cache };
 
 const char* to_string(MapBy policy);
 const char* to_string(BindTo policy);
@@ -70,6 +71,13 @@ struct MappingPolicy {
     int ppr_count = 0;        // ppr:N:<object>
     MapBy ppr_object = MapBy::unset;
     int span = 0;
+    // --bind-to <level>:overload-allowed: more processes on an object than it has CPUs is no error.
+    bool bind_overload_allowed = false;
+    // --bind-to <level>:if-supported: a node without that level runs the process unbound.
+    bool bind_if_supported = false;
+    // --map-by ...:NOINHERIT (false) / :INHERIT (true): whether jobs this job's processes spawn take
+    // its placement directives (the default: they do).
+    std::optional<bool> inherit;
 };
 
 // How a job's output reaches the tool that launched it (prun --output ...).

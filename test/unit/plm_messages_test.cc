@@ -81,7 +81,9 @@ prte::runtime::Job sample_job()
     a.env = {};
     a.num_procs = 0;
     job.apps.push_back(a);
-    job.mapping.bind_to = prte::runtime::BindTo::core;
+    job.mapping.bind_to = prte::runtime::BindTo::l2cache;
+    job.mapping.bind_overload_allowed = true;
+    job.mapping.by = prte::runtime::MapBy::numa;
     job.stdin_target.kind = prte::runtime::StdinTarget::Kind::rank;
     job.stdin_target.rank = 0;
     pmix_proc_t parent;
@@ -316,6 +318,17 @@ TEST(PlmMessages, ALaunchMessageNamesTheBadField)
     job.procs[3]->app_index = 2;
     st = msg::decode_job(msg::encode_job(job), pool(), out);
     EXPECT_NE(st.message().find("rank 3 belongs to app 2 of 2"), std::string::npos) << st.message();
+}
+
+// What a daemon needs to bind on its own node: the level, its qualifiers and the mapping object.
+TEST(PlmMessages, ALaunchMessageCarriesTheBindingPolicy)
+{
+    prte::runtime::JobPtr out;
+    ASSERT_TRUE(msg::decode_job(msg::encode_job(sample_job()), pool(), out));
+    EXPECT_EQ(out->mapping.bind_to, prte::runtime::BindTo::l2cache);
+    EXPECT_TRUE(out->mapping.bind_overload_allowed);
+    EXPECT_FALSE(out->mapping.bind_if_supported);
+    EXPECT_EQ(out->mapping.by, prte::runtime::MapBy::numa);
 }
 
 // A job spawned by a process names it, so that its children get PMIX_PARENT_ID on any node; one a

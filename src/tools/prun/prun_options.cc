@@ -317,11 +317,29 @@ Status check_map_by(const std::string& value)
                             "ppr:N:<object>)",
                             value, policy)};
     }
+    auto parts = util::split(value, ':');
+    size_t qualifiers_at = 1;
     if (policy == "ppr") {
-        auto parts = util::split(value, ':');
         if (parts.size() < 3 || !util::parse_int(parts[1]) || *util::parse_int(parts[1]) <= 0 || parts[2].empty()) {
             return {Errc::bad_param, fmt::format("--map-by {}: expected ppr:N:<object>", value)};
         }
+        qualifiers_at = 3;
+    }
+    // The qualifiers the DVM takes (spawn_translate.cc, parse_mapby); PRRTE's others it refuses.
+    static const std::set<std::string> qualifiers = {"oversubscribe", "nooversubscribe", "span", "inherit", "noinherit"};
+    static const std::set<std::string> prrte_only = {"pe",      "nolocal", "hwtcpus", "corecpus", "file",
+                                                     "donotlaunch", "ordered", "display", "displaydevel", "device"};
+    for (size_t i = qualifiers_at; i < parts.size(); ++i) {
+        std::string q = lower(std::string(util::trim(parts[i])));
+        if (q.empty() || qualifiers.count(q)) continue;
+        if (prrte_only.count(q.substr(0, q.find('=')))) {
+            return {Errc::bad_param, fmt::format("--map-by {}: PRRTE's qualifier '{}' is not supported by this DVM "
+                                                 "yet (OVERSUBSCRIBE, NOOVERSUBSCRIBE, SPAN, INHERIT, NOINHERIT)",
+                                                 value, parts[i])};
+        }
+        return {Errc::bad_param, fmt::format("--map-by {}: unknown qualifier '{}' (OVERSUBSCRIBE, NOOVERSUBSCRIBE, "
+                                             "SPAN, INHERIT, NOINHERIT)",
+                                             value, parts[i])};
     }
     return {};
 }
@@ -336,6 +354,24 @@ Status check_bind_to(const std::string& value)
                 fmt::format("--bind-to {}: unknown level '{}' (none, hwthread, core, l1cache, l2cache, l3cache, numa, "
                             "package)",
                             value, level)};
+    }
+    if (level == "board") {
+        return {Errc::bad_param, fmt::format("--bind-to {}: PRRTE's 'board' level is not supported by this DVM (none, "
+                                             "hwthread, core, l1cache, l2cache, l3cache, numa, package)",
+                                             value)};
+    }
+    // The qualifiers the DVM takes (spawn_translate.cc, parse_bindto), after ':', by ':' or ','.
+    static const std::set<std::string> qualifiers = {"overload-allowed", "if-supported", "report"};
+    size_t colon = value.find(':');
+    if (colon == std::string::npos) return {};
+    for (const std::string& part : util::split(value.substr(colon + 1), ':', true)) {
+        for (const std::string& word : util::split(part, ',', true)) {
+            if (!qualifiers.count(lower(std::string(util::trim(word))))) {
+                return {Errc::bad_param, fmt::format("--bind-to {}: unknown qualifier '{}' (overload-allowed, "
+                                                     "if-supported, report)",
+                                                     value, word)};
+            }
+        }
     }
     return {};
 }

@@ -187,7 +187,7 @@ void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, i
     Environment env = build_child_environment(input);
 
     std::optional<Binding> binding;
-    if (Status st = topology_.binding_for(job->mapping.bind_to, proc.local_rank, binding); !st) {
+    if (Status st = topology_.binding_for(job->mapping, proc.local_rank, local_size, input.node_name, binding); !st) {
         fail_before_fork(job, proc, st.message());
         return;
     }

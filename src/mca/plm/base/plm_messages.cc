@@ -170,6 +170,9 @@ rml::Payload encode_job(const runtime::Job& job)
         w.i32(app.index).str(app.executable).strings(app.argv).strings(app.env).str(app.working_dir).i32(app.num_procs);
     }
     w.u8(static_cast<uint8_t>(job.mapping.bind_to));
+    w.u8(static_cast<uint8_t>((job.mapping.bind_overload_allowed ? 1 : 0) | (job.mapping.bind_if_supported ? 2 : 0)));
+    // The mapping object decides the default binding, which each daemon works out on its own node.
+    w.u8(static_cast<uint8_t>(job.mapping.by)).u8(static_cast<uint8_t>(job.mapping.ppr_object));
     w.u8(static_cast<uint8_t>(job.stdin_target.kind)).u32(job.stdin_target.rank);
     w.u8(job.reports.bindings ? 1 : 0);  // the only report a daemon makes (--report-bindings)
     // The process that spawned it, when that is a process of a job (PMIX_PARENT_ID for the
@@ -205,8 +208,19 @@ Status decode_job(const rml::Payload& in, runtime::NodePool& pool, runtime::JobP
         job->apps.push_back(std::move(app));
     }
     uint8_t bind = r.u8();
-    if (r.ok() && bind > static_cast<uint8_t>(runtime::BindTo::package)) r.fail(fmt::format("unknown binding {}", bind));
+    if (r.ok() && bind > static_cast<uint8_t>(runtime::BindTo::l3cache)) r.fail(fmt::format("unknown binding {}", bind));
     job->mapping.bind_to = static_cast<runtime::BindTo>(bind);
+    uint8_t bind_flags = r.u8();
+    if (r.ok() && bind_flags > 3) r.fail(fmt::format("unknown binding qualifiers {:#x}", bind_flags));
+    job->mapping.bind_overload_allowed = (bind_flags & 1) != 0;
+    job->mapping.bind_if_supported = (bind_flags & 2) != 0;
+    uint8_t map_by = r.u8();
+    uint8_t ppr_object = r.u8();
+    if (r.ok() && (map_by > static_cast<uint8_t>(runtime::MapBy::seq) || ppr_object > static_cast<uint8_t>(runtime::MapBy::seq))) {
+        r.fail(fmt::format("unknown mapping policy {} (ppr object {})", map_by, ppr_object));
+    }
+    job->mapping.by = static_cast<runtime::MapBy>(map_by);
+    job->mapping.ppr_object = static_cast<runtime::MapBy>(ppr_object);
     uint8_t stdin_kind = r.u8();
     if (r.ok() && stdin_kind > static_cast<uint8_t>(runtime::StdinTarget::Kind::all)) {
         r.fail(fmt::format("unknown stdin target {}", stdin_kind));
