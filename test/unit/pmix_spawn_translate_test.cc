@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "pmix/spawn_translate.h"
@@ -153,7 +154,40 @@ TEST(PmixSpawnTranslate, MappingRankingAndBinding)
     EXPECT_EQ(job.mapping.span, 1);
     EXPECT_EQ(job.mapping.rank_by, RankBy::fill);
     EXPECT_EQ(job.mapping.bind_to, BindTo::package);
-    EXPECT_TRUE(mentions(notes, "overload-allowed")) << "an unsupported modifier is reported";
+    EXPECT_TRUE(job.mapping.bind_overload_allowed);
+    EXPECT_FALSE(job.mapping.bind_if_supported);
+    EXPECT_FALSE(job.reports.bindings);
+}
+
+// Qualifiers are taken or refused, never ignored (issue 25): the binding's, PRRTE's mapping ones this
+// DVM does not offer, and ranking qualifiers.
+TEST(PmixSpawnTranslate, QualifiersAreTakenOrRefusedNeverIgnored)
+{
+    Request taken;
+    taken.app("/bin/true", {}, 1);
+    taken.job_string(PMIX_BINDTO, "l2cache:if-supported,report");
+    taken.job_string(PMIX_MAPBY, "core:NOINHERIT");
+    Job job;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(taken.translate(job, notes).ok());
+    EXPECT_EQ(job.mapping.bind_to, BindTo::l2cache);
+    EXPECT_TRUE(job.mapping.bind_if_supported);
+    EXPECT_TRUE(job.reports.bindings);
+    EXPECT_EQ(job.mapping.inherit, std::optional<bool>(false));
+
+    for (const auto& [key, value, why] : std::vector<std::tuple<const char*, std::string, std::string>>{
+             {PMIX_BINDTO, "core:sometimes", "unknown qualifier 'sometimes' (overload-allowed, if-supported, report)"},
+             {PMIX_MAPBY, "slot:PE=2", "PRRTE's qualifier 'PE=2' is not supported by this DVM yet"},
+             {PMIX_MAPBY, "slot:FOO", "unknown qualifier 'FOO'"},
+             {PMIX_RANKBY, "slot:span", "qualifier 'span' is not supported"}}) {
+        Request r;
+        r.app("/bin/true", {}, 1);
+        r.job_string(key, value);
+        Job refused;
+        prte::Status st = r.translate(refused, notes);
+        EXPECT_EQ(st.code(), Errc::bad_param) << key << "=" << value;
+        EXPECT_NE(st.message().find(why), std::string::npos) << st.message();
+    }
 }
 
 TEST(PmixSpawnTranslate, PprInMapByOrOnItsOwn)
@@ -183,7 +217,7 @@ TEST(PmixSpawnTranslate, UnknownPoliciesAreErrorsNamingTheValue)
 {
     for (const auto& [key, value] : std::vector<std::pair<const char*, std::string>>{
              {PMIX_MAPBY, "diagonal"}, {PMIX_MAPBY, "ppr:x:node"}, {PMIX_MAPBY, "ppr:2"},
-             {PMIX_RANKBY, "random"}, {PMIX_BINDTO, "l3cache"}}) {
+             {PMIX_RANKBY, "random"}, {PMIX_BINDTO, "l4cache"}, {PMIX_BINDTO, "board"}}) {
         Request r;
         r.app("/bin/true", {}, 1);
         r.job_string(key, value);
