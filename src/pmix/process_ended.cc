@@ -10,8 +10,10 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "pmix/internal.h"
@@ -59,7 +61,18 @@ int group_ended(const char* id, int construct, int optional, const pmix_proc_t* 
         detail::verbose()(1, "group {} {}: member {} ended before it took part; {} caller(s) on this node answered {}",
                           group, construct ? "construct" : "destruct", describe(*ended), callers,
                           PMIx_Error_string(PMIX_ERR_PROC_TERM_WO_SYNC));
-        if (construct) detail::tell_invite_failed(group, *ended, leader, members, nmembers);
+        if (construct) {
+            // On the progress thread, which owns the job table it consults (where the leader runs):
+            // read here, on PMIx's thread, it raced with a job's deregistration (issue 26, item 6).
+            // Posted before the leader's declaration below, so it still goes first.
+            pmix_proc_t who_ended = *ended;
+            std::optional<pmix_proc_t> named_leader = leader ? std::optional<pmix_proc_t>(*leader) : std::nullopt;
+            std::vector<pmix_proc_t> all = detail::copy_procs(members, nmembers);
+            detail::post([group, who_ended, named_leader, all] {
+                detail::tell_invite_failed(group, who_ended, named_leader ? &*named_leader : nullptr, all.data(),
+                                           all.size());
+            });
+        }
     }
     if (leader && !optional) {  // one handed over is declared as the host takes it
         pmix_proc_t who = *leader;
