@@ -5,6 +5,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -374,6 +377,65 @@ TEST(OutputWriter, AReaderThatWentAwayStopsTheWriting)
     EXPECT_TRUE(w.stdout_broken());
     w.deliver(0, Stream::err, "still here\n");
     EXPECT_EQ(err.drain(), "still here\n");
+}
+
+// Output to files (issue 31, item 4): PRRTE's --output dir=/file= and the older --output-filename.
+TEST(PrunOptions, OutputToFiles)
+{
+    using prte::prun::FileOutput;
+    Request d = parse_ok({"--output", "tag,dir=/tmp/o:nocopy", "-n", "12", "x"});
+    EXPECT_TRUE(d.output.tag);
+    EXPECT_EQ(d.output.files.kind, FileOutput::Kind::dir);
+    EXPECT_EQ(d.output.files.path, "/tmp/o");
+    EXPECT_FALSE(d.output.files.copy);
+    EXPECT_TRUE(d.output.files.jobid);
+    EXPECT_EQ(d.output.files.rank_digits, 2);  // ranks 00..11
+
+    Request f = parse_ok({"--output", "file=out", "x"});
+    EXPECT_EQ(f.output.files.kind, FileOutput::Kind::file);
+    EXPECT_TRUE(f.output.files.copy);
+    EXPECT_EQ(f.output.files.rank_digits, 1);  // the size is not known without -n
+
+    Request old = parse_ok({"--output-filename", "o:nocopy,nojobid", "-n", "2", "x"});
+    EXPECT_EQ(old.output.files.kind, FileOutput::Kind::dir);
+    EXPECT_EQ(old.output.files.path, "o");
+    EXPECT_FALSE(old.output.files.copy);
+    EXPECT_FALSE(old.output.files.jobid);
+
+    EXPECT_NE(parse_error({"--output", "dir=o:sometimes", "x"}).find("unknown qualifier 'sometimes' (nocopy, nojobid)"),
+              std::string::npos);
+    EXPECT_NE(parse_error({"--output", "file=", "x"}).find("expected a path"), std::string::npos);
+}
+
+TEST(OutputWriter, FilesTakeEachRanksOwnBytesInPrrtesLayout)
+{
+    char tmpl[] = "/tmp/prun-files-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    std::string dir = tmpl;
+    Pipe out, err;
+    OutputOptions o;
+    o.tag = true;
+    o.files.kind = prte::prun::FileOutput::Kind::dir;
+    o.files.path = dir;
+    o.files.rank_digits = 2;
+    {
+        OutputWriter w(o, out.writer(), err.writer());
+        w.set_job_label("3");
+        w.deliver(1, Stream::out, "one\n");
+        w.deliver(1, Stream::err, "oops\n");
+        w.deliver(0, Stream::out, "child\n", "4");  // a spawned job's: its own directory
+        w.flush();
+    }
+    auto slurp = [](const std::string& path) {
+        std::ifstream in(path);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    EXPECT_EQ(slurp(dir + "/3/rank.01/stdout"), "one\n");  // untagged, as the process wrote it
+    EXPECT_EQ(slurp(dir + "/3/rank.01/stderr"), "oops\n");
+    EXPECT_EQ(slurp(dir + "/4/rank.00/stdout"), "child\n");
+    EXPECT_EQ(out.drain(), "[3,1]<stdout>: one\n[4,0]<stdout>: child\n");  // copied to the terminal, tagged
+    EXPECT_EQ(err.drain(), "[3,1]<stderr>: oops\n");
+    std::filesystem::remove_all(dir);
 }
 
 TEST(OutputWriter, JobLabels)

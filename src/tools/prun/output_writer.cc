@@ -54,7 +54,7 @@ std::string job_label_of(const std::string& nspace)
 
 OutputWriter::OutputWriter(OutputOptions options, int out_fd, int err_fd)
     : options_(options), out_fd_(out_fd), err_fd_(err_fd), clock_(now_text),
-      line_mode_((options.tag || options.timestamp) && !options.raw)
+      line_mode_((options.tag || options.timestamp) && !options.raw), files_(options.files)
 {
 }
 
@@ -97,6 +97,11 @@ void OutputWriter::deliver(uint32_t rank, Stream stream, std::string_view data, 
     if (data.empty()) return;
     Stream target = options_.merge_stderr ? Stream::out : stream;
     std::lock_guard<std::mutex> lock(mutex_);
+    if (files_.active()) {
+        // The process's own bytes, untagged, as PRRTE writes them.
+        files_.write(job.empty() ? job_label_ : job, rank, target == Stream::out, data);
+        if (!files_.copy()) return;
+    }
     if (!line_mode_) {
         if (options_.tag || options_.timestamp) {  // raw, but still labelled per chunk
             write_to(target, prefix(job, rank, stream) + std::string(data));

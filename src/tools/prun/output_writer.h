@@ -20,6 +20,7 @@
 #include <tuple>
 #include <utility>
 
+#include "tools/prun/output_files.h"
 #include "tools/prun/prun_options.h"
 
 namespace prte::prun {
@@ -60,6 +61,7 @@ class OutputWriter {
     std::map<std::tuple<std::string, uint32_t, int>, std::string> partial_;
     std::atomic<bool> out_broken_{false};
     std::atomic<bool> err_broken_{false};
+    OutputFiles files_;  // --output dir=/file= (guarded by mutex_)
 };
 
 // The job id tags show: PRRTE's namespaces are "<dvm>@<n>" and tags show <n>; any other namespace

@@ -24,7 +24,7 @@ const std::map<std::string, int>& option_arity()
         {"-H", 1},        {"--hostfile", 1}, {"-x", 1},     {"--wdir", 1},    {"--output", 1},
         {"--timeout", 1}, {"--dvm-uri", 1}, {"--dvm", 1},   {"--stdin", 1},   {"--prtemca", 2},
         {"--mca", 2},     {"--add-host", 1}, {"--add-hostfile", 1}, {"-N", 1}, {"--npernode", 1},
-        {"--display", 1}, {"--pmixmca", 2},
+        {"--display", 1}, {"--pmixmca", 2}, {"--output-filename", 1},
     };
     return arity;
 }
@@ -38,7 +38,7 @@ const std::set<std::string>& single_dash_long_options()
                                                 "add-hostfile", "npernode", "pernode", "display", "pmixmca",
                                                 "report-bindings", "tag-output", "timestamp-output",
                                                 "merge-stderr-to-stdout", "display-map", "display-allocation",
-                                                "enable-recovery", "disable-recovery"};
+                                                "enable-recovery", "disable-recovery", "output-filename"};
     return names;
 }
 
@@ -97,6 +97,7 @@ struct ContextTarget {
     AppContext app;
     std::vector<std::string> mca_words;
     std::vector<std::string> output_values;
+    std::string output_filename;  // --output-filename DIR[:nocopy,nojobid]
     std::string stdin_value;
     std::string timeout_text;
     std::string npernode_text;  // -N / --npernode
@@ -150,8 +151,14 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
         ->type_name("LEVEL");
     take_each(cli.add_option("--output", t.output_values,
                              "Output format, a comma list of: tag, tag-fullname, timestamp, "
-                             "merge-stderr-to-stdout, raw"))
+                             "merge-stderr-to-stdout, raw; and to files: dir=DIR (DIR/<job>/rank.N/stdout, "
+                             "stderr) or file=PATH (PATH.<job>.N), with :nocopy (not also to the terminal) "
+                             "and :nojobid (dir= only)"))
         ->type_name("LIST");
+    cli.add_option("--output-filename", t.output_filename,
+                   "Each rank's output into DIR/<job>/rank.N/stdout and stderr (Open MPI's and PRRTE's older "
+                   "spelling of --output dir=DIR); DIR:nocopy,nojobid as there")
+        ->type_name("DIR");
     cli.add_option("--timeout", t.timeout_text, "Terminate the job after this many seconds")->type_name("SECONDS");
     cli.add_flag("--enable-recovery", r.recoverable,
                  "A process that dies or exits non-zero does not end the job: the others carry on and are told "
@@ -268,6 +275,13 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
     for (const std::string& v : t.output_values) {
         if (Status st = parse_output(v, r.output); !st) return st;
     }
+    if (!t.output_filename.empty()) {
+        std::string spec = "dir=" + t.output_filename;
+        // Open MPI's qualifiers come comma-separated after one ':' (DIR:nocopy,nojobid).
+        std::replace(spec.begin(), spec.end(), ',', ':');
+        if (Status st = parse_output_files("--output-filename", spec, r.output.files); !st) return st;
+    }
+
     if (!t.timeout_text.empty()) {
         auto seconds = util::parse_int(t.timeout_text);
         if (!seconds || *seconds <= 0 || *seconds > 100000000) {
@@ -376,10 +390,47 @@ Status check_bind_to(const std::string& value)
     return {};
 }
 
+// dir=DIR / file=PATH, with qualifiers after ':' (nocopy, nojobid), and the bare qualifiers.
+Status parse_output_files(const std::string& option, const std::string& word, FileOutput& files)
+{
+    std::string w = lower(word);
+    if (w == "nocopy") {
+        files.copy = false;
+        return {};
+    }
+    if (w == "nojobid") {
+        files.jobid = false;
+        return {};
+    }
+    bool dir = w.rfind("dir=", 0) == 0;
+    std::vector<std::string> parts = util::split(word.substr(dir ? 4 : 5), ':');
+    if (parts.empty() || parts[0].empty()) {
+        return {Errc::bad_param, fmt::format("{} {}: expected a path after '='", option, word)};
+    }
+    files.kind = dir ? FileOutput::Kind::dir : FileOutput::Kind::file;
+    files.path = parts[0];
+    for (size_t i = 1; i < parts.size(); ++i) {
+        std::string q = lower(parts[i]);
+        if (q == "nocopy") {
+            files.copy = false;
+        } else if (q == "nojobid" && dir) {
+            files.jobid = false;
+        } else {
+            return {Errc::bad_param, fmt::format("{} {}: unknown qualifier '{}' (nocopy{})", option, word, parts[i],
+                                                 dir ? ", nojobid" : "")};
+        }
+    }
+    return {};
+}
+
 Status parse_output(const std::string& value, OutputOptions& out)
 {
     for (const std::string& word : util::split(value, ',', true)) {
         std::string w = lower(word);
+        if (w.rfind("dir=", 0) == 0 || w.rfind("file=", 0) == 0 || w == "nocopy" || w == "nojobid") {
+            if (Status st = parse_output_files("--output", word, out.files); !st) return st;
+            continue;
+        }
         if (w == "tag") {
             out.tag = true;
         } else if (w == "tag-fullname") {
@@ -393,7 +444,7 @@ Status parse_output(const std::string& value, OutputOptions& out)
         } else {
             return {Errc::bad_param,
                     fmt::format("--output {}: unknown format '{}' (tag, tag-fullname, timestamp, "
-                                "merge-stderr-to-stdout, raw)",
+                                "merge-stderr-to-stdout, raw, dir=DIR, file=PATH, nocopy, nojobid)",
                                 value, word)};
         }
     }
@@ -462,6 +513,16 @@ Status parse(const std::vector<std::string>& raw_args, Request& out)
     }
     if (!r.bind_to.empty()) {
         if (Status st = check_bind_to(r.bind_to); !st) return st;
+    }
+    if (r.output.files.kind != FileOutput::Kind::none) {
+        // Ranks zero-padded to the width of the largest, when every app says how many it runs.
+        int total = 0;
+        bool known = true;
+        for (const auto& app : r.apps) {
+            if (app.np <= 0) known = false;
+            total += app.np;
+        }
+        if (known && total > 0) r.output.files.rank_digits = static_cast<int>(std::to_string(total - 1).size());
     }
     out = std::move(r);
     return {};

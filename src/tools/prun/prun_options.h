@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "tools/prun/output_files.h"
 #include "util/status.h"
 
 namespace prte::prun {
@@ -32,6 +33,7 @@ struct OutputOptions {
     bool timestamp = false;
     bool merge_stderr = false;   // stderr lines go to stdout
     bool raw = false;            // write chunks as they come (no line assembly)
+    FileOutput files;            // dir=, file=, --output-filename (output_files.h)
 };
 
 // Where the job's stdin comes from prun's: a rank, every rank, or nobody.
@@ -86,6 +88,9 @@ std::string usage(const std::string& program = "prun", const std::string& summar
 Status check_map_by(const std::string& value);
 Status check_bind_to(const std::string& value);
 Status parse_output(const std::string& value, OutputOptions& out);
+// One file destination of --output or --output-filename: dir=DIR or file=PATH, with :nocopy
+// (and :nojobid for dir=), or a bare nocopy / nojobid; `option` names it in errors.
+Status parse_output_files(const std::string& option, const std::string& word, FileOutput& files);
 Status parse_display(const std::string& value, Reports& out);
 
 }  // namespace prte::prun
