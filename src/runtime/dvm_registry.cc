@@ -281,7 +281,7 @@ void sweep_old_teardown_notes(const std::string& dir)
 
 }  // namespace
 
-Status publish(const std::string& uri, const std::string& dvm_nspace)
+Status publish(const std::string& uri, const std::string& dvm_nspace, const std::string& log)
 {
     std::string dir = directory();
     if (Status st = ensure_directory(dir); !st) return st;
@@ -289,6 +289,7 @@ Status publish(const std::string& uri, const std::string& dvm_nspace)
     std::string name = fmt::format("{}{}", kFilePrefix, getpid());
     std::string text = fmt::format("uri={}\npid={}\nnspace={}\nhost={}\nstarted={}\n", uri, getpid(), dvm_nspace,
                                    this_host(), static_cast<int64_t>(time(nullptr)));
+    if (!log.empty()) text += fmt::format("log={}\n", log);
     if (Status st = write_atomically(dir, name, text); !st) return st;
     std::lock_guard<std::mutex> lock(published_mutex);
     published_file = fmt::format("{}/{}", dir, name);
@@ -339,6 +340,8 @@ Status parse(const std::string& text, const std::string& file, Entry& out)
             entry.nspace = value;
         } else if (key == "host") {
             entry.host = value;
+        } else if (key == "log") {
+            entry.log = value;
         } else if (key == "pid" || key == "started") {
             auto v = util::parse_int(value);
             if (!v || *v <= 0) return {Errc::bad_file, fmt::format("{}:{}: bad {} '{}'", file, number, key, value)};

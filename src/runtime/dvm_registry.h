@@ -30,6 +30,7 @@ struct Entry {
     std::string host;
     int64_t started = 0;    // epoch seconds; 0 when unknown
     std::string file;       // the registry file it came from; empty for a bare URI
+    std::string log;        // where the DVM writes its messages (prte --log-file); empty: none known
 };
 
 // The per-user directory: ${TMPDIR:-/tmp}/prte.<uid>.
@@ -37,7 +38,7 @@ std::string directory();
 
 // Called by the master once its PMIx server accepts tools; writes dvm.<getpid()>. Creates the
 // directory (0700) if needed and refuses one owned by another user.
-Status publish(const std::string& uri, const std::string& dvm_nspace);
+Status publish(const std::string& uri, const std::string& dvm_nspace, const std::string& log = {});
 
 // The master's last word to the pterm that stopped it, when its daemons did not all exit in time
 // (which ones, and what it did about them): dvm.<pid>.teardown beside the registry file, written

@@ -148,9 +148,10 @@ void Runtime::start_teardown()
     loop_->stop();
 }
 
-void Runtime::shutdown_on_signals()
+void Runtime::shutdown_on_signals(bool hangup)
 {
     for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+        if (sig == SIGHUP && !hangup) continue;
         event* ev = evsignal_new(
             loop_->base(), sig,
             [](evutil_socket_t s, short, void*) {

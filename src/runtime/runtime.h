@@ -83,7 +83,8 @@ class Runtime {
     void request_shutdown(int exit_status, const std::string& reason);
     // SIGTERM, SIGINT and SIGHUP become shutdown requests, handled as loop events (so the shutdown
     // runs on the progress thread); SIGPIPE is ignored (a peer gone is seen as a write error).
-    void shutdown_on_signals();
+    // Without `hangup`, SIGHUP is left to the caller (a DVM writing a log file reopens it).
+    void shutdown_on_signals(bool hangup = true);
     // What the program does on a shutdown request (prte: kill jobs, tell tools, stop the loop).
     void set_shutdown_handler(std::function<void()> handler) { shutdown_handler_ = std::move(handler); }
     const std::string& shutdown_reason() const { return shutdown_reason_; }

@@ -19,6 +19,8 @@ struct Settings {
     // prte_daemon_exit_timeout: from a daemon's order to exit, or its loss of the master, to its end
     // (prted's exit watchdog).
     std::chrono::seconds daemon_exit_timeout{5};
+    // prte_log_file: where the master writes its messages once the DVM is ready (prte --log-file).
+    std::string log_file;
     // Testing only: prte_test_hold_launch, prte_test_wedge_on_sigusr2.
     bool test_hold_launch = false;
     bool test_wedge_on_sigusr2 = false;

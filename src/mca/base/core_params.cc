@@ -12,6 +12,10 @@ namespace {
 void register_runtime_params(ParamRegistry& registry)
 {
     const runtime::Settings defaults;
+    registry.register_string({"prte", "", "log_file"}, "",
+                             "The master's log once the DVM is ready: its errors, warnings, verbose streams, the "
+                             "daemons' lines and PMIx_Log (prte --log-file); empty: the terminal, or prte.log in the "
+                             "session directory for a daemonized DVM");
     registry.register_string({"prte", "", "node_name"}, "",
                              "Node name this process reports (default: the hostname); the "
                              "local-node test-bed sets it for each daemon");
@@ -72,6 +76,7 @@ runtime::Settings runtime_settings(ParamRegistry& registry)
 {
     runtime::Settings s;
     s.node_name = core_param(registry, "prte_node_name").as_string();
+    s.log_file = core_param(registry, "prte_log_file").as_string();
     s.elastic_mode = core_param(registry, "prte_elastic_mode").as_bool();
     s.elastic_leave_timeout = std::chrono::milliseconds(core_param(registry, "prte_elastic_leave_timeout").as_int());
     s.daemon_exit_timeout = std::chrono::seconds(core_param(registry, "prte_daemon_exit_timeout").as_int());

@@ -47,13 +47,14 @@ int Daemonizer::fork_and_wait()
     return 1;
 }
 
-void Daemonizer::report_ready()
+void Daemonizer::report_ready(bool logging)
 {
     if (ready_fd_ < 0) return;
     char byte = 'K';
     (void)!write(ready_fd_, &byte, 1);
     close(ready_fd_);
     ready_fd_ = -1;
+    if (logging) return;  // the log file holds stdout and stderr already (log_file.h)
     int null_fd = open("/dev/null", O_RDWR);
     if (null_fd >= 0) {
         dup2(null_fd, STDIN_FILENO);

@@ -4,6 +4,7 @@
 // Exit status: 0 after an orderly shutdown; 1 when the DVM could not start (one line says why);
 // 2 for a usage error.
 #include <event2/event.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -31,6 +32,7 @@
 #include "runtime/topology.h"
 #include "tools/cli_parse.h"
 #include "tools/prte/daemonize.h"
+#include "tools/prte/log_file.h"
 #include "util/output.h"
 #include "util/strings.h"
 
@@ -44,6 +46,7 @@ struct Options {
     std::string report_pid;
     std::vector<std::string> hosts;
     std::string hostfile;
+    std::string log_file;
     bool version = false;
 };
 
@@ -147,6 +150,11 @@ int main(int argc, char** argv)
         ->type_name("-|+|FILE");
     app.add_option("--host,-H", options.hosts, "Nodes of the DVM: name[:slots],... (default: this node)")->delimiter(',');
     app.add_option("--hostfile", options.hostfile, "A hostfile listing the DVM's nodes");
+    app.add_option("--log-file", options.log_file,
+                   "Once the DVM is ready, write its messages (errors, warnings, verbose streams, the daemons' "
+                   "lines, PMIx_Log) to this file, appending; SIGHUP reopens it. A daemonized DVM without it logs to "
+                   "prte.log in its session directory (pterm --verbose says where)")
+        ->type_name("PATH");
     app.add_flag("-V,--version", options.version, "Show the version");
     app.footer("Parameters: --prtemca <name> <value> (see prte_info --param all all).");
     if (auto done = prte::tools::parse_command_line(app, args, usage_error)) return *done;
@@ -155,7 +163,8 @@ int main(int argc, char** argv)
         return 0;
     }
     if (!report_file_writable("--report-uri", options.report_uri) ||
-        !report_file_writable("--report-pid", options.report_pid)) {
+        !report_file_writable("--report-pid", options.report_pid) ||
+        !report_file_writable("--log-file", options.log_file)) {
         return 2;
     }
 
@@ -202,21 +211,46 @@ int main(int argc, char** argv)
     prte::rml::Messenger::instance().register_handler(prte::rml::tag::daemon, [](prte::runtime::Rank, prte::rml::Payload&&) {});
     rt.set_teardown([](std::function<void()> done) { prte::plm::base::teardown_daemons(std::move(done)); });
 
+    // The log: --log-file, else the parameter, else (daemonized) the session directory's prte.log.
+    std::string log_path = !options.log_file.empty() ? options.log_file : rt.settings().log_file;
+    if (log_path.empty() && options.daemonize) log_path = rt.identity().session_dir + "/prte.log";
+    if (!log_path.empty() && log_path[0] != '/') {
+        char cwd[4096];
+        if (getcwd(cwd, sizeof(cwd))) log_path = std::string(cwd) + "/" + log_path;  // SIGHUP reopens it from anywhere
+    }
+    prte::tools::DvmLog log;
     rt.set_ready_handler([&] {
-        if (prte::Status st = prte::runtime::dvm_registry::publish(prte::pmix::uri(), rt.identity().dvm_nspace); !st) {
+        if (prte::Status st = prte::runtime::dvm_registry::publish(prte::pmix::uri(), rt.identity().dvm_nspace,
+                                                                   log_path);
+            !st) {
             prte::output::warning("{}", st.message());
         }
+        // Reported on the terminal ("-", "+") before the log takes stdout and stderr over.
         report(options.report_uri, prte::pmix::uri());
         report(options.report_pid, std::to_string(getpid()));
+        if (!log_path.empty()) {
+            if (prte::Status st = log.start(log_path); !st) prte::output::warning("{}: messages go nowhere", st.message());
+        }
         if (options.daemonize) {
-            daemonizer.report_ready();
+            daemonizer.report_ready(log.active());
         } else {
             std::printf("DVM ready\n");
             std::fflush(stdout);
         }
     });
     rt.set_shutdown_handler([&] { begin_shutdown(rt); });
-    rt.shutdown_on_signals();
+    // SIGHUP: with a log, logrotate's "reopen it"; without one, the terminal's hangup (stop).
+    rt.shutdown_on_signals(log_path.empty());
+    if (!log_path.empty()) {
+        event* hup = evsignal_new(
+            rt.loop().base(), SIGHUP,
+            [](evutil_socket_t, short, void* arg) {
+                auto* dvm_log = static_cast<prte::tools::DvmLog*>(arg);
+                if (prte::Status st = dvm_log->reopen(); !st) prte::output::warning("SIGHUP: {}", st.message());
+            },
+            &log);
+        event_add(hup, nullptr);  // lives until the DVM exits
+    }
     prte::plm::base::set_dvm_resources(options.hosts, options.hostfile);
 
     // The DVM starts as the daemon job running through the launch states (spec 7.4.3).

@@ -184,5 +184,6 @@ int main(int argc, char** argv)
         return 1;
     }
     trace(1, "stopping the DVM {}", registry::describe(entry));
+    if (!entry.log.empty()) trace(1, "its log: {}", entry.log);
     return terminate(entry);
 }
