@@ -64,7 +64,7 @@ void deliver_log(const pmix_proc_t& source, const std::string& text)
     if (!proc || text.empty()) return;
     proc->last_logged = text;
     std::string line = text.back() == '\n' ? text : text + "\n";
-    deliver_output(*jobs.root_of(job), PMIX_RANK_UNDEF, PMIX_FWD_STDERR_CHANNEL, line.data(), line.size());
+    deliver_output(*job, PMIX_RANK_UNDEF, PMIX_FWD_STDERR_CHANNEL, line.data(), line.size());  // to its tree's prun
 }
 
 }  // namespace

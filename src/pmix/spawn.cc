@@ -63,8 +63,8 @@ void report_failed_spawn(const pmix_proc_t& requester, const runtime::JobPtr& pa
     std::string text = fmt::format("prte: the spawn of job {} by rank {} of job {} failed: {}\n", nspace,
                                    requester.rank, parent->nspace, st.message());
     verbose()(1, "{}", text.substr(0, text.size() - 1));
-    runtime::JobPtr root = runtime::Runtime::instance().jobs().root_of(parent);
-    deliver_output(*root, PMIX_RANK_UNDEF, PMIX_FWD_STDERR_CHANNEL, text.data(), text.size());
+    // Delivered as the parent's: a spawned parent's output goes to its tree's prun (events.cc).
+    deliver_output(*parent, PMIX_RANK_UNDEF, PMIX_FWD_STDERR_CHANNEL, text.data(), text.size());
 }
 
 }  // namespace

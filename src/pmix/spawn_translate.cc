@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "pmix/info_array.h"
+#include "runtime/placement_words.h"
 #include "util/hostlist.h"
 #include "util/strings.h"
 
@@ -61,16 +62,6 @@ Status parse_ppr(const char* key, const std::string& text, const std::vector<std
     return {};
 }
 
-// Qualifiers PRRTE's --map-by has that this DVM does not offer yet: refused by name, so that a
-// user knows the placement was not given rather than wondering why it looks different.
-bool prrte_mapping_qualifier(const std::string& q)
-{
-    static const char* const known[] = {"pe",       "nolocal", "hwtcpus", "corecpus", "file", "donotlaunch",
-                                        "ordered",  "display", "displaydevel", "device", "nooversubscribe"};
-    std::string name = q.substr(0, q.find('='));
-    return std::any_of(std::begin(known), std::end(known), [&](const char* k) { return name == k; });
-}
-
 Status parse_mapby(const std::string& text, runtime::MappingPolicy& mapping, std::vector<std::string>& notes)
 {
     std::vector<std::string> words = util::split(text, ':');
@@ -100,17 +91,14 @@ Status parse_mapby(const std::string& text, runtime::MappingPolicy& mapping, std
             mapping.inherit = false;
         } else if (modifier.empty()) {
             continue;
-        } else if (prrte_mapping_qualifier(modifier)) {
+        } else if (runtime::is_prrte_only_mapping_qualifier(modifier)) {
             // Nothing is silently ignored: a placement asked for and not given is refused.
             return bad_value(PMIX_MAPBY, text,
-                             fmt::format("PRRTE's qualifier '{}' is not supported by this DVM yet (supported: "
-                                         "OVERSUBSCRIBE, NOOVERSUBSCRIBE, SPAN, INHERIT, NOINHERIT)",
-                                         words[i]));
+                             fmt::format("PRRTE's qualifier '{}' is not supported by this DVM yet (supported: {})",
+                                         words[i], runtime::kMappingQualifierList));
         } else {
             return bad_value(PMIX_MAPBY, text,
-                             fmt::format("unknown qualifier '{}' (OVERSUBSCRIBE, NOOVERSUBSCRIBE, SPAN, INHERIT, "
-                                         "NOINHERIT)",
-                                         words[i]));
+                             fmt::format("unknown qualifier '{}' ({})", words[i], runtime::kMappingQualifierList));
         }
     }
     return {};
@@ -175,7 +163,7 @@ Status parse_bindto(const std::string& text, runtime::Job& job, std::vector<std:
                 job.reports.bindings = true;
             } else {
                 return bad_value(PMIX_BINDTO, text,
-                                 fmt::format("unknown qualifier '{}' (overload-allowed, if-supported, report)", word));
+                                 fmt::format("unknown qualifier '{}' ({})", word, runtime::kBindingQualifierList));
             }
         }
     }

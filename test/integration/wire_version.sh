@@ -16,23 +16,21 @@ copy="$TEST_TMP/src"
 mkdir -p "$copy/rml"
 cp "$PRTE_SRCDIR/src/rml/types.h" "$PRTE_SRCDIR/src/rml/wire_versions.txt" "$copy/rml/"
 sed -i 's/^\(inline constexpr Tag first_dynamic\)/inline constexpr Tag brand_new = 99;\n\1/' "$copy/rml/types.h"
-if sh "$check" "$copy" >"$TEST_TMP/added.out" 2>&1; then
-    fail "the check passed with a tag added and the same version"
-elif grep -q "changed since wire protocol .*raise kProtocolVersion" "$TEST_TMP/added.out"; then
-    pass "a tag added without a new version fails, saying to raise it"
-else
-    fail "unclear failure: $(cat "$TEST_TMP/added.out")"
-fi
+# must_fail NAME PATTERN WHAT: the check fails on the copy, saying PATTERN (output kept in NAME.out).
+must_fail() {
+    if sh "$check" "$copy" >"$TEST_TMP/$1.out" 2>&1; then
+        fail "the check passed with $3"
+    elif grep -q "$2" "$TEST_TMP/$1.out"; then
+        pass "the check fails with $3"
+    else
+        fail "unclear failure with $3: $(cat "$TEST_TMP/$1.out")"
+    fi
+}
+must_fail added "changed since wire protocol .*raise kProtocolVersion" "a tag added and the same version"
 
 old=$(sed -n 's/^inline constexpr uint32_t kProtocolVersion = \([0-9]*\);.*/\1/p' "$copy/rml/types.h")
 sed -i "s/^inline constexpr uint32_t kProtocolVersion = $old;/inline constexpr uint32_t kProtocolVersion = $((old + 1));/" "$copy/rml/types.h"
-if sh "$check" "$copy" >"$TEST_TMP/raised.out" 2>&1; then
-    fail "the check passed with a new version nobody recorded"
-elif grep -q "not recorded" "$TEST_TMP/raised.out"; then
-    pass "a new version must be recorded"
-else
-    fail "unclear failure: $(cat "$TEST_TMP/raised.out")"
-fi
+must_fail raised "not recorded" "a new version nobody recorded"
 
 line=$(sed -n "s/.*add the line '\([0-9]* [0-9a-f]*\)'.*/\1/p" "$TEST_TMP/raised.out")
 echo "$line" >>"$copy/rml/wire_versions.txt"

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/placement_words.h"
 #include "util/strings.h"
 
 namespace prte::prun {
@@ -339,21 +340,17 @@ Status check_map_by(const std::string& value)
         }
         qualifiers_at = 3;
     }
-    // The qualifiers the DVM takes (spawn_translate.cc, parse_mapby); PRRTE's others it refuses.
-    static const std::set<std::string> qualifiers = {"oversubscribe", "nooversubscribe", "span", "inherit", "noinherit"};
-    static const std::set<std::string> prrte_only = {"pe",      "nolocal", "hwtcpus", "corecpus", "file",
-                                                     "donotlaunch", "ordered", "display", "displaydevel", "device"};
+    // The qualifiers the DVM takes, and PRRTE's others it refuses (runtime/placement_words.h).
     for (size_t i = qualifiers_at; i < parts.size(); ++i) {
         std::string q = lower(std::string(util::trim(parts[i])));
-        if (q.empty() || qualifiers.count(q)) continue;
-        if (prrte_only.count(q.substr(0, q.find('=')))) {
+        if (q.empty() || runtime::is_one_of(q, runtime::kMappingQualifiers)) continue;
+        if (runtime::is_prrte_only_mapping_qualifier(q)) {
             return {Errc::bad_param, fmt::format("--map-by {}: PRRTE's qualifier '{}' is not supported by this DVM "
-                                                 "yet (OVERSUBSCRIBE, NOOVERSUBSCRIBE, SPAN, INHERIT, NOINHERIT)",
-                                                 value, parts[i])};
+                                                 "yet ({})",
+                                                 value, parts[i], runtime::kMappingQualifierList)};
         }
-        return {Errc::bad_param, fmt::format("--map-by {}: unknown qualifier '{}' (OVERSUBSCRIBE, NOOVERSUBSCRIBE, "
-                                             "SPAN, INHERIT, NOINHERIT)",
-                                             value, parts[i])};
+        return {Errc::bad_param, fmt::format("--map-by {}: unknown qualifier '{}' ({})", value, parts[i],
+                                             runtime::kMappingQualifierList)};
     }
     return {};
 }
@@ -374,16 +371,14 @@ Status check_bind_to(const std::string& value)
                                              "hwthread, core, l1cache, l2cache, l3cache, numa, package)",
                                              value)};
     }
-    // The qualifiers the DVM takes (spawn_translate.cc, parse_bindto), after ':', by ':' or ','.
-    static const std::set<std::string> qualifiers = {"overload-allowed", "if-supported", "report"};
+    // The qualifiers the DVM takes (runtime/placement_words.h), after ':', by ':' or ','.
     size_t colon = value.find(':');
     if (colon == std::string::npos) return {};
     for (const std::string& part : util::split(value.substr(colon + 1), ':', true)) {
         for (const std::string& word : util::split(part, ',', true)) {
-            if (!qualifiers.count(lower(std::string(util::trim(word))))) {
-                return {Errc::bad_param, fmt::format("--bind-to {}: unknown qualifier '{}' (overload-allowed, "
-                                                     "if-supported, report)",
-                                                     value, word)};
+            if (!runtime::is_one_of(lower(std::string(util::trim(word))), runtime::kBindingQualifiers)) {
+                return {Errc::bad_param, fmt::format("--bind-to {}: unknown qualifier '{}' ({})", value, word,
+                                                     runtime::kBindingQualifierList)};
             }
         }
     }

@@ -42,6 +42,13 @@ void vm_ready(const JobPtr& job)
 
 void job_started(const JobPtr& job) { base::framework().verbose()(5, "job {}: first process started", job->nspace); }
 
+// A line of the DVM's about `job` on the stderr of the prun that started its job tree: the host
+// delivers a spawned job's output as its tree root's (pmix/events.cc), this report included.
+void tell_tree(const runtime::Job& job, const std::string& line)
+{
+    rt().host().deliver_output(job, PMIX_RANK_UNDEF, PMIX_FWD_STDERR_CHANNEL, line.data(), line.size());
+}
+
 // The job tree's end (issue 32, item 5). The jobs a job's processes spawned (MPI_Comm_spawn)
 // depend on it unless spawned with a separate lifetime (PMIX_SPAWN_CHILD_SEP):
 //  - a job that ends abnormally (killed, failed, aborted) takes them with it, as under PRRTE 3:
@@ -58,9 +65,7 @@ void end_dependents(const JobPtr& job)
         std::string why = fmt::format("job {} was ended because job {}, whose process spawned it, ended", child->nspace,
                                       job->nspace);
         base::framework().verbose()(2, "{}", why);
-        std::string line = "prte: " + why + "\n";
-        JobPtr root = rt().jobs().root_of(job);
-        rt().host().deliver_output(*root, PMIX_RANK_UNDEF, PMIX_FWD_STDERR_CHANNEL, line.data(), line.size());
+        tell_tree(*job, "prte: " + why + "\n");
         plm::base::terminate_job(child, why, JobState::killed_by_cmd, job->exit_code != 0 ? job->exit_code : 1);
     }
 }
@@ -71,11 +76,9 @@ void report_failed_dependent(const JobPtr& job)
 {
     JobPtr parent = rt().jobs().parent_of(*job);
     if (!parent || (!runtime::is_alive(parent->state) && !parent->awaiting_children)) return;
-    std::string line = fmt::format("prte: job {}, spawned by job {}, ended with status {}: {}\n", job->nspace,
-                                   parent->nspace, job->exit_code,
-                                   job->abort_message.empty() ? runtime::to_string(job->state) : job->abort_message);
-    JobPtr root = rt().jobs().root_of(job);
-    rt().host().deliver_output(*root, PMIX_RANK_UNDEF, PMIX_FWD_STDERR_CHANNEL, line.data(), line.size());
+    tell_tree(*job, fmt::format("prte: job {}, spawned by job {}, ended with status {}: {}\n", job->nspace,
+                                parent->nspace, job->exit_code,
+                                job->abort_message.empty() ? runtime::to_string(job->state) : job->abort_message));
 }
 
 // A job that finished its part of the tree lets a parent waiting for it announce its end.
