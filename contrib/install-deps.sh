@@ -25,4 +25,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
     openssh-server openssh-client iproute2 iputils-ping procps util-linux help2man \
     bash-completion \
     slurmctld slurmd slurm-client libslurm-dev munge >/dev/null
+# OpenPMIx's own example programs, which the test pmix_examples runs against the DVM.
+sh "$(dirname "$0")/fetch-pmix-examples.sh"
 echo "install-deps: build and test dependencies are installed"

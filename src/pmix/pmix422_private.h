@@ -32,5 +32,8 @@ extern const struct timeval prte_pmix422_a_moment;
 /* Whether a client `proc` names (a rank, or PMIX_RANK_WILDCARD for any of its namespace) is still
  * connected as far as PMIx's server knows: it has not handled the connection's end yet. */
 int prte_pmix422_connected(const pmix_proc_t *proc);
+/* PMIx's thread (pmix422_groups.c): forgets the group records of namespaces no longer registered,
+ * `nspace` (being deregistered) included; returns how many. */
+size_t prte_pmix422_forget_groups_of(const char *nspace);
 
 #endif

@@ -274,6 +274,7 @@ static void deregister_when_disconnected(evutil_socket_t fd, short what, void *a
         }
     }
     release_held(d->job.nspace);
+    prte_pmix422_forget_groups_of(d->job.nspace);
     PMIx_server_deregister_nspace(d->job.nspace, nothing_to_release, NULL);
     free(d);
 }
