@@ -59,6 +59,7 @@ all_examples() {
     example "$where" group_lcl_cid 4 0 4
     example "$where" group_dmodex 4 0 4
     example "$where" log 2 0 2
+    expect_line "${where}_log" err "stderr log message"
     # Preemption and checkpointing are not something the DVM does: PMIX_ERR_NOT_SUPPORTED, as PRRTE.
     example "$where" jctrl 2 0 2 "PMIx_Job_control_nb failed: -47$"
     # No fabric coordinates without a fabric component (PRRTE's pnet): NOT-FOUND, as PRRTE.
