@@ -19,7 +19,7 @@ BIN="$TEST_TMP/bin"
 mkdir -p "$BIN"
 # shellcheck disable=SC2046
 for ex in hello client client2 pub pubi dynamic group asyncgroup group_dmodex group_lcl_cid log jctrl \
-    nodeinfo dmodex bad_exit fault; do
+    nodeinfo dmodex bad_exit fault tool; do
     cc -O1 -I"$EXAMPLES" $(pkg-config --cflags pmix) -o "$BIN/$ex" "$EXAMPLES/$ex.c" $(pkg-config --libs pmix) \
         -lpthread >"$TEST_TMP/cc.$ex" 2>&1 || fail "cannot build $ex: $(head -5 "$TEST_TMP/cc.$ex")"
 done
@@ -76,6 +76,27 @@ all_examples() {
 OPTS=
 start_dvm --host localhost:8
 all_examples one_node
+
+# tool: a PMIx tool that connects by URI and asks for every job's namespace and command line
+# (PMIX_QUERY_NAMESPACE_INFO), then for a node's PMIx server URI (PMIX_SERVER_URI, PMIX_HOSTNAME).
+uri=$(sed -n 's/^uri=//p' "$TEST_TMP/prte.$(id -u)/dvm.$DVM_PID")
+"$PRUN" -n 1 sh -c "while [ ! -e '$TEST_TMP/stop' ]; do sleep 0.1; done" >/dev/null 2>&1 &
+bystander=$!
+t=0
+while :; do
+    "$BIN/tool" --url "$uri" >"$TEST_TMP/tool.out" 2>&1
+    if grep -q "^	prte-.*@[0-9]*	sh -c while" "$TEST_TMP/tool.out" || [ $t -ge 100 ]; then break; fi
+    sleep 0.1
+    t=$((t + 1))
+done
+grep -q "^ACTIVE NSPACES:" "$TEST_TMP/tool.out" && grep -q "^	prte-.*@[0-9]*	sh -c while" "$TEST_TMP/tool.out" &&
+    pass "tool lists the running job's namespace and command line" || fail "tool: $(cat "$TEST_TMP/tool.out")"
+touch "$TEST_TMP/stop"
+wait "$bystander"
+node=$(hostname)
+"$BIN/tool" --url "$uri" --uri "$node" >"$TEST_TMP/tool_uri.out" 2>&1
+grep -qF "PMIx server URI for node $node: $uri" "$TEST_TMP/tool_uri.out" && pass "tool reads this node's PMIx server URI" ||
+    fail "tool --uri: $(cat "$TEST_TMP/tool_uri.out")"
 stop_dvm
 
 # Every rank on a node of its own where the job has as many (a group's members on different nodes).
