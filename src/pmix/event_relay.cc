@@ -173,7 +173,7 @@ void on_broadcast(runtime::Rank, rml::Payload&& payload)
     observe_group_event(e.code, e.source, n->info, n->ninfo);
     // PMIx 4.2.2's server records a group for every PMIX_GROUP_CONSTRUCT_COMPLETE notified through
     // it, and only a destruct there forgets it: on a node without members the record stayed, and
-    // a later construct of the same id there waited for ever (pmix422_groups.c). No process here
+    // a later construct of the same id there waited for ever (pmix422/groups.c). No process here
     // is in its range, so nobody here misses it.
     if (e.code == PMIX_GROUP_CONSTRUCT_COMPLETE && range == PMIX_RANGE_CUSTOM &&
         !custom_range_reaches_here(n->info, n->ninfo)) {

@@ -1,4 +1,4 @@
-/* Repairs for OpenPMIx 4.2.2's group constructs and destructs (see pmix422_repairs.h). What was
+/* Repairs for OpenPMIx 4.2.2's group constructs and destructs (see pmix422/repairs.h). What was
  * found in 4.2.2's source (src/server/pmix_server_ops.c, src/mca/ptl/base/ptl_base_sendrecv.c):
  *
  *  - _grpcbfunc, the end of every group operation the host completes, takes the operation's
@@ -22,16 +22,16 @@
  *    handled the end of its connection, when the host asks (an abnormal end; a member of a group
  *    whose destruct goes on without ended members) or such an operation named it.
  *
- * This file and pmix422_repairs.c are the only ones built against PMIx's private headers, and
+ * This file and pmix422/repairs.c are the only ones built against PMIx's private headers, and
  * like it these repairs act only when the running libpmix is 4.2.2. */
-#include "pmix/pmix422_repairs.h"
+#include "pmix/pmix422/repairs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #ifdef PRTE_PMIX422_PRIVATE_HEADERS
 
-#include "pmix/pmix422_private.h"
+#include "pmix/pmix422/private.h"
 
 static int is_group_tracker(const pmix_server_trkr_t *trk)
 {
