@@ -90,10 +90,13 @@ void deliver_output(const runtime::Job& job, runtime::Rank rank, pmix_iof_channe
         return;
     }
     if (!detail::server_running()) return;
-    detail::count_sent(job.nspace, size);
     runtime::JobPtr sink = output_sink(job);
     const std::string& delivered_as = sink ? sink->nspace : job.nspace;
     if (detail::hold_chunk(delivered_as, job, rank, channel, data, size)) return;
+    // Counted once, when sent: a held chunk comes back here when its hold is released, and
+    // counting it at both times left the window short by the hold's size for good (a job paused
+    // for ever once its hold had passed the window's resume mark).
+    detail::count_sent(job.nspace, size);
     auto* chunk = new OutputChunk;
     PMIX_LOAD_PROCID(&chunk->source, delivered_as.c_str(), rank);
     if (sink) {

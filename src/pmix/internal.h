@@ -220,6 +220,10 @@ void hold_output(const std::string& nspace);
 bool hold_chunk(const std::string& held_as, const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel,
                 const char* data, size_t size);
 void on_pull_request(const pmix_proc_t procs[], size_t nprocs);
+// Whether more than the hold's limit of the job's (tree's) output waits for its spawner; then
+// wait_for_hold runs `resume` once the spawner asks (or the hold otherwise ends) and says true.
+bool hold_backlogged(const runtime::Job& job);
+bool wait_for_hold(const runtime::Job& job, std::function<void()> resume);
 void forget_hold(const std::string& nspace);
 
 // Output flow control (output_flow.cc).

@@ -4,7 +4,8 @@
 //  - for a job whose spawner acknowledges what it receives (prun), bytes sent but unacknowledged:
 //    PMIx releases a chunk once it is queued for the tool's socket, so only the tool's own
 //    acknowledgement bounds what waits in PMIx's send queue.
-//  - on a daemon, bytes forwarded to the master but not taken by it yet (output_relay.cc).
+//  - on a daemon, bytes forwarded to the master but not taken by it yet (output_relay.cc);
+//  - on the master, a job's output held until its spawner asks for it (output_hold.cc).
 // The launcher asks output_backlogged(job) after each chunk and stops reading that job's pipes
 // until its when_output_drains callback runs.
 #include <map>
@@ -103,12 +104,14 @@ void forget_flow(const std::string& nspace)
 
 bool output_backlogged(const runtime::Job& job)
 {
-    return job_backlogged(job.nspace) || pmix_backlogged() || detail::relay_backlogged(job.nspace);
+    return job_backlogged(job.nspace) || pmix_backlogged() || detail::relay_backlogged(job.nspace) ||
+           detail::hold_backlogged(job);
 }
 
 void when_output_drains(const runtime::Job& job, std::function<void()> resume)
 {
     if (detail::wait_for_relay(job.nspace, resume)) return;
+    if (detail::wait_for_hold(job, resume)) return;
     if (job_backlogged(job.nspace)) {
         verbose()(10, "output of job {}: more than {} byte(s) unacknowledged, pausing", job.nspace, kWindow);
         flows().find(job.nspace)->second.wait(std::move(resume));

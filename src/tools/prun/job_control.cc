@@ -89,10 +89,28 @@ Status Run::spawn()
     return {Errc::refused, one_line(message)};
 }
 
+// Testing only: PRTE_TEST_PRUN_PULL_AFTER=<path> makes prun ask for the job's output only once that
+// file exists (at most 60 s), so that a test can make the DVM hold more output than its limit for
+// a spawner that is slow to ask (test output_held_for_slow_spawner).
+namespace {
+
+void wait_for_test_gate()
+{
+    const char* gate = std::getenv("PRTE_TEST_PRUN_PULL_AFTER");
+    if (!gate || !*gate) return;
+    struct stat st;
+    for (int waited = 0; stat(gate, &st) != 0 && waited < 6000; ++waited) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+}  // namespace
+
 void Run::start_output_and_input()
 {
     writer_.set_job_label(request_.output.tag_fullname ? nspace_ : job_id());
     trace_(1, "job {} (namespace {}) started", job_id(), nspace_);
+    wait_for_test_gate();
     output_.start(nspace_, job_id());
     stdin_.start(nspace_, request_.stdin_target);
 }
