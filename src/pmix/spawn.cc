@@ -84,6 +84,7 @@ void submit_spawn(const pmix_proc_t& requester, const runtime::Job& draft, const
     job->stdin_target = draft.stdin_target;
     job->timeout_seconds = draft.timeout_seconds;
     job->recoverable = draft.recoverable;
+    job->mpi = draft.mpi;
     if (job->output.held_for_pull) {
         hold_output(job->nspace);
         track_acks(job->nspace);

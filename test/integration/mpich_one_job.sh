@@ -1,0 +1,72 @@
+#!/bin/sh
+# Debian's MPICH 4.0 (mpicc.mpich) under plain prun: one job of N ranks (not N singletons), through
+# the PMI-1 wire protocol the daemons serve (pmi/simple), with no option; Open MPI programs and
+# PMIx clients run as before beside it; prun --mpi chooses what each process is given.
+. "$PRTE_SRCDIR/test/integration/lib.sh"
+. "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
+CLIENTS="$PRTE_BUILDDIR/test/clients"
+MPICH_HELLO="$CLIENTS/mpich_hello"
+if [ ! -x "$MPICH_HELLO" ]; then
+    echo "SKIP: test/clients/mpich_hello was not built (mpicc.mpich not found: apt-get install mpich libmpich-dev)"
+    exit 77
+fi
+
+start_dvm
+
+run four "$PRUN" -n 4 --map-by :OVERSUBSCRIBE "$MPICH_HELLO"
+expect_status four 0
+expect_line four out "mpich ok size 4 sum 6 ring 4"
+for r in 0 1 2 3; do expect_line four out "mpich rank $r of 4"; done
+
+# Unaffected: an Open MPI program and a PMIx client, each still one job.
+if [ -x "$CLIENTS/mpi_hello" ]; then
+    run ompi "$PRUN" -n 2 "$CLIENTS/mpi_hello"
+    expect_status ompi 0
+    expect_line ompi out "mpi ok size 2"
+else
+    echo "note: test/clients/mpi_hello not built (no Open MPI mpicc): its check is left out"
+fi
+run pmix "$PRUN" -n 2 "$CLIENTS/putget"
+expect_status pmix 0
+expect_line pmix out "putget ok size 2"
+
+# What each choice gives a process: PMI_FD (PMI) and PMIX_NAMESPACE (PMIx).
+gives() {
+    run "env_$1" "$PRUN" -n 1 ${2:+--mpi "$2"} sh -c 'echo "pmi=${PMI_FD:+yes} pmix=${PMIX_NAMESPACE:+yes}"'
+    expect_status "env_$1" 0
+    expect_line "env_$1" out "$3"
+}
+gives default "" "pmi=yes pmix=yes"
+gives pmix pmix "pmi= pmix=yes"
+gives pmi1 pmi1 "pmi=yes pmix="
+gives pmi2 pmi2 "pmi=yes pmix="
+gives none none "pmi= pmix="
+
+# --mpi pmix: MPICH finds no PMI and runs as singletons, as before this existed.
+run singletons "$PRUN" -n 2 --mpi pmix "$MPICH_HELLO"
+expect_status singletons 0
+[ "$(grep -c 'mpich rank 0 of 1' "$TEST_TMP/singletons.out")" = 2 ] && pass "--mpi pmix: two singletons" ||
+    fail "--mpi pmix: expected two 'rank 0 of 1': $(cat "$TEST_TMP/singletons.out")"
+run pmi1 "$PRUN" -n 2 --mpi pmi1 "$MPICH_HELLO"
+expect_status pmi1 0
+expect_line pmi1 out "mpich ok size 2 sum 1 ring 2"
+
+# PMI-2's wire protocol (our own client: Debian's MPICH speaks PMI-1), with and without --mpi pmi2.
+run pmi2 "$PRUN" -n 2 --mpi pmi2 "$CLIENTS/pmi_fuzz" pmi2
+expect_status pmi2 0
+expect_line pmi2 out "pmi2 rank 0 of 2 next=v1;x mapping=(vector,(0,1,2))"
+expect_line pmi2 out "pmi2 rank 1 of 2 next=v0;x"
+run pmi2_default "$PRUN" -n 2 "$CLIENTS/pmi_fuzz" pmi2
+expect_status pmi2_default 0
+expect_line pmi2_default out "pmi2 rank 1 of 2 next=v0;x"
+# A process speaking the other version than the one asked for is refused, naming both.
+run wrong_version "$PRUN" -n 1 --mpi pmi1 "$CLIENTS/pmi_fuzz" pmi2
+expect_status wrong_version 1
+expect_line wrong_version err "PMI command 'init' refused: the job was started with --mpi pmi1, and the process speaks PMI-2"
+
+run bad_choice "$PRUN" -n 1 --mpi pmi3 true
+expect_status bad_choice 2
+expect_line bad_choice err "--mpi pmi3: expected pmix, pmi1, pmi2 or none"
+
+stop_dvm
+finish
