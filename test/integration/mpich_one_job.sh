@@ -69,4 +69,16 @@ expect_status bad_choice 2
 expect_line bad_choice err "--mpi pmi3: expected pmix, pmi1, pmi2 or none"
 
 stop_dvm
+
+# A site that drops the PMI server: MPICH programs are singletons again, and asking for PMI is
+# refused with the reason.
+start_dvm --prtemca pmi ^simple
+run dropped "$PRUN" -n 2 "$MPICH_HELLO"
+expect_status dropped 0
+[ "$(grep -c 'mpich rank 0 of 1' "$TEST_TMP/dropped.out")" = 2 ] && pass "without pmi/simple: two singletons" ||
+    fail "without pmi/simple: expected two 'rank 0 of 1': $(cat "$TEST_TMP/dropped.out")"
+run dropped_pmi1 "$PRUN" -n 1 --mpi pmi1 "$MPICH_HELLO"
+expect_status dropped_pmi1 1
+expect_line dropped_pmi1 err "the job asks for --mpi pmi1, and this DVM serves no PMI"
+stop_dvm
 finish
