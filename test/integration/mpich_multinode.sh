@@ -34,6 +34,13 @@ run pmi2 "$PRUN" -n 4 --map-by node --timeout 60 "$CLIENTS/pmi_fuzz" pmi2
 expect_status pmi2 0
 expect_line pmi2 out "pmi2 rank 3 of 4 next=v0;x mapping=(vector,(0,4,1))"
 
+if [ -x "$CLIENTS/pmi2_hello" ]; then
+    run pmi2lib "$PRUN" -n 4 --host node1:2,node2:2 --timeout 60 "$CLIENTS/pmi2_hello"
+    expect_status pmi2lib 0
+    expect_line pmi2lib out "pmi2lib rank 3 of 4 next=v0 node=- mapping=(vector,(0,2,2))"
+    expect_line pmi2lib out "pmi2lib rank 1 of 4 next=v2 node=from-rank-0 mapping=(vector,(0,2,2))"
+fi
+
 # MPI_Abort on a remote node: its daemon relays the message with the rank's state.
 run abort "$PRUN" -n 4 --map-by node --timeout 60 "$MPICH_HELLO" abort
 expect_status abort 3

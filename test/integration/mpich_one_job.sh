@@ -59,6 +59,17 @@ expect_line pmi2 out "pmi2 rank 1 of 2 next=v0;x"
 run pmi2_default "$PRUN" -n 2 "$CLIENTS/pmi_fuzz" pmi2
 expect_status pmi2_default 0
 expect_line pmi2_default out "pmi2 rank 1 of 2 next=v0;x"
+# Slurm's PMI-2 client library (libpmi2-0-dev), when it was there at build time.
+if [ -x "$CLIENTS/pmi2_hello" ]; then
+    run pmi2lib "$PRUN" -n 3 --map-by :OVERSUBSCRIBE "$CLIENTS/pmi2_hello"
+    expect_status pmi2lib 0
+    expect_line pmi2lib out "pmi2lib rank 2 of 3 next=v0 node=from-rank-0 mapping=(vector,(0,1,3))"
+    run pmi2lib_abort "$PRUN" -n 2 --mpi pmi2 "$CLIENTS/pmi2_hello" abort
+    expect_status pmi2lib_abort 1
+    expect_line pmi2lib_abort err "called PMI abort with status 1: pmi2lib aborts"
+else
+    echo "note: test/clients/pmi2_hello not built (no slurm/pmi2.h): its checks are left out"
+fi
 # A process speaking the other version than the one asked for is refused, naming both.
 run wrong_version "$PRUN" -n 1 --mpi pmi1 "$CLIENTS/pmi_fuzz" pmi2
 expect_status wrong_version 1

@@ -404,6 +404,7 @@ void SimpleServer::serve_v2(Client& client, const Command& command)
     } else if (name == "abort") {
         const std::string* code = command.find("exitcode");
         const std::string* message = command.find("message");
+        if (!message) message = command.find("msg");  // Slurm's libpmi2 names it so
         int status = code ? std::atoi(code->c_str()) : 1;
         if (runtime::Proc* p = job->proc(client.rank)) p->exit_code = status;
         client.phase = Client::Phase::ended;
