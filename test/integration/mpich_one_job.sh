@@ -11,6 +11,13 @@ if [ ! -x "$MPICH_HELLO" ]; then
     exit 77
 fi
 
+# expect_singletons NAME: the MPICH hello of run NAME ran as two singletons ("rank 0 of 1" twice).
+expect_singletons() {
+    expect_status "$1" 0
+    [ "$(grep -c 'mpich rank 0 of 1' "$TEST_TMP/$1.out")" = 2 ] && pass "$1: two singletons" ||
+        fail "$1: expected two 'rank 0 of 1': $(cat "$TEST_TMP/$1.out")"
+}
+
 start_dvm
 
 run four "$PRUN" -n 4 --map-by :OVERSUBSCRIBE "$MPICH_HELLO"
@@ -44,9 +51,7 @@ gives none none "pmi= pmix="
 
 # --mpi pmix: MPICH finds no PMI and runs as singletons, as before this existed.
 run singletons "$PRUN" -n 2 --mpi pmix "$MPICH_HELLO"
-expect_status singletons 0
-[ "$(grep -c 'mpich rank 0 of 1' "$TEST_TMP/singletons.out")" = 2 ] && pass "--mpi pmix: two singletons" ||
-    fail "--mpi pmix: expected two 'rank 0 of 1': $(cat "$TEST_TMP/singletons.out")"
+expect_singletons singletons
 run pmi1 "$PRUN" -n 2 --mpi pmi1 "$MPICH_HELLO"
 expect_status pmi1 0
 expect_line pmi1 out "mpich ok size 2 sum 1 ring 2"
@@ -85,9 +90,7 @@ stop_dvm
 # refused with the reason.
 start_dvm --prtemca pmi ^simple
 run dropped "$PRUN" -n 2 "$MPICH_HELLO"
-expect_status dropped 0
-[ "$(grep -c 'mpich rank 0 of 1' "$TEST_TMP/dropped.out")" = 2 ] && pass "without pmi/simple: two singletons" ||
-    fail "without pmi/simple: expected two 'rank 0 of 1': $(cat "$TEST_TMP/dropped.out")"
+expect_singletons dropped
 run dropped_pmi1 "$PRUN" -n 1 --mpi pmi1 "$MPICH_HELLO"
 expect_status dropped_pmi1 1
 expect_line dropped_pmi1 err "the job asks for --mpi pmi1, and this DVM serves no PMI"

@@ -8,83 +8,19 @@
 
 #include <array>
 
-#include <event2/event.h>
-#include <fmt/format.h>
-
-#include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/pmi/base/pmi_base.h"
 #include "mca/pmi/simple/pmi_simple_mapping.h"
-#include "rml/buffer.h"
-#include "runtime/runtime.h"
+#include <fmt/format.h>
+
+#include "mca/pmi/simple/pmi_simple_state.h"
 
 namespace prte::pmi::simple {
-namespace {
 
 using runtime::ProcState;
 
 const output::VerboseStream& verbose() { return base::framework().verbose(); }
 
-runtime::Runtime& rt() { return runtime::Runtime::instance(); }
-
-// Told apart from a PMIx fence over the same job (grpcomm counts each signature's collectives).
-constexpr const char* kFenceId = "pmi-fence";
-// Keys the server answers itself.
-constexpr const char* kProcessMapping = "PMI_process_mapping";
-// Asked by MPICH when it looks for failed processes: none that the job goes on without.
-constexpr const char* kDeadProcesses = "PMI_dead_processes";
-
-std::string describe(const std::string& text)
-{
-    return text.size() <= 80 ? text : text.substr(0, 80) + "...";
-}
-
-}  // namespace
-
-struct SimpleServer::Client {
-    enum class Phase { connected, initialized, finalized, ended };
-
-    SimpleServer* server = nullptr;
-    JobSpace* space = nullptr;
-    runtime::Rank rank = 0;
-    int fd = -1;
-    event* ev = nullptr;
-    Decoder decoder;
-    Phase phase = Phase::connected;
-    int version = 0;        // 1 or 2 once initialised
-    bool at_fence = false;  // waits for the barrier's end
-    std::string last_command;
-
-    explicit Client(size_t max_command) : decoder(max_command) {}
-    ~Client() { close(); }
-    // Nothing more is read, but the socket stays open until the process ends: one that writes
-    // on is not killed by SIGPIPE before the DVM ends its job with the reason.
-    void stop_reading()
-    {
-        if (ev) event_free(ev);
-        ev = nullptr;
-    }
-    void close()
-    {
-        if (ev) event_free(ev);
-        if (fd >= 0) ::close(fd);
-        ev = nullptr;
-        fd = -1;
-    }
-};
-
-struct SimpleServer::JobSpace {
-    runtime::JobPtr job;
-    int allowed_version = 0;  // 0: PMI-1 or PMI-2 (prun --mpi says which otherwise)
-    bool all_local = true;    // every rank on this node: a barrier needs no other daemon
-    std::map<runtime::Rank, std::unique_ptr<Client>> clients;
-    std::unordered_map<std::string, std::string> kvs;         // what any rank may get
-    std::vector<std::pair<std::string, std::string>> unsent;  // put here since the last barrier
-    std::unordered_map<std::string, std::string> node_attributes;  // PMI-2 info-putnodeattr
-    std::vector<std::pair<runtime::Rank, std::string>> node_attribute_waits;  // info-getnodeattr wait=TRUE
-    std::string mapping;  // PMI_process_mapping, computed when first asked
-    size_t at_fence = 0;
-    bool fence_running = false;
-};
+std::string describe(const std::string& text) { return text.size() <= 80 ? text : text.substr(0, 80) + "..."; }
 
 SimpleServer::SimpleServer(Limits limits) : limits_(limits) {}
 
@@ -246,179 +182,6 @@ void SimpleServer::start(Client& client, const Command& command)
     client.decoder.set_wire(Wire::v2);
 }
 
-void SimpleServer::serve_v1(Client& client, const Command& command)
-{
-    const runtime::JobPtr& job = client.space->job;
-    const std::string& name = command.name;
-    if (name == "get_maxes") {
-        answer(client, "maxes",
-               {{"kvsname_max", std::to_string(limits_.kvsname_max)}, {"keylen_max", std::to_string(limits_.key_max)},
-                {"vallen_max", std::to_string(limits_.value_max)}, {"rc", "0"}});
-    } else if (name == "get_appnum") {
-        runtime::Proc* p = job->proc(client.rank);
-        answer(client, "appnum", {{"appnum", std::to_string(p ? p->app_index : 0)}, {"rc", "0"}});
-    } else if (name == "get_my_kvsname") {
-        answer(client, "my_kvsname", {{"kvsname", job->nspace}, {"rc", "0"}});
-    } else if (name == "get_universe_size") {
-        answer(client, "universe_size", {{"size", std::to_string(job->num_procs())}, {"rc", "0"}});
-    } else if (name == "put") {
-        const std::string* kvsname = command.find("kvsname");
-        if (kvsname && *kvsname != job->nspace) {
-            fail(client, name, fmt::format("kvsname '{}' is not this job's ({})", describe(*kvsname), job->nspace));
-            return;
-        }
-        put(client, command, command.find("key"), command.find("value"));
-        if (client.phase != Client::Phase::ended) answer(client, "put_result", {{"rc", "0"}});
-    } else if (name == "get") {
-        const std::string* kvsname = command.find("kvsname");
-        const std::string* key = command.find("key");
-        if (!key) {
-            fail(client, name, "it names no key");
-            return;
-        }
-        if (kvsname && *kvsname != job->nspace) {
-            fail(client, name, fmt::format("kvsname '{}' is not this job's ({})", describe(*kvsname), job->nspace));
-            return;
-        }
-        if (const std::string* value = lookup(*client.space, *key)) {
-            answer(client, "get_result", {{"rc", "0"}, {"value", *value}});
-            return;
-        }
-        answer(client, "get_result", {{"rc", "-1"}, {"msg", "key_" + *key + "_not_found"}});
-        fail(client, name, fmt::format("key '{}' was never put (by any rank, before the last barrier)", describe(*key)));
-    } else if (name == "barrier_in") {
-        enter_fence(client);
-    } else if (name == "finalize") {
-        client.phase = Client::Phase::finalized;
-        answer(client, "finalize_ack", {});
-    } else if (name == "abort") {
-        const std::string* code = command.find("exitcode");
-        int status = code ? std::atoi(code->c_str()) : 1;
-        if (runtime::Proc* p = job->proc(client.rank)) p->exit_code = status;
-        client.phase = Client::Phase::ended;
-        end_job(job, client.rank, ProcState::called_abort,
-                fmt::format("rank {} of job {} on node {} called PMI abort with status {}", client.rank, job->nspace,
-                            rt().identity().node_name, status));
-    } else if (name == "publish_name" || name == "unpublish_name" || name == "lookup_name") {
-        // Not served: the MPI call fails in the program, which decides what to do.
-        std::string reply = name.substr(0, name.find('_')) + "_result";
-        answer(client, reply, {{"rc", "-1"}, {"msg", "name_service_not_supported_by_prte"}});
-    } else if (name == "spawn") {
-        answer(client, "spawn_result", {{"rc", "-1"}, {"errmsg", "spawn_is_not_supported_by_prte_for_PMI_programs"}});
-    } else {
-        fail(client, name, "it is not a PMI-1 command");
-    }
-}
-
-void SimpleServer::serve_v2(Client& client, const Command& command)
-{
-    const runtime::JobPtr& job = client.space->job;
-    const std::string& name = command.name;
-    auto found = [](const std::string* value) -> Attributes {
-        if (!value) return {{"rc", "0"}, {"found", "FALSE"}};
-        return {{"rc", "0"}, {"found", "TRUE"}, {"value", *value}};
-    };
-    if (name == "fullinit") {
-        const std::string* pmirank = command.find("pmirank");
-        if (pmirank && *pmirank != std::to_string(client.rank)) {
-            fail(client, name, fmt::format("pmirank {} is not this process's rank", describe(*pmirank)));
-            return;
-        }
-        runtime::Proc* p = job->proc(client.rank);
-        answer(client, "fullinit-response",
-               {{"rc", "0"}, {"pmi-version", "2"}, {"pmi-subversion", "0"}, {"rank", std::to_string(client.rank)},
-                {"size", std::to_string(job->num_procs())}, {"appnum", std::to_string(p ? p->app_index : 0)},
-                {"debugged", "FALSE"}, {"pmiverbose", "FALSE"}});
-    } else if (name == "job-getid") {
-        answer(client, "job-getid-response", {{"rc", "0"}, {"jobid", job->nspace}});
-    } else if (name == "info-getjobattr") {
-        const std::string* key = command.find("key");
-        if (!key) {
-            fail(client, name, "it names no key");
-            return;
-        }
-        // A job attribute is optional by nature: one the DVM does not know is not found, no error.
-        std::string universe = std::to_string(job->num_procs());
-        const std::string* value = *key == "universeSize" ? &universe : *key == kProcessMapping ? lookup(*client.space, *key) : nullptr;
-        answer(client, "info-getjobattr-response", found(value));
-    } else if (name == "kvs-put") {
-        put(client, command, command.find("key"), command.find("value"));
-        if (client.phase != Client::Phase::ended) answer(client, "kvs-put-response", {{"rc", "0"}});
-    } else if (name == "kvs-get") {
-        const std::string* key = command.find("key");
-        const std::string* jobid = command.find("jobid");
-        if (!key) {
-            fail(client, name, "it names no key");
-            return;
-        }
-        if (jobid && !jobid->empty() && *jobid != job->nspace) {
-            fail(client, name, fmt::format("jobid '{}' is not this job's ({})", describe(*jobid), job->nspace));
-            return;
-        }
-        const std::string* value = lookup(*client.space, *key);
-        answer(client, "kvs-get-response", found(value));
-        if (!value) fail(client, name, fmt::format("key '{}' was never put (by any rank, before the last fence)", describe(*key)));
-    } else if (name == "kvs-fence") {
-        enter_fence(client);
-    } else if (name == "info-putnodeattr") {
-        const std::string* key = command.find("key");
-        const std::string* value = command.find("value");
-        if (!key || !value) {
-            fail(client, name, "it needs a key and a value");
-            return;
-        }
-        if (key->size() > limits_.key_max || value->size() > limits_.value_max) {
-            fail(client, name, fmt::format("key or value too long (at most {} and {} bytes)", limits_.key_max,
-                                           limits_.value_max));
-            return;
-        }
-        JobSpace& space = *client.space;
-        space.node_attributes[*key] = *value;
-        answer(client, "info-putnodeattr-response", {{"rc", "0"}});
-        // Local peers that asked to wait for it.
-        auto& waits = space.node_attribute_waits;
-        for (auto it = waits.begin(); it != waits.end();) {
-            auto c = it->second == *key ? space.clients.find(it->first) : space.clients.end();
-            if (c != space.clients.end() && c->second->fd >= 0) {
-                answer(*c->second, "info-getnodeattr-response", found(value));
-            }
-            it = it->second == *key ? waits.erase(it) : it + 1;
-        }
-    } else if (name == "info-getnodeattr") {
-        const std::string* key = command.find("key");
-        if (!key) {
-            fail(client, name, "it names no key");
-            return;
-        }
-        JobSpace& space = *client.space;
-        auto it = space.node_attributes.find(*key);
-        const std::string* wait = command.find("wait");
-        if (it == space.node_attributes.end() && wait && *wait == "TRUE") {
-            space.node_attribute_waits.emplace_back(client.rank, *key);
-            return;
-        }
-        answer(client, "info-getnodeattr-response", found(it == space.node_attributes.end() ? nullptr : &it->second));
-    } else if (name == "finalize") {
-        client.phase = Client::Phase::finalized;
-        answer(client, "finalize-response", {{"rc", "0"}});
-    } else if (name == "abort") {
-        const std::string* code = command.find("exitcode");
-        const std::string* message = command.find("message");
-        if (!message) message = command.find("msg");  // Slurm's libpmi2 names it so
-        int status = code ? std::atoi(code->c_str()) : 1;
-        if (runtime::Proc* p = job->proc(client.rank)) p->exit_code = status;
-        client.phase = Client::Phase::ended;
-        end_job(job, client.rank, ProcState::called_abort,
-                fmt::format("rank {} of job {} on node {} called PMI abort with status {}{}{}", client.rank, job->nspace,
-                            rt().identity().node_name, status, message && !message->empty() ? ": " : "",
-                            message ? describe(*message) : std::string()));
-    } else if (name == "name-publish" || name == "name-unpublish" || name == "name-lookup" || name == "spawn") {
-        answer(client, name + "-response", {{"rc", "-1"}, {"errmsg", "not supported by prte for PMI programs"}});
-    } else {
-        fail(client, name, "it is not a PMI-2 command");
-    }
-}
-
 void SimpleServer::put(Client& client, const Command& command, const std::string* key, const std::string* value)
 {
     if (!key || !value) {
@@ -463,6 +226,15 @@ const std::string* SimpleServer::lookup(JobSpace& space, const std::string& key)
     return nullptr;
 }
 
+bool SimpleServer::names_own_job(Client& client, const std::string& command, const char* attribute,
+                                 const std::string* named)
+{
+    const std::string& nspace = client.space->job->nspace;
+    if (!named || named->empty() || *named == nspace) return true;  // absent or empty: the caller's own
+    fail(client, command, fmt::format("{} '{}' is not this job's ({})", attribute, describe(*named), nspace));
+    return false;
+}
+
 void SimpleServer::answer(Client& client, std::string_view name, const Attributes& attributes)
 {
     if (client.fd < 0) return;
@@ -500,85 +272,6 @@ void SimpleServer::end_job(const runtime::JobPtr& job, runtime::Rank rank, ProcS
     if (!job->proc(rank)) return;
     if (!job->aborting && job->abort_message.empty()) job->abort_message = message;
     rt().state().activate_proc_state(job, rank, state);
-}
-
-void SimpleServer::enter_fence(Client& client)
-{
-    JobSpace& space = *client.space;
-    client.at_fence = true;
-    ++space.at_fence;
-    if (space.at_fence < space.clients.size()) return;
-    start_fence(space);
-}
-
-void SimpleServer::start_fence(JobSpace& space)
-{
-    const std::string nspace = space.job->nspace;
-    rml::Writer w;
-    w.u32(static_cast<uint32_t>(space.unsent.size()));
-    for (const auto& [k, v] : space.unsent) w.str(k).str(v);
-    space.unsent.clear();
-    space.fence_running = true;
-    verbose()(10, "job {}: PMI barrier, {} local process(es){}", nspace, space.clients.size(),
-              space.all_local ? "" : ", with the other daemons");
-    if (space.all_local) {
-        complete_fence(nspace, {}, {});  // everything is in the kvs already
-        return;
-    }
-    grpcomm::Module* module = grpcomm::base::module();
-    if (!module) {
-        complete_fence(nspace, {Errc::not_supported, "a barrier across nodes needs a grpcomm module, and none is selected"}, {});
-        return;
-    }
-    grpcomm::Signature signature;
-    pmix_proc_t all;
-    PMIX_LOAD_PROCID(&all, nspace.c_str(), PMIX_RANK_WILDCARD);
-    signature.procs = {all};
-    signature.id = kFenceId;
-    Status st = module->allgather(signature, w.take(),
-                                  [this, nspace](const Status& s, const rml::Payload& combined, uint64_t,
-                                                 const pmix_proc_t*, const std::vector<pmix_proc_t>&) {
-                                      complete_fence(nspace, s, combined);
-                                  });
-    if (!st) complete_fence(nspace, st, {});
-}
-
-void SimpleServer::complete_fence(const std::string& nspace, const Status& status, const rml::Payload& combined)
-{
-    auto it = jobs_.find(nspace);
-    if (it == jobs_.end() || !it->second->fence_running) return;  // its processes are gone
-    JobSpace& space = *it->second;
-    space.fence_running = false;
-    if (!status) {
-        verbose()(1, "job {}: PMI barrier failed: {}", nspace, status.message());
-        for (auto& [rank, client] : space.clients) {
-            if (client->at_fence) {
-                fail(*client, client->version == 2 ? "kvs-fence" : "barrier_in", "the barrier failed: " + status.message());
-                break;  // one message for the job
-            }
-        }
-        return;
-    }
-    rml::Reader r(combined, "PMI barrier data");
-    while (r.ok() && !r.at_end()) {
-        uint32_t n = r.count("PMI puts", 2);
-        for (uint32_t i = 0; i < n && r.ok(); ++i) {
-            std::string key = r.str();
-            std::string value = r.str();
-            if (r.ok()) space.kvs[key] = std::move(value);
-        }
-    }
-    if (!r.ok()) verbose()(1, "job {}: PMI barrier data dropped: {}", nspace, r.error());
-    space.at_fence = 0;
-    for (auto& [rank, client] : space.clients) {
-        if (!client->at_fence) continue;
-        client->at_fence = false;
-        if (client->version == 2) {
-            answer(*client, "kvs-fence-response", {{"rc", "0"}});
-        } else {
-            answer(*client, "barrier_out", {{"rc", "0"}});
-        }
-    }
 }
 
 }  // namespace prte::pmi::simple

@@ -13,6 +13,11 @@
 // aborted job ends, with a message naming the rank and the command; so does abort itself (with
 // the caller's status) and a process that exits normally after init without finalize. Only that
 // process's connection is dropped: the daemon and its other jobs carry on.
+//
+// Files: this class's state (pmi_simple_state.h); connections, dispatch and the key-value space
+// (pmi_simple_server.cc); barriers (pmi_simple_fence.cc); the commands of each protocol
+// (pmi_simple_pmi1.cc, pmi_simple_pmi2.cc); framing (pmi_simple_wire.h); PMI_process_mapping
+// (pmi_simple_mapping.h).
 #pragma once
 
 #include <cstddef>
@@ -62,6 +67,8 @@ class SimpleServer final : public Module {
     void serve_v2(Client& client, const Command& command);
     void start(Client& client, const Command& command);
     void put(Client& client, const Command& command, const std::string* key, const std::string* value);
+    // True when `named` (a kvsname= or jobid=) is absent or this job's; fails the client otherwise.
+    bool names_own_job(Client& client, const std::string& command, const char* attribute, const std::string* named);
     // The value of `key` for this job (the job's attributes first), or nullptr.
     const std::string* lookup(JobSpace& space, const std::string& key);
     void answer(Client& client, std::string_view name, const Attributes& attributes);
