@@ -3,16 +3,13 @@
 // last one.
 #include <pmix_common.h>
 
-#include "mca/grpcomm/base/grpcomm_base.h"
-#include "rml/buffer.h"
 #include <fmt/format.h>
 
+#include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/pmi/simple/pmi_simple_state.h"
+#include "rml/buffer.h"
 
 namespace prte::pmi::simple {
-
-using runtime::ProcState;
-
 namespace {
 
 // Told apart from a PMIx fence over the same job (grpcomm counts each signature's collectives).
@@ -69,6 +66,9 @@ void SimpleServer::complete_fence(const std::string& nspace, const Status& statu
     space.fence_running = false;
     if (!status) {
         verbose()(1, "job {}: PMI barrier failed: {}", nspace, status.message());
+        // A process that ended before it entered: its own end is the job's story (errmgr tells
+        // it, and kills the ones still waiting here).
+        if (status.code() == Errc::peer_ended) return;
         for (auto& [rank, client] : space.clients) {
             if (client->at_fence) {
                 fail(*client, client->version == 2 ? "kvs-fence" : "barrier_in", "the barrier failed: " + status.message());

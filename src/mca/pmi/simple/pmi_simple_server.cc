@@ -8,10 +8,10 @@
 
 #include <array>
 
-#include "mca/pmi/base/pmi_base.h"
-#include "mca/pmi/simple/pmi_simple_mapping.h"
 #include <fmt/format.h>
 
+#include "mca/pmi/base/pmi_base.h"
+#include "mca/pmi/simple/pmi_simple_mapping.h"
 #include "mca/pmi/simple/pmi_simple_state.h"
 
 namespace prte::pmi::simple {
@@ -47,7 +47,9 @@ Status SimpleServer::prepare(const runtime::JobPtr& job, runtime::Rank rank, End
     if (!slot) {
         slot = std::make_unique<JobSpace>();
         slot->job = job;
-        slot->allowed_version = job->mpi == runtime::MpiInterface::pmi1 ? 1 : job->mpi == runtime::MpiInterface::pmi2 ? 2 : 0;
+        slot->allowed_version = job->mpi == runtime::MpiInterface::pmi1   ? 1
+                                : job->mpi == runtime::MpiInterface::pmi2 ? 2
+                                                                          : 0;
         for (const auto& p : job->procs) {
             if (!p->node || p->node->daemon != rt().identity().rank) slot->all_local = false;
         }
@@ -60,6 +62,7 @@ Status SimpleServer::prepare(const runtime::JobPtr& job, runtime::Rank rank, End
     client->ev = event_new(rt().loop().base(), ours, EV_READ | EV_PERSIST, &SimpleServer::on_readable, client.get());
     if (theirs < 0 || !client->ev || event_add(client->ev, nullptr) != 0) {
         if (theirs >= 0) ::close(theirs);
+        if (slot->clients.empty()) jobs_.erase(job->nspace);  // `client` closes our end
         return {Errc::out_of_resource, "cannot watch its PMI socket"};
     }
     slot->clients[rank] = std::move(client);
