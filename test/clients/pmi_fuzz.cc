@@ -3,6 +3,8 @@
 //   pmi_fuzz pmi2                  a whole PMI-2 job: init, fullinit, job-getid, the process
 //                                  mapping, kvs-put, kvs-fence, kvs-get of the next rank's key,
 //                                  finalize; prints "pmi2 rank R of N next=V mapping=M"
+//   pmi_fuzz spawn                 PMI-1 spawn of 2 copies with a pre-put key (MPI_Comm_spawn's
+//                                  commands): "spawn parent R rc=0", "spawn child R port=port-of-0"
 //   pmi_fuzz malformed             init, then a line that is no command
 //   pmi_fuzz before-init           get_maxes before init
 //   pmi_fuzz long-value            init, then a put whose value is 5000 bytes
@@ -181,6 +183,29 @@ void run_random(unsigned seed, int count)
     }
 }
 
+// PMI-1 spawn by hand, as MPICH's MPI_Comm_spawn sends it: the parent spawns 2 copies of this
+// program with a pre-put key; each child reads it back from its own job's kvs.
+int run_spawn(int rank, const char* self)
+{
+    std::string kvs = init_v1_kvsname();
+    if (std::getenv("PMI_SPAWNED")) {
+        send_text("cmd=get kvsname=" + kvs + " key=PARENT_ROOT_PORT_NAME\n");
+        std::string port = field(receive(10000), "value", ' ');
+        send_text("cmd=finalize\n");
+        receive(10000);
+        std::printf("spawn child %d port=%s\n", rank, port.c_str());
+        return 0;
+    }
+    send_text(std::string("mcmd=spawn\nnprocs=2\nexecname=") + self +
+              "\ntotspawns=1\nspawnssofar=1\nargcnt=1\narg1=spawn\npreput_num=1\npreput_key_0=PARENT_ROOT_PORT_NAME\n"
+              "preput_val_0=port-of-" + std::to_string(rank) + "\ninfo_num=0\nendcmd\n");
+    std::string answer = receive(30000);
+    send_text("cmd=finalize\n");
+    receive(10000);
+    std::printf("spawn parent %d rc=%s\n", rank, field(answer, "rc", ' ').c_str());
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -195,6 +220,7 @@ int main(int argc, char** argv)
     int rank = std::atoi(env_rank);
     std::string mode = argv[1];
     if (mode == "pmi2") return run_pmi2(rank);
+    if (mode == "spawn") return run_spawn(rank, argv[0]);
     if (mode == "malformed") {
         init_v1();
         send_text("this is not a command\n");

@@ -41,6 +41,12 @@ if [ -x "$CLIENTS/pmi2_hello" ]; then
     expect_line pmi2lib out "pmi2lib rank 1 of 4 next=v2 node=from-rank-0 mapping=(vector,(0,2,2))"
 fi
 
+# PMI-1 spawn from a rank on a daemon's node: relayed to the master like a PMIx spawn.
+run spawn "$PRUN" -n 1 --host node3 --timeout 60 "$CLIENTS/pmi_fuzz" spawn
+expect_status spawn 0
+expect_line spawn out "spawn parent 0 rc=0"
+expect_line spawn out "spawn child 1 port=port-of-0"
+
 # MPI_Abort on a remote node: its daemon relays the message with the rank's state.
 run abort "$PRUN" -n 4 --map-by node --timeout 60 "$MPICH_HELLO" abort
 expect_status abort 3

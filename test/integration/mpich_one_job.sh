@@ -75,6 +75,16 @@ if [ -x "$CLIENTS/pmi2_hello" ]; then
 else
     echo "note: test/clients/pmi2_hello not built (no slurm/pmi2.h): its checks are left out"
 fi
+# PMI-1 spawn (MPI_Comm_spawn's commands; Debian's MPICH 4.0.2 itself fails MPI_Comm_spawn before
+# it asks, under its own mpiexec too): a child job that reads its parent's pre-put key, and a spawn
+# that cannot be placed answered with an error the caller sees.
+run spawn "$PRUN" -n 1 --map-by :OVERSUBSCRIBE "$CLIENTS/pmi_fuzz" spawn
+expect_status spawn 0
+expect_line spawn out "spawn parent 0 rc=0"
+expect_line spawn out "spawn child 1 port=port-of-0"
+run spawn_refused "$PRUN" -n 1 --map-by :NOOVERSUBSCRIBE --host localhost:1 "$CLIENTS/pmi_fuzz" spawn
+expect_line spawn_refused out "spawn parent 0 rc=-1"
+expect_line spawn_refused err "not enough slots"
 # A process speaking the other version than the one asked for is refused, naming both.
 run wrong_version "$PRUN" -n 1 --mpi pmi1 "$CLIENTS/pmi_fuzz" pmi2
 expect_status wrong_version 1

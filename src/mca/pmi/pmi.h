@@ -8,6 +8,8 @@
 // through the GRPCOMM allgather, so a job over many nodes is one job. A bad command, an abort,
 // or a process that initialised PMI and exits without finalizing it ends the job the way an
 // aborted job ends (the proc state machine), with a message naming the rank and the command.
+// A PMI-1 spawn (MPI_Comm_spawn) starts a child job through the host's spawn service
+// (runtime::HostServices::spawn), as a PMIx spawn from that process would.
 // A site that wants none of this leaves the framework without a component (--prtemca pmi ^simple
 // or the file removed): processes then get PMIx only.
 // Threading: everything on the progress thread.

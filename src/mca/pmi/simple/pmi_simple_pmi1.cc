@@ -59,7 +59,7 @@ void SimpleServer::serve_v1(Client& client, const Command& command)
         std::string reply = name.substr(0, name.find('_')) + "_result";
         answer(client, reply, {{"rc", "-1"}, {"msg", "name_service_not_supported_by_prte"}});
     } else if (name == "spawn") {
-        answer(client, "spawn_result", {{"rc", "-1"}, {"errmsg", "spawn_is_not_supported_by_prte_for_PMI_programs"}});
+        spawn(client, command);
     } else {
         fail(client, name, "it is not a PMI-1 command");
     }

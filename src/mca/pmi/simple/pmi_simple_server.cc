@@ -222,6 +222,13 @@ const std::string* SimpleServer::lookup(JobSpace& space, const std::string& key)
     }
     auto it = space.kvs.find(key);
     if (it != space.kvs.end()) return &it->second;
+    // Put before the job existed, by the process that spawned it (pmi_simple_spawn.cc).
+    const std::string entry = kPreputPrefix + key + "=";
+    for (const auto& app : space.job->apps) {
+        for (const auto& e : app.env) {
+            if (e.compare(0, entry.size(), entry) == 0) return &space.kvs.emplace(key, e.substr(entry.size())).first->second;
+        }
+    }
     if (key == kDeadProcesses) {
         static const std::string none;
         return &none;
@@ -236,6 +243,14 @@ bool SimpleServer::names_own_job(Client& client, const std::string& command, con
     if (!named || named->empty() || *named == nspace) return true;  // absent or empty: the caller's own
     fail(client, command, fmt::format("{} '{}' is not this job's ({})", attribute, describe(*named), nspace));
     return false;
+}
+
+SimpleServer::Client* SimpleServer::find_client(const std::string& nspace, runtime::Rank rank)
+{
+    auto it = jobs_.find(nspace);
+    if (it == jobs_.end()) return nullptr;
+    auto c = it->second->clients.find(rank);
+    return c == it->second->clients.end() ? nullptr : c->second.get();
 }
 
 void SimpleServer::answer(Client& client, std::string_view name, const Attributes& attributes)

@@ -16,8 +16,8 @@
 //
 // Files: this class's state (pmi_simple_state.h); connections, dispatch and the key-value space
 // (pmi_simple_server.cc); barriers (pmi_simple_fence.cc); the commands of each protocol
-// (pmi_simple_pmi1.cc, pmi_simple_pmi2.cc); framing (pmi_simple_wire.h); PMI_process_mapping
-// (pmi_simple_mapping.h).
+// (pmi_simple_pmi1.cc, pmi_simple_pmi2.cc); PMI-1 spawn (pmi_simple_spawn.cc); framing
+// (pmi_simple_wire.h); PMI_process_mapping (pmi_simple_mapping.h).
 #pragma once
 
 #include <cstddef>
@@ -66,6 +66,9 @@ class SimpleServer final : public Module {
     void serve_v1(Client& client, const Command& command);
     void serve_v2(Client& client, const Command& command);
     void start(Client& client, const Command& command);
+    // PMI-1 spawn (pmi_simple_spawn.cc): a job of the given apps, a child of the caller's.
+    void spawn(Client& client, const Command& command);
+    Client* find_client(const std::string& nspace, runtime::Rank rank);
     void put(Client& client, const Command& command, const std::string* key, const std::string* value);
     // True when `named` (a kvsname= or jobid=) is absent or this job's; fails the client otherwise.
     bool names_own_job(Client& client, const std::string& command, const char* attribute, const std::string* named);

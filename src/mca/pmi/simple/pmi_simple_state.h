@@ -21,6 +21,9 @@ namespace prte::pmi::simple {
 
 // Keys the server answers itself.
 inline constexpr const char* kProcessMapping = "PMI_process_mapping";
+// A spawned job's pre-put keys (PARENT_ROOT_PORT_NAME: where MPICH's children connect to their
+// parents) travel to its daemons as app environment entries "<prefix><key>=<value>".
+inline constexpr const char* kPreputPrefix = "PRTE_PMI_PREPUT_";
 // Asked by MPICH when it looks for failed processes: none that the job goes on without.
 inline constexpr const char* kDeadProcesses = "PMI_dead_processes";
 
@@ -42,6 +45,8 @@ struct SimpleServer::Client {
     int version = 0;        // 1 or 2 once initialised
     bool at_fence = false;  // waits for the barrier's end
     std::string last_command;
+    // MPI_Comm_spawn_multiple sends one spawn command per app; the job starts with the last.
+    std::vector<runtime::AppContext> spawn_apps;
 
     explicit Client(size_t max_command) : decoder(max_command) {}
     ~Client() { close(); }
