@@ -28,7 +28,7 @@ AC_DEFUN([PRTE_CHECK_PMIX], [
 ])
 
 # OpenPMIx 4.2.2's server keeps a tool's and a group operation's records for good (issues 14 and
-# 13); the repairs in src/pmix/pmix422_repairs.c and pmix422_groups.c need its private headers,
+# 13); the repairs in src/pmix/pmix422/repairs.c and pmix422/groups.c need its private headers,
 # which Debian's libpmix-dev installs under the include directory. Only those files are compiled
 # with them (PMIX_PRIVATE_CPPFLAGS), and only
 # when they describe exactly 4.2.2; otherwise prte builds without the repairs and says so.
@@ -53,6 +53,22 @@ AC_DEFUN([PRTE_CHECK_PMIX_PRIVATE_HEADERS], [
   AS_IF([test "$prte_have_pmix422_private" = yes],
     [PMIX_PRIVATE_CPPFLAGS="$PMIX_PRIVATE_CPPFLAGS -DPRTE_PMIX422_PRIVATE_HEADERS"],
     [PMIX_PRIVATE_CPPFLAGS=""])
+  # The repairs read and write the private structures of the very library these headers came
+  # with: its GNU build id is recorded, and at run time a libpmix with another one (a Debian
+  # update, another build) turns the repairs off (src/pmix/pmix422/repairs.c).
+  PRTE_PMIX422_BUILD_ID=
+  AS_IF([test "$prte_have_pmix422_private" = yes], [
+    AC_MSG_CHECKING([the build id of the libpmix the repairs are checked against])
+    prte_pmix_lib=`$PKG_CONFIG --variable=libdir pmix`/libpmix.so
+    prte_pmix_lib=`readlink -f "$prte_pmix_lib" 2>/dev/null`
+    AS_IF([test -n "$prte_pmix_lib"],
+      [PRTE_PMIX422_BUILD_ID=`LC_ALL=C readelf -n "$prte_pmix_lib" 2>/dev/null | sed -n 's/.*Build ID: *\([[0-9a-f]]*\).*/\1/p' | head -1`])
+    AS_IF([test -n "$PRTE_PMIX422_BUILD_ID"],
+      [AC_MSG_RESULT([$PRTE_PMIX422_BUILD_ID ($prte_pmix_lib)])],
+      [AC_MSG_RESULT([none found (readelf -n $prte_pmix_lib): the repairs will stay off])])
+  ])
+  AC_DEFINE_UNQUOTED([PRTE_PMIX422_BUILD_ID], ["$PRTE_PMIX422_BUILD_ID"],
+    [GNU build id of the libpmix the PMIx 4.2.2 repairs were built and checked against; empty: none])
   AC_SUBST([PMIX_PRIVATE_CPPFLAGS])
 ])
 

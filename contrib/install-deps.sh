@@ -23,5 +23,8 @@ $SUDO apt-get install -y -qq --no-install-recommends \
     libpmix-dev libpmix-bin libhwloc-dev libevent-dev libfmt-dev libcli11-dev \
     libgtest-dev cmake openmpi-bin libopenmpi-dev mpich libmpich-dev libpmi2-0-dev nettle-dev \
     openssh-server openssh-client iproute2 iputils-ping procps util-linux help2man \
+    bash-completion \
     slurmctld slurmd slurm-client libslurm-dev munge >/dev/null
+# OpenPMIx's own example programs, which the test pmix_examples runs against the DVM.
+sh "$(dirname "$0")/fetch-pmix-examples.sh"
 echo "install-deps: build and test dependencies are installed"

@@ -17,7 +17,7 @@
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
-#include "pmix/pmix422_fence_data.h"
+#include "pmix/pmix422/fence_data.h"
 
 namespace prte::pmix::detail {
 

@@ -117,6 +117,29 @@ void notify_here(pmix_status_t code, const pmix_proc_t& source, pmix_data_range_
     }
 }
 
+// Whether a PMIX_EVENT_CUSTOM_RANGE in `info` names a process of this node (a wildcard rank: any
+// of its namespace's here).
+bool custom_range_reaches_here(const pmix_info_t info[], size_t ninfo)
+{
+    const pmix_info_t* r = find_info(info, ninfo, PMIX_EVENT_CUSTOM_RANGE);
+    if (!r) return true;  // no list: the server decides
+    const pmix_proc_t* procs = nullptr;
+    size_t n = 0;
+    if (r->value.type == PMIX_DATA_ARRAY && r->value.data.darray && r->value.data.darray->type == PMIX_PROC) {
+        procs = static_cast<const pmix_proc_t*>(r->value.data.darray->array);
+        n = r->value.data.darray->size;
+    } else if (r->value.type == PMIX_PROC && r->value.data.proc) {
+        procs = r->value.data.proc;
+        n = 1;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        for (const pmix_proc_t& here : local_procs_of(procs[i].nspace)) {
+            if (PMIX_CHECK_PROCID(&procs[i], &here)) return true;
+        }
+    }
+    return false;
+}
+
 // Every daemon, the master included: the broadcast event for this node's processes.
 void on_broadcast(runtime::Rank, rml::Payload&& payload)
 {
@@ -148,6 +171,17 @@ void on_broadcast(runtime::Rank, rml::Payload&& payload)
     verbose()(5, "event {} from {} (range {}) relayed from daemon {}", PMIx_Error_string(e.code), describe(e.source),
               PMIx_Data_range_string(e.range), e.origin);
     observe_group_event(e.code, e.source, n->info, n->ninfo);
+    // PMIx 4.2.2's server records a group for every PMIX_GROUP_CONSTRUCT_COMPLETE notified through
+    // it, and only a destruct there forgets it: on a node without members the record stayed, and
+    // a later construct of the same id there waited for ever (pmix422/groups.c). No process here
+    // is in its range, so nobody here misses it.
+    if (e.code == PMIX_GROUP_CONSTRUCT_COMPLETE && range == PMIX_RANGE_CUSTOM &&
+        !custom_range_reaches_here(n->info, n->ninfo)) {
+        verbose()(5, "event {} from {}: no process of its range on this node; not notified here",
+                  PMIx_Error_string(e.code), describe(e.source));
+        release_notified(PMIX_SUCCESS, n);
+        return;
+    }
     notify_here(e.code, e.source, range, n);
 }
 

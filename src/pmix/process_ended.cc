@@ -17,7 +17,7 @@
 
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "pmix/internal.h"
-#include "pmix/pmix422_repairs.h"
+#include "pmix/pmix422/repairs.h"
 #include "pmix/server.h"
 
 namespace prte::pmix {

@@ -2,6 +2,12 @@
 // processes are (what `pps` lists). Each answered key comes back as one info of that key.
 //
 //   PMIX_QUERY_NAMESPACES        the DVM's namespace, then every job's, comma-separated
+//   PMIX_QUERY_NAMESPACE_INFO    an array with one PMIX_JOB_INFO_ARRAY per job: its PMIX_NSPACE and
+//                                PMIX_CMD_LINE (its first app's argv), as the standard and
+//                                OpenPMIx's examples/tool.c read it
+//   PMIX_SERVER_URI              (PMIX_HOSTNAME qualifier: a node) the URI of this node's PMIx
+//                                server; another node's is not answered (the daemons do not tell
+//                                the master theirs)
 //   PMIX_QUERY_JOB_STATUS        (PMIX_NSPACE qualifier; default the requester's job) PMIX_SUCCESS
 //                                while the job runs well, PMIX_ERR_JOB_FAILED_TO_LAUNCH if it
 //                                could not start, PMIX_EVENT_JOB_END once it is ending otherwise
@@ -30,6 +36,7 @@
 #include "pmix/attributes.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "pmix/server.h"
 #include "pmix/spawn_translate.h"
 #include "rml/buffer.h"
 #include "rml/rml.h"
@@ -129,6 +136,7 @@ struct Question {
     std::vector<std::string> keys;
     std::optional<std::string> nspace;  // PMIX_NSPACE or PMIX_PROCID qualifier
     std::optional<std::string> alloc_id;  // PMIX_ALLOC_ID qualifier
+    std::optional<std::string> hostname;  // PMIX_HOSTNAME qualifier
     std::optional<pmix_proc_t> proc;      // PMIX_PROCID qualifier (PMIx 4.2 names the server, not a
                                           // tool, as a tool query's requester)
     uint64_t acked_bytes = 0;           // kOutputAckedBytes qualifier (output acknowledgements)
@@ -228,11 +236,33 @@ std::string namespaces()
     return list;
 }
 
+InfoArray namespace_info()
+{
+    InfoArray all;
+    for (const runtime::JobPtr& job : rt().jobs().all()) {
+        if (job->is_daemon_job) continue;
+        InfoArray one;
+        one.add_string(PMIX_NSPACE, job->nspace);
+        one.add_string(PMIX_CMD_LINE, job->apps.empty() ? std::string() : util::join(job->apps[0].argv, " "));
+        all.add_info_array(PMIX_JOB_INFO_ARRAY, std::move(one));
+    }
+    return all;
+}
+
 // Answers one key into `results`; false when it cannot.
 bool answer_key(const std::string& key, const Question& q, const pmix_proc_t& requester, InfoArray& results)
 {
     if (key == PMIX_QUERY_NAMESPACES) {
         results.add_string(PMIX_QUERY_NAMESPACES, namespaces());
+        return true;
+    }
+    if (key == PMIX_QUERY_NAMESPACE_INFO) {
+        results.add_info_array(PMIX_QUERY_NAMESPACE_INFO, namespace_info());
+        return true;
+    }
+    if (key == PMIX_SERVER_URI) {
+        if (q.hostname && *q.hostname != rt().identity().node_name) return false;
+        results.add_string(PMIX_SERVER_URI, prte::pmix::uri());
         return true;
     }
     if (key == PMIX_QUERY_NUM_PSETS) {
@@ -375,6 +405,7 @@ pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, p
             if (PMIX_CHECK_KEY(&info, PMIX_PROCID) && info.value.type == PMIX_PROC && info.value.data.proc) {
                 questions[n].proc = *info.value.data.proc;
             }
+            if (PMIX_CHECK_KEY(&info, PMIX_HOSTNAME)) questions[n].hostname = value_string(info.value);
         }
         questions[n].acked_bytes = acked_qualifier(queries[n]);
     }

@@ -29,7 +29,7 @@
 
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
-#include "pmix/pmix422_repairs.h"
+#include "pmix/pmix422/repairs.h"
 #include "pmix/server.h"
 #include "runtime/runtime.h"
 #include "util/strings.h"

@@ -42,7 +42,7 @@
 #include "mca/base/param.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
-#include "pmix/pmix422_repairs.h"
+#include "pmix/pmix422/repairs.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
@@ -157,6 +157,34 @@ pmix_status_t to_pmix_status(const Status& status)
 
 }  // namespace detail
 
+namespace {
+
+// Whether the PMIx 4.2.2 repairs act here (pmix/pmix422/repairs.h), decided before PMIx's thread
+// exists, and said on every daemon: on at verbose level 1; off because the loaded libpmix is not
+// the one they were checked against, as a warning naming what is then at risk.
+void decide_repairs()
+{
+    auto& wanted = mca::ParamRegistry::instance().register_bool(
+        {"pmix", "server", "repairs"}, true,
+        "Apply prte's repairs to OpenPMIx 4.2.2's server (records it keeps for good, group operations it leaves "
+        "waiting; docs/architecture.md, 'PMIx 4.2.2'); they act only on the libpmix whose build id configure "
+        "recorded. Off: those defects are left as they are");
+    if (!wanted.as_bool()) prte_pmix422_repairs_switch_off("switched off by pmix_server_repairs");
+    const char* why_not = prte_pmix422_repairs_state();
+    if (!why_not) {
+        detail::verbose()(1, "PMIx 4.2.2 repairs: on (libpmix build id {})", prte_pmix422_checked_build_id());
+    } else if (wanted.as_bool() && *prte_pmix422_checked_build_id() != '\0') {
+        output::warning("PMIx 4.2.2 repairs off: {}; at risk: every tool connection and group operation leaves "
+                        "records in PMIx's server for good, and a group operation whose member ends may wait for ever "
+                        "(pmix_server_repairs 0 silences this)",
+                        why_not);
+    } else {
+        detail::verbose()(1, "PMIx 4.2.2 repairs: off ({})", why_not);
+    }
+}
+
+}  // namespace
+
 Status start(const ServerOptions& options)
 {
     using detail::state;
@@ -167,6 +195,7 @@ Status start(const ServerOptions& options)
         "Verbosity of the PMIx server host: 1 refusals and errors, 2 jobs and tools, 5 every upcall, 10 data",
         {.min = 0});
     detail::set_verbose_level(static_cast<int>(param.as_int()));
+    decide_repairs();
 
     const runtime::Identity& id = runtime::Runtime::instance().identity();
     if (id.dvm_nspace.empty()) return {Errc::bad_param, "the PMIx server needs the DVM namespace, which is not set"};
@@ -234,12 +263,6 @@ Status start(const ServerOptions& options)
     }
     detail::verbose()(2, "PMIx server {} started{}; uri {}", describe(state().me),
                       options.tool_support ? " with tool support" : "", state().uri.empty() ? "(none)" : state().uri);
-    if (options.tool_support) {
-        // Checked here, on this thread, before any upcall can ask.
-        const char* why_not = prte_pmix422_repairs_state();
-        detail::verbose()(2, "departed tools' PMIx records: {}",
-                          why_not ? fmt::format("kept ({})", why_not) : std::string("released"));
-    }
 
     detail::register_dvm_nspace();
     return {};

@@ -133,7 +133,7 @@ void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
 
 // This node's processes of the job are about to be killed: collectives among them that PMIx's
 // server has not handed to the DVM are held, so that the end of their connections cannot complete
-// one twice (a PMIx 4.2.2 defect, pmix422_repairs.h); waits (at most a second) until PMIx's thread
+// one twice (a PMIx 4.2.2 defect, pmix422/repairs.h); waits (at most a second) until PMIx's thread
 // has done so. Progress thread.
 void job_killing(const runtime::Job& job);
 

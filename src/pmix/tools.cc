@@ -15,7 +15,7 @@
 #include "mca/plm/base/plm_launch.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
-#include "pmix/pmix422_repairs.h"
+#include "pmix/pmix422/repairs.h"
 #include "util/tcp_nodelay.h"
 #include "runtime/runtime.h"
 
@@ -98,7 +98,7 @@ ToolRequest read_tool_request(const pmix_info_t info[], size_t ninfo)
     return r;
 }
 
-// PMIx 4.2.2 keeps about 3.5 KB for every tool that ever connected (pmix422_repairs.h); each new
+// PMIx 4.2.2 keeps about 3.5 KB for every tool that ever connected (pmix422/repairs.h); each new
 // connection releases what departed ones left, so the DVM holds the records of connected tools
 // only. On PMIx's thread, as the repairs require: this runs inside its tool-connection upcall.
 void release_departed_tools()

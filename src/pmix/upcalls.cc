@@ -12,7 +12,7 @@
 #include "mca/odls/base/odls_base.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
-#include "pmix/pmix422_repairs.h"
+#include "pmix/pmix422/repairs.h"
 #include "runtime/runtime.h"
 
 namespace prte::pmix::detail {

@@ -281,7 +281,8 @@ void sweep_old_teardown_notes(const std::string& dir)
 
 }  // namespace
 
-Status publish(const std::string& uri, const std::string& dvm_nspace, const std::string& log)
+Status publish(const std::string& uri, const std::string& dvm_nspace, const std::string& log,
+               const std::string& daemon_logs)
 {
     std::string dir = directory();
     if (Status st = ensure_directory(dir); !st) return st;
@@ -290,6 +291,7 @@ Status publish(const std::string& uri, const std::string& dvm_nspace, const std:
     std::string text = fmt::format("uri={}\npid={}\nnspace={}\nhost={}\nstarted={}\n", uri, getpid(), dvm_nspace,
                                    this_host(), static_cast<int64_t>(time(nullptr)));
     if (!log.empty()) text += fmt::format("log={}\n", log);
+    if (!daemon_logs.empty()) text += fmt::format("daemon_logs={}\n", daemon_logs);
     if (Status st = write_atomically(dir, name, text); !st) return st;
     std::lock_guard<std::mutex> lock(published_mutex);
     published_file = fmt::format("{}/{}", dir, name);
@@ -342,6 +344,8 @@ Status parse(const std::string& text, const std::string& file, Entry& out)
             entry.host = value;
         } else if (key == "log") {
             entry.log = value;
+        } else if (key == "daemon_logs") {
+            entry.daemon_logs = value;
         } else if (key == "pid" || key == "started") {
             auto v = util::parse_int(value);
             if (!v || *v <= 0) return {Errc::bad_file, fmt::format("{}:{}: bad {} '{}'", file, number, key, value)};

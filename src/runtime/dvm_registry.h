@@ -31,6 +31,7 @@ struct Entry {
     int64_t started = 0;    // epoch seconds; 0 when unknown
     std::string file;       // the registry file it came from; empty for a bare URI
     std::string log;        // where the DVM writes its messages (prte --log-file); empty: none known
+    std::string daemon_logs;  // its daemons' own files (prte --debug-daemons-file), as a glob; empty: none
 };
 
 // The per-user directory: ${TMPDIR:-/tmp}/prte.<uid>.
@@ -38,7 +39,8 @@ std::string directory();
 
 // Called by the master once its PMIx server accepts tools; writes dvm.<getpid()>. Creates the
 // directory (0700) if needed and refuses one owned by another user.
-Status publish(const std::string& uri, const std::string& dvm_nspace, const std::string& log = {});
+Status publish(const std::string& uri, const std::string& dvm_nspace, const std::string& log = {},
+               const std::string& daemon_logs = {});
 
 // The master's last word to the pterm that stopped it, when its daemons did not all exit in time
 // (which ones, and what it did about them): dvm.<pid>.teardown beside the registry file, written

@@ -21,6 +21,9 @@ struct Settings {
     std::chrono::seconds daemon_exit_timeout{5};
     // prte_log_file: where the master writes its messages once the DVM is ready (prte --log-file).
     std::string log_file;
+    // prte_debug_daemons_file: each daemon's lines to a file of its own beside the log (or in the
+    // session directory) instead of into the master's log (prte --debug-daemons-file).
+    bool debug_daemons_file = false;
     // Testing only: prte_test_hold_launch, prte_test_wedge_on_sigusr2.
     bool test_hold_launch = false;
     bool test_wedge_on_sigusr2 = false;

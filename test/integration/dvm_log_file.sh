@@ -22,7 +22,7 @@ expect_status logger 0
 grep -q "log from .*:1: logger rank 1 sends a message blob" "$LOG" && pass "PMIx_Log lines are in the log" ||
     fail "no PMIx_Log line in the log: $(tail -5 "$LOG")"
 grep -q "spawns job" "$LOG" && pass "the verbose stream is in the log" || fail "no verbose line in the log"
-grep -q "^\[node2\] .*pmix_server" "$LOG" && pass "a daemon's lines are in the log, with its node" ||
+grep -q "^\[node2\] daemon 2: .*pmix_server" "$LOG" && pass "a daemon's lines are in the log, with its node and rank" ||
     fail "no line of node2's daemon in the log: $(tail -5 "$LOG")"
 
 # logrotate: move the file away, SIGHUP; the DVM writes a new one and keeps the old one's lines.
@@ -59,4 +59,26 @@ esac
 run hello "$PRUN" -n 1 "$CLIENTS/logger"
 grep -q "logger rank 0 says hello" "$default_log" && pass "it holds the DVM's messages" || fail "nothing in $default_log"
 stop_dvm
+
+# --debug-daemons-file: each daemon's lines in a file of its own beside the log, none in the log.
+LOG="$TEST_TMP/d/dvm.log"
+mkdir -p "$TEST_TMP/d"
+start_dvm --log-file "$LOG" --debug-daemons-file --prtemca pmix_server_verbose 2 --hostfile "$TEST_TMP/hosts" \
+    --prtemca plm_ssh_agent "$LOCAL_AGENT" --prtemca plm_base_prted "$PRTED" --prtemca oob_tcp_if_include lo
+registry="$TEST_TMP/prte.$(id -u)/dvm.$DVM_PID"
+grep -qx "daemon_logs=$TEST_TMP/d/prted.\*.log" "$registry" && pass "the registry records the daemons' files" ||
+    fail "registry: $(cat "$registry")"
+run per_daemon "$PRUN" -n 2 --map-by node "$CLIENTS/logger"
+expect_status per_daemon 0
+for r in 1 2; do
+    grep -q "pmix_server" "$TEST_TMP/d/prted.$r.node$r.log" && pass "daemon $r's lines are in prted.$r.node$r.log" ||
+        fail "daemon $r's file: $(ls "$TEST_TMP/d")"
+done
+grep -q "^\[node[12]\] daemon" "$LOG" && fail "a daemon's line went to the master's log too" ||
+    pass "the master's log holds no daemon line"
+grep -q "spawns job" "$LOG" && pass "the master's own lines stay in its log" || fail "the master's log lost its lines"
+run pterm_daemons "$PTERM" --verbose
+expect_status pterm_daemons 0
+expect_line pterm_daemons err "its daemons' logs: $TEST_TMP/d/prted.*.log"
+DVM_PID=
 finish

@@ -2,7 +2,7 @@
 # Issue 13 item 2: PMIx groups over ranks on several nodes and of two jobs, on 3 local nodes
 # (rml_radix 2): every member gets the same context id, issued by the master and never twice
 # (100 constructs in a row), groups without a context id, and the collective state freed, PMIx's
-# own tracker of each construct and destruct included (PMIx 4.2.2 never frees it: pmix422_repairs.h).
+# own tracker of each construct and destruct included (PMIx 4.2.2 never frees it: pmix422/repairs.h).
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"

@@ -2,7 +2,7 @@
 # Issue 14, item 3: PMIx 4.2.2's server kept about 3.5 KB for every tool that ever connected
 # (its connection, rank and namespace records) and more for each output registration, so a DVM
 # grew 8.9 KB per prun. Each new tool connection now releases what departed tools left
-# (src/pmix/pmix422_repairs.c). This checks the releases happen (the DVM's log counts them), and
+# (src/pmix/pmix422/repairs.c). This checks the releases happen (the DVM's log counts them), and
 # that they touch nothing alive: a prun connected throughout still gets its output and status, a
 # prun killed outright is released too. Every prun registers for its job's output and
 # deregisters at the end, the path whose requests the repairs release as well (the DVM's log

@@ -16,6 +16,10 @@ void register_runtime_params(ParamRegistry& registry)
                              "The master's log once the DVM is ready: its errors, warnings, verbose streams, the "
                              "daemons' lines and PMIx_Log (prte --log-file); empty: the terminal, or prte.log in the "
                              "session directory for a daemonized DVM");
+    registry.register_bool({"prte", "", "debug_daemons_file"}, defaults.debug_daemons_file,
+                           "Write each daemon's lines (its verbose streams, warnings and errors) to a file of its own, "
+                           "prted.<rank>.<node>.log beside the master's log (or in its session directory), instead of "
+                           "into the master's log (prte --debug-daemons-file)");
     registry.register_string({"prte", "", "node_name"}, "",
                              "Node name this process reports (default: the hostname); the "
                              "local-node test-bed sets it for each daemon");
@@ -77,6 +81,7 @@ runtime::Settings runtime_settings(ParamRegistry& registry)
     runtime::Settings s;
     s.node_name = core_param(registry, "prte_node_name").as_string();
     s.log_file = core_param(registry, "prte_log_file").as_string();
+    s.debug_daemons_file = core_param(registry, "prte_debug_daemons_file").as_bool();
     s.elastic_mode = core_param(registry, "prte_elastic_mode").as_bool();
     s.elastic_leave_timeout = std::chrono::milliseconds(core_param(registry, "prte_elastic_leave_timeout").as_int());
     s.daemon_exit_timeout = std::chrono::seconds(core_param(registry, "prte_daemon_exit_timeout").as_int());

@@ -20,7 +20,7 @@
 // the upcall has returned PMIX_SUCCESS. PMIx 4.2.2 records a group when the construct completes,
 // whatever the status, and only a destruct removes that record, so a later construct of the same
 // id on that node would never be handed to the host: the release after a failed construct drops
-// it (pmix422_groups.c). A member that ends before it joins: process_ended.cc, and the survivors
+// it (pmix422/groups.c). A member that ends before it joins: process_ended.cc, and the survivors
 // of a construct hear PMIX_GROUP_INVITE_FAILED first (tell_invite_failed()).
 //
 // PMIX_GROUP_OPTIONAL: such a member is left out instead. The DVM's collective is optional
@@ -28,7 +28,7 @@
 // names those it left out. Each survivor hears PMIX_GROUP_INVITE_FAILED for each of them, then
 // PMIX_GROUP_MEMBERSHIP_UPDATE with the members that remain, and its construct succeeds. On the
 // node of an ended member, a construct its other members had called is handed over by
-// pmix422_groups.c (PMIx 4.2.2 would keep it for ever). The group's destruct is over the members
+// pmix422/groups.c (PMIx 4.2.2 would keep it for ever). The group's destruct is over the members
 // the construct kept (records.cc).
 #include <pmix.h>
 
@@ -43,7 +43,7 @@
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
-#include "pmix/pmix422_repairs.h"
+#include "pmix/pmix422/repairs.h"
 #include "rml/buffer.h"
 
 namespace prte::pmix::detail {
@@ -55,7 +55,7 @@ const char* operation_name(pmix_group_operation_t op)
 }
 
 // What PMIx holds until it has answered the members: our results, and its own tracker of the
-// operation, which PMIx 4.2.2 never releases (pmix422_repairs.h). PMIx calls release_answer()
+// operation, which PMIx 4.2.2 never releases (pmix422/repairs.h). PMIx calls release_answer()
 // on its thread once every member's reply is queued.
 struct Answer {
     std::unique_ptr<InfoArray> results;

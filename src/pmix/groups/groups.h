@@ -3,7 +3,7 @@
 // group asked for, PMIX_GROUP_NOTIFY_TERMINATION and PMIX_GROUP_OPTIONAL (records.cc), the
 // invitation protocol (invitations.cc), declared leaders (leaders.cc). The collective itself is
 // grpcomm's (mca/grpcomm/grpcomm.h); what PMIx 4.2.2 leaves waiting is answered by
-// ../pmix422_groups.c; process_ended.cc tells these files of a process's end.
+// ../pmix422/groups.c; process_ended.cc tells these files of a process's end.
 #pragma once
 
 #include <pmix_server.h>

@@ -47,6 +47,7 @@ struct Options {
     std::vector<std::string> hosts;
     std::string hostfile;
     std::string log_file;
+    bool debug_daemons_file = false;
     bool version = false;
 };
 
@@ -155,6 +156,9 @@ int main(int argc, char** argv)
                    "lines, PMIx_Log) to this file, appending; SIGHUP reopens it. A daemonized DVM without it logs to "
                    "prte.log in its session directory (pterm --verbose says where)")
         ->type_name("PATH");
+    app.add_flag("--debug-daemons-file", options.debug_daemons_file,
+                 "Write each daemon's lines to a file of its own, prted.<rank>.<node>.log, in the log file's "
+                 "directory (else the session directory), instead of into the DVM's log");
     app.add_flag("-V,--version", options.version, "Show the version");
     app.footer("Parameters: --prtemca <name> <value> (see prte_info --param all all).");
     if (auto done = prte::tools::parse_command_line(app, args, usage_error)) return *done;
@@ -218,10 +222,16 @@ int main(int argc, char** argv)
         char cwd[4096];
         if (getcwd(cwd, sizeof(cwd))) log_path = std::string(cwd) + "/" + log_path;  // SIGHUP reopens it from anywhere
     }
+    std::string daemon_logs;
+    if (options.debug_daemons_file || rt.settings().debug_daemons_file) {
+        std::string dir = log_path.empty() ? rt.identity().session_dir : log_path.substr(0, log_path.rfind('/'));
+        prte::plm::base::set_daemon_log_dir(dir);
+        daemon_logs = dir + "/prted.*.log";
+    }
     prte::tools::DvmLog log;
     rt.set_ready_handler([&] {
         if (prte::Status st = prte::runtime::dvm_registry::publish(prte::pmix::uri(), rt.identity().dvm_nspace,
-                                                                   log_path);
+                                                                   log_path, daemon_logs);
             !st) {
             prte::output::warning("{}", st.message());
         }

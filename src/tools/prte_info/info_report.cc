@@ -12,6 +12,7 @@
 
 #include "mca/base/param.h"
 #include "mca/base/repository.h"
+#include "pmix/pmix422/repairs.h"
 #include "program/mca_setup.h"
 #include "util/output.h"
 #include "util/strings.h"
@@ -45,12 +46,17 @@ void print_version(const Options& options)
 #else
     const char* slurm = "no";
 #endif
+    // What the running libpmix makes of the 4.2.2 repairs (a DVM may still switch them off with
+    // pmix_server_repairs 0).
+    const char* repairs_off = prte_pmix422_repairs_state();
+    std::string repairs = repairs_off ? fmt::format("off ({})", repairs_off) : std::string("on");
     if (options.parsable) {
         line(fmt::format("package:{}", PACKAGE_STRING));
         line(fmt::format("version:prte:{}", PACKAGE_VERSION));
         line(fmt::format("version:pmix:{}", PMIx_Get_version()));
         line(fmt::format("config:dvm_completion_events:{}", dvm_events));
         line(fmt::format("config:slurm:{}", slurm));
+        line(fmt::format("config:pmix422_repairs:{}", repairs));
         return;
     }
     line(fmt::format("prte {} — an elastic PMIx runtime environment", PACKAGE_VERSION));
@@ -62,6 +68,8 @@ void print_version(const Options& options)
     // A DVM inside a Slurm job without these falls back to ras/hosts and plm/ssh: say why here.
     line(fmt::format("Slurm components (ras/slurm, plm/slurm): {}",
                      std::string(slurm) == "yes" ? "yes" : "no (built without libslurm-dev)"));
+    line(fmt::format("PMIx 4.2.2 repairs (docs/architecture.md): {}{}", repairs,
+                     repairs_off ? "" : fmt::format(", libpmix build id {}", prte_pmix422_checked_build_id())));
 }
 
 void print_components(const Options& options)

@@ -185,5 +185,6 @@ int main(int argc, char** argv)
     }
     trace(1, "stopping the DVM {}", registry::describe(entry));
     if (!entry.log.empty()) trace(1, "its log: {}", entry.log);
+    if (!entry.daemon_logs.empty()) trace(1, "its daemons' logs: {}", entry.daemon_logs);
     return terminate(entry);
 }

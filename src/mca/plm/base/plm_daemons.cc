@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -48,6 +49,7 @@ struct Master {
     size_t reported = 0;
     std::function<void()> teardown_done;
     event* teardown_timer = nullptr;
+    std::string daemon_log_dir;  // prte --debug-daemons-file: one file per daemon there
 };
 
 Master& master()
@@ -237,6 +239,28 @@ void daemon_failed(Rank rank, const std::string& why)
     if (!d || d->gone) return;
     d->loss = why;
     if (errmgr::Module* m = errmgr::base::module()) m->daemon_lost(rank, runtime::ProcState::failed_to_start);
+}
+
+void set_daemon_log_dir(std::string dir) { master().daemon_log_dir = std::move(dir); }
+
+std::string daemon_log_path(Rank rank, const std::string& node)
+{
+    return fmt::format("{}/prted.{}.{}.log", master().daemon_log_dir, rank, node);
+}
+
+void relay_daemon_line(Rank rank, const std::string& node, const std::string& line)
+{
+    if (!master().daemon_log_dir.empty()) {
+        // Opened for each line, appending: a daemon's file survives logrotate moving it, and a DVM
+        // of thousands of daemons holds no descriptor per daemon.
+        if (FILE* f = std::fopen(daemon_log_path(rank, node).c_str(), "a")) {
+            std::fprintf(f, "%s\n", line.c_str());
+            std::fclose(f);
+            return;
+        }
+        // Unwritable: the line still reaches the master's log rather than nowhere.
+    }
+    std::fprintf(stderr, "[%s] daemon %u: %s\n", node.c_str(), static_cast<unsigned>(rank), line.c_str());
 }
 
 runtime::Node* node_of_daemon(Rank rank)

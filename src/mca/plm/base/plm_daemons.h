@@ -36,6 +36,14 @@ std::vector<std::string> daemon_command_for_shell(const std::string& rank_word, 
 // what the launcher saw (its stderr). Ends a DVM start-up with that message.
 void daemon_failed(runtime::Rank rank, const std::string& why);
 
+// A line daemon `rank` on `node` (or its launch agent) printed: to the master's stderr, which is its
+// log once the DVM is ready, as "[node] daemon N: line"; with a daemon log directory, appended to
+// that daemon's own file there instead (prte --debug-daemons-file).
+void relay_daemon_line(runtime::Rank rank, const std::string& node, const std::string& line);
+// From now on each daemon's lines go to <dir>/prted.<rank>.<node>.log; empty: to stderr again.
+void set_daemon_log_dir(std::string dir);
+std::string daemon_log_path(runtime::Rank rank, const std::string& node);
+
 runtime::Node* node_of_daemon(runtime::Rank rank);
 // Daemons other than the master that have called home and not left.
 size_t live_remote_daemons();

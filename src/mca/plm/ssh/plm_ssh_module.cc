@@ -67,11 +67,10 @@ void SshModule::start(Agent& agent)
     verbose()(5, "plm/ssh: daemon {} on {}: {}", agent.rank, agent.node, util::join(spec.argv, " "));
     runtime::Rank rank = agent.rank;
     std::string node = agent.node;
-    // The daemon's and the agent's messages go on to prte's stderr, so a daemon's own error is
-    // seen where the user looks; the last ones are kept for a failure report.
+    // The daemon's and the agent's messages go on to prte's stderr (its log), so a daemon's own
+    // error is seen where the user looks; the last ones are kept for a failure report.
     Status st = agent.process.start(
-        rt().loop().base(), spec,
-        [node](const std::string& line) { std::fprintf(stderr, "[%s] %s\n", node.c_str(), line.c_str()); },
+        rt().loop().base(), spec, [rank, node](const std::string& line) { base::relay_daemon_line(rank, node, line); },
         [this, rank](int status) { agent_exited(rank, status); });
     if (!st) {
         fail(agent, fmt::format("cannot start the launch agent: {}", st.message()));

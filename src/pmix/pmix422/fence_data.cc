@@ -14,7 +14,7 @@
 // by the direct modex (remote_services.cc), from the process's own server, which is always right.
 // A fence over one namespace, or whose every node hosts processes of every namespace named, keeps
 // its data.
-#include "pmix/pmix422_fence_data.h"
+#include "pmix/pmix422/fence_data.h"
 
 #include <map>
 #include <set>

@@ -1,7 +1,11 @@
-/* Repairs for records that OpenPMIx 4.2.2's server keeps for good after every tool connection
+/* The one interface between prte and its repairs of Debian's OpenPMIx 4.2.2 (this directory, the
+ * only code built against PMIx's private headers). A newer PMIx that fixes these defects means
+ * deleting src/pmix/pmix422/ and the calls to this header (docs/architecture.md, "PMIx 4.2.2").
+ *
+ * Repairs for records that OpenPMIx 4.2.2's server keeps for good after every tool connection
  * and every group operation, which no public call releases (issue 14 item 3, issue 13), and for
  * group operations it leaves waiting for ever when a member ends. Implemented in C against PMIx's
- * private headers (pmix422_repairs.c, pmix422_groups.c); everything else in prte uses only the
+ * private headers (pmix422/repairs.c, pmix422/groups.c); everything else in prte uses only the
  * public API.
  *
  * Every function must be called on PMIx's progress thread (from inside a server upcall) unless it
@@ -20,8 +24,15 @@
 extern "C" {
 #endif
 
-/* NULL when the repairs apply to the running libpmix; otherwise why they do not. */
+/* Any thread (switch.c). NULL when the repairs act; otherwise why they do not: prte built without
+ * PMIx's private headers, another libpmix version, a libpmix whose GNU build id is not the one
+ * configure recorded, or switched off by the host. */
 const char *prte_pmix422_repairs_state(void);
+/* Before the PMIx server starts: the repairs do nothing from now on; `why` (kept, not copied) is
+ * what prte_pmix422_repairs_state() says. */
+void prte_pmix422_repairs_switch_off(const char *why);
+/* The build id configure recorded of the libpmix the repairs were checked against ("" if none). */
+const char *prte_pmix422_checked_build_id(void);
 
 /* The host's iof_pull upcall was handed `cbdata` (PMIx's request) and answers it at once with
  * PMIX_OPERATION_SUCCEEDED. PMIx 4.2.2 then never releases the client request behind it (and with
@@ -53,7 +64,7 @@ void prte_pmix422_deregister_nspace(const char *nspace);
  * repairs do not apply. */
 int prte_pmix422_hold_collectives(const char *nspace, void (*done)(void *), void *arg);
 
-/* Group operations (pmix422_groups.c). `cbdata` is what the host's group upcall was handed:
+/* Group operations (pmix422/groups.c). `cbdata` is what the host's group upcall was handed:
  * PMIx's tracker of one construct or destruct. */
 
 /* Call from the upcall when the host will answer: PMIx 4.2.2 does not mark a group tracker as
@@ -71,7 +82,7 @@ int prte_pmix422_group_leader(void *cbdata, pmix_proc_t *leader);
  * and never releases the tracker itself (its PMIX_RELEASE is commented out): the tracker and every
  * member's request (about 9 KB a construct) stayed for good. With `failed`, a construct's group
  * record goes too, which PMIx keeps after a failed construct so that its id could not be used
- * again. Returns 1 if it released the tracker, 0 if it kept it (see pmix422_groups.c for when). */
+ * again. Returns 1 if it released the tracker, 0 if it kept it (see pmix422/groups.c for when). */
 int prte_pmix422_release_group_tracker(void *cbdata, int failed);
 
 /* How end_groups_waiting_for reports each group operation it ends (on PMIx's thread): its id,

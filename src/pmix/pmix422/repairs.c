@@ -1,5 +1,5 @@
 /* Repairs for OpenPMIx 4.2.2's server: records it keeps after every tool connection and group
- * operation. See pmix422_repairs.h. What was found, in PMIx 4.2.2's own source (apt-get source
+ * operation. See pmix422/repairs.h. What was found, in PMIx 4.2.2's own source (apt-get source
  * pmix):
  *
  *  - A tool's connection record (pmix_peer_t, ~1.8 KB) stays in pmix_server_globals.clients for
@@ -9,41 +9,20 @@
  *  - _iofreg (after an IOF pull) and iofdereg (after a deregistration) never release the request
  *    (pmix_server_caddy_t) the switchyard made, which holds the connection record; iofdereg also
  *    leaks the request's directives.
- *  - Group operations: see pmix422_groups.c.
+ *  - Group operations: see pmix422/groups.c.
  *
- * Only this file and pmix422_groups.c include PMIx's private headers (through pmix422_private.h;
+ * Only this file and pmix422/groups.c include PMIx's private headers (through pmix422/private.h;
  * configure adds them for these alone). The repairs depend on 4.2.2's exact layout and behaviour,
  * so they act only when the running libpmix says it is the version these headers describe: a
  * newer PMIx that releases these itself must not see them released twice. */
-#include "pmix/pmix422_repairs.h"
+#include "pmix/pmix422/repairs.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #ifdef PRTE_PMIX422_PRIVATE_HEADERS
 
-#include "pmix/pmix422_private.h"
-
-static int version_checked;
-static const char *version_problem;
-static char version_text[256];
-
-const char *prte_pmix422_repairs_state(void)
-{
-    if (!version_checked) {
-        /* "OpenPMIx 4.2.2rc2 (PMIx Standard: ...)": the library's version, then a space. */
-        char expected[64];
-        snprintf(expected, sizeof(expected), "OpenPMIx %s ", PMIX_VERSION);
-        const char *running = PMIx_Get_version();
-        if (running == NULL || strncmp(running, expected, strlen(expected)) != 0) {
-            snprintf(version_text, sizeof(version_text), "the running libpmix (%s) is not the OpenPMIx %s they were built for",
-                     running ? running : "unknown", PMIX_VERSION);
-            version_problem = version_text;
-        }
-        version_checked = 1;
-    }
-    return version_problem;
-}
+#include "pmix/pmix422/private.h"
 
 const struct timeval prte_pmix422_now = {0, 0};
 
@@ -166,7 +145,7 @@ static struct held *held;
 static size_t nheld, held_cap;
 
 /* Only among the job's own processes: a collective spanning another job must still end for that
- * job's processes when these go (pmix422_groups.c ends such group operations). */
+ * job's processes when these go (pmix422/groups.c ends such group operations). */
 static int only_job(const pmix_server_trkr_t *trk, const char *nspace)
 {
     for (size_t n = 0; n < trk->npcs; n++) {
@@ -274,6 +253,7 @@ static void deregister_when_disconnected(evutil_socket_t fd, short what, void *a
         }
     }
     release_held(d->job.nspace);
+    prte_pmix422_forget_groups_of(d->job.nspace);
     PMIx_server_deregister_nspace(d->job.nspace, nothing_to_release, NULL);
     free(d);
 }
@@ -311,11 +291,6 @@ static void nothing_to_release(pmix_status_t status, void *cbdata)
 void prte_pmix422_deregister_nspace(const char *nspace)
 {
     PMIx_server_deregister_nspace(nspace, nothing_to_release, NULL);
-}
-
-const char *prte_pmix422_repairs_state(void)
-{
-    return "prte was built without OpenPMIx 4.2.2's private headers (configure said so)";
 }
 
 void prte_pmix422_after_iof_request(void *cbdata, int stop)

@@ -1,4 +1,4 @@
-/* Repairs for OpenPMIx 4.2.2's group constructs and destructs (see pmix422_repairs.h). What was
+/* Repairs for OpenPMIx 4.2.2's group constructs and destructs (see pmix422/repairs.h). What was
  * found in 4.2.2's source (src/server/pmix_server_ops.c, src/mca/ptl/base/ptl_base_sendrecv.c):
  *
  *  - _grpcbfunc, the end of every group operation the host completes, takes the operation's
@@ -6,7 +6,9 @@
  *    "//  PMIX_RELEASE(trk);"). That is about 9 KB per construct on every node hosting members.
  *  - A construct that completes with an error leaves its group record in
  *    pmix_server_globals.groups. Only a destruct removes it, so a later construct of the same id
- *    on that node is never handed to the host and waits for ever.
+ *    on that node is never handed to the host and waits for ever. The same holds for the record
+ *    every PMIX_GROUP_CONSTRUCT_COMPLETE notified through a server leaves, on nodes without
+ *    members too: records are forgotten when the last of their members' jobs is deregistered.
  *  - When a member's connection is lost, lost_connection counts it out of each tracker naming it.
  *    If that makes the tracker locally complete, it hands fences, connects and disconnects to the
  *    host, but not group operations. So the members that did call wait for ever. It also never
@@ -20,16 +22,16 @@
  *    handled the end of its connection, when the host asks (an abnormal end; a member of a group
  *    whose destruct goes on without ended members) or such an operation named it.
  *
- * This file and pmix422_repairs.c are the only ones built against PMIx's private headers, and
+ * This file and pmix422/repairs.c are the only ones built against PMIx's private headers, and
  * like it these repairs act only when the running libpmix is 4.2.2. */
-#include "pmix/pmix422_repairs.h"
+#include "pmix/pmix422/repairs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #ifdef PRTE_PMIX422_PRIVATE_HEADERS
 
-#include "pmix/pmix422_private.h"
+#include "pmix/pmix422/private.h"
 
 static int is_group_tracker(const pmix_server_trkr_t *trk)
 {
@@ -309,6 +311,49 @@ struct abort_request {
     prte_pmix422_construct_aborted_fn report;
     void *arg;
 };
+
+/* PMIx's thread, as job `nspace` is deregistered. PMIx 4.2.2 records a group in
+ * pmix_server_globals.groups at its construct, and also for every PMIX_GROUP_CONSTRUCT_COMPLETE
+ * notified through the server (pmix_event_notification.c) - on nodes that host none of its members
+ * too, since the DVM relays that event to every daemon - and only a destruct on that node removes
+ * the record. A later construct of the same id there took the old record's members, counted the
+ * wrong participants and was never handed to the host: OpenPMIx's own asyncgroup example followed by
+ * its group_dmodex waited for ever on the node of the rank asyncgroup left out. A record is
+ * forgotten once none of its members' namespaces is registered any more, unless a tracker still
+ * carries it. */
+static int still_registered(const char *nspace, const char *leaving)
+{
+    if (PMIX_CHECK_NSPACE(nspace, leaving)) return 0;
+    pmix_namespace_t *ns;
+    PMIX_LIST_FOREACH (ns, &pmix_globals.nspaces, pmix_namespace_t) {
+        if (ns->nspace != NULL && PMIX_CHECK_NSPACE(ns->nspace, nspace)) return 1;
+    }
+    return 0;
+}
+
+static int carried_by_a_tracker(const pmix_group_t *grp)
+{
+    pmix_server_trkr_t *trk;
+    PMIX_LIST_FOREACH (trk, &pmix_server_globals.collectives, pmix_server_trkr_t) {
+        if (is_group_tracker(trk) && trk->cbdata == grp) return 1;
+    }
+    return 0;
+}
+
+size_t prte_pmix422_forget_groups_of(const char *nspace)
+{
+    size_t forgotten = 0;
+    pmix_group_t *grp, *next;
+    PMIX_LIST_FOREACH_SAFE (grp, next, &pmix_server_globals.groups, pmix_group_t) {
+        int live = 0;
+        for (size_t m = 0; m < grp->nmbrs && !live; m++) live = still_registered(grp->members[m].nspace, nspace);
+        if (live || carried_by_a_tracker(grp)) continue;
+        pmix_list_remove_item(&pmix_server_globals.groups, &grp->super);
+        PMIX_RELEASE(grp);
+        forgotten++;
+    }
+    return forgotten;
+}
 
 /* PMIx's thread. Each construct of the group on this node is either with the host (reported, for
  * the host to end) or still gathering this node's callers (answered here, one loop step after the

@@ -1,6 +1,6 @@
-/* What pmix422_repairs.c and pmix422_groups.c share, and nothing else includes: OpenPMIx 4.2.2's
+/* What pmix422/repairs.c and pmix422/groups.c share, and nothing else includes: OpenPMIx 4.2.2's
  * private headers, the check that they describe 4.2.2, and two small helpers (defined in
- * pmix422_repairs.c). Include only under PRTE_PMIX422_PRIVATE_HEADERS. */
+ * pmix422/repairs.c). Include only under PRTE_PMIX422_PRIVATE_HEADERS. */
 #ifndef PRTE_PMIX_PMIX422_PRIVATE_H
 #define PRTE_PMIX_PMIX422_PRIVATE_H
 
@@ -32,5 +32,8 @@ extern const struct timeval prte_pmix422_a_moment;
 /* Whether a client `proc` names (a rank, or PMIX_RANK_WILDCARD for any of its namespace) is still
  * connected as far as PMIx's server knows: it has not handled the connection's end yet. */
 int prte_pmix422_connected(const pmix_proc_t *proc);
+/* PMIx's thread (pmix422/groups.c): forgets the group records of namespaces no longer registered,
+ * `nspace` (being deregistered) included; returns how many. */
+size_t prte_pmix422_forget_groups_of(const char *nspace);
 
 #endif
