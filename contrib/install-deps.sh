@@ -21,7 +21,7 @@ fi
 $SUDO apt-get install -y -qq --no-install-recommends \
     g++ make autoconf automake libtool libltdl-dev pkg-config \
     libpmix-dev libpmix-bin libhwloc-dev libevent-dev libfmt-dev libcli11-dev \
-    libgtest-dev cmake openmpi-bin libopenmpi-dev nettle-dev \
+    libgtest-dev cmake openmpi-bin libopenmpi-dev mpich libmpich-dev libpmi2-0-dev nettle-dev \
     openssh-server openssh-client iproute2 iputils-ping procps util-linux help2man \
     bash-completion \
     slurmctld slurmd slurm-client libslurm-dev munge >/dev/null

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The main job: install dependencies, build and install prte in _inst/, start a DVM, run real jobs
-# on it (plain programs, a PMIx client, an Open MPI program when mpicc is present), and stop it;
+# on it (plain programs, a PMIx client, an Open MPI program when mpicc is present, an MPICH one
+# when mpicc.mpich is), and stop it;
 # then a DVM of four local test-bed nodes running jobs across them.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +27,11 @@ if command -v mpicc >/dev/null 2>&1; then
     mpicc -o "$top/_build/mpi_hello" "$top/test/clients/mpi_hello.c"
     step prun -n 2 "$top/_build/mpi_hello"
 fi
+# MPICH beside it, in the same DVM, with no option: the daemons serve its PMI (docs/user-guide.md, "MPICH").
+if command -v mpicc.mpich >/dev/null 2>&1; then
+    mpicc.mpich -o "$top/_build/mpich_hello" "$top/test/clients/mpich_hello.c"
+    step prun -n 4 --map-by :OVERSUBSCRIBE "$top/_build/mpich_hello"
+fi
 echo
 echo "$ prun -n 2 sh -c 'exit 3'   # the job's exit status is prun's"
 prun -n 2 sh -c 'exit 3' || echo "prun exited $?"
@@ -42,6 +48,7 @@ step prte --daemonize --hostfile "$top/_build/quick-start-hosts" \
 trap 'pterm >/dev/null 2>&1 || true' EXIT
 step prun -n 8 --map-by node "$top/_build/test/clients/jobinfo"
 step prun -n 8 --map-by node "$top/_build/test/clients/putget"
+if [ -x "$top/_build/mpich_hello" ]; then step prun -n 4 --map-by node "$top/_build/mpich_hello"; fi
 echo
 echo "$ echo 'to rank 0 on node1' | prun -n 4 --map-by node cat"
 echo 'to rank 0 on node1' | prun -n 4 --map-by node cat

@@ -52,4 +52,9 @@ inline constexpr const char kOutputSource[] = "prte.iof.source";
 // The spawned job is independent of its parent: it is not ended when the parent job ends.
 inline constexpr const char kSpawnChildSeparate[] = "pmix.spchildsep";
 
+// (string) Spawn directive: which process-management interface the job's processes are given,
+// prun --mpi (Slurm's spelling): "pmix", "pmi1", "pmi2", "none"; absent means both PMIx and PMI
+// (runtime::MpiInterface).
+inline constexpr const char kMpiInterface[] = "prte.mpi";
+
 }  // namespace prte::pmix

@@ -24,6 +24,7 @@ runtime::HostServices host_services()
     h.notify_proc_failure = notify_proc_failure;
     h.notify_allocation_outcome = notify_allocation_outcome;
     h.daemons_lost = daemons_lost;
+    h.spawn = spawn_for_process;
     return h;
 }
 

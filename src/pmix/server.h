@@ -40,6 +40,10 @@ void stop();
 // master itself is rank 0). Requests relayed to the master along a way through one of them are
 // answered PMIX_ERR_UNREACH, as their reply may never come (pending_relays.h). Progress thread.
 void daemons_lost(const std::vector<runtime::Rank>& daemons);
+// A job spawned for a process that asked through another channel than PMIx (a PMI spawn), as
+// PMIx_Spawn from it would be (runtime::HostServices::spawn). Progress thread.
+void spawn_for_process(const pmix_proc_t& requester, const std::vector<runtime::AppContext>& apps,
+                       std::function<void(const Status&, const std::string&)> done);
 
 // The URI tools connect to (PMIX_SERVER_URI); empty before start().
 const std::string& uri();

@@ -9,6 +9,7 @@
 #include <pmix.h>
 
 #include <cstring>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -84,6 +85,7 @@ void submit_spawn(const pmix_proc_t& requester, const runtime::Job& draft, const
     job->stdin_target = draft.stdin_target;
     job->timeout_seconds = draft.timeout_seconds;
     job->recoverable = draft.recoverable;
+    job->mpi = draft.mpi;
     if (job->output.held_for_pull) {
         hold_output(job->nspace);
         track_acks(job->nspace);
@@ -130,3 +132,47 @@ pmix_status_t spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_
 }
 
 }  // namespace prte::pmix::detail
+
+namespace prte::pmix {
+namespace {
+
+using SpawnDone = std::function<void(const Status&, const std::string&)>;
+
+void spawned_for_process(pmix_status_t status, pmix_nspace_t nspace, void* cbdata)
+{
+    std::unique_ptr<SpawnDone> done(static_cast<SpawnDone*>(cbdata));
+    (*done)(status == PMIX_SUCCESS ? Status() : Status(Errc::internal, PMIx_Error_string(status)),
+            status == PMIX_SUCCESS ? std::string(nspace) : std::string());
+}
+
+// PMIx's own form of an app, freed by PMIX_APP_DESTRUCT.
+void load_app(const runtime::AppContext& in, pmix_app_t& out)
+{
+    PMIX_APP_CONSTRUCT(&out);
+    out.cmd = strdup(in.executable.c_str());
+    for (const auto& a : in.argv) pmix_argv_append_nosize(&out.argv, a.c_str());
+    for (const auto& e : in.env) pmix_argv_append_nosize(&out.env, e.c_str());
+    if (!in.working_dir.empty()) out.cwd = strdup(in.working_dir.c_str());
+    out.maxprocs = in.num_procs;
+}
+
+}  // namespace
+
+void spawn_for_process(const pmix_proc_t& requester, const std::vector<runtime::AppContext>& apps,
+                       std::function<void(const Status&, const std::string&)> done)
+{
+    std::vector<pmix_app_t> pmix_apps(apps.size());
+    for (size_t i = 0; i < apps.size(); ++i) load_app(apps[i], pmix_apps[i]);
+    auto held = std::make_unique<SpawnDone>(std::move(done));
+    // The request is translated (or packed for the master) before this returns: the apps are ours to free.
+    pmix_status_t rc = detail::spawn(&requester, nullptr, 0, pmix_apps.data(), pmix_apps.size(), spawned_for_process,
+                                     held.get());
+    for (auto& app : pmix_apps) PMIX_APP_DESTRUCT(&app);
+    if (rc == PMIX_SUCCESS) {
+        held.release();  // spawned_for_process owns it now
+        return;
+    }
+    (*held)(Status(Errc::bad_param, fmt::format("the spawn was refused: {}", PMIx_Error_string(rc))), {});
+}
+
+}  // namespace prte::pmix

@@ -327,6 +327,14 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
         return {};
     }
     if (PMIX_CHECK_KEY(&info, PMIX_JOB_RECOVERABLE)) return need_flag(info, job.recoverable);
+    if (PMIX_CHECK_KEY(&info, kMpiInterface)) {
+        std::string text;
+        if (Status st = need_string(info, text); !st) return st;
+        std::optional<runtime::MpiInterface> mpi = runtime::parse_mpi_interface(text);
+        if (!mpi) return {Errc::bad_param, fmt::format("spawn directive {} {}: expected pmix, pmi1, pmi2 or none", info.key, text)};
+        job.mpi = *mpi;
+        return {};
+    }
     if (PMIX_CHECK_KEY(&info, kSpawnChildSeparate)) return need_flag(info, job.outlives_parent);
     if (PMIX_CHECK_KEY(&info, PMIX_IOF_TAG_OUTPUT) || PMIX_CHECK_KEY(&info, PMIX_TAG_OUTPUT)) {
         return need_flag(info, job.output.tag);

@@ -6,6 +6,7 @@
 #include "mca/errmgr/base/errmgr_base.h"
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/odls/base/odls_base.h"
+#include "mca/pmi/base/pmi_base.h"
 #include "mca/plm/base/plm_base.h"
 #include "mca/ras/base/ras_base.h"
 #include "mca/rmaps/base/rmaps_base.h"
@@ -18,7 +19,7 @@ const std::vector<mca::Framework*>& all_frameworks()
     static const std::vector<mca::Framework*> frameworks = {
         &state::base::framework(), &errmgr::base::framework(), &ras::base::framework(),
         &rmaps::base::framework(), &plm::base::framework(),    &grpcomm::base::framework(),
-        &odls::base::framework(),
+        &odls::base::framework(),  &pmi::base::framework(),
     };
     return frameworks;
 }

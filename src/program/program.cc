@@ -4,6 +4,7 @@
 #include "mca/base/param.h"
 #include "mca/base/repository.h"
 #include "mca/odls/base/odls_base.h"
+#include "mca/pmi/base/pmi_base.h"
 #include "mca/state/base/state_base.h"
 #include "pmix/server.h"
 #include "runtime/runtime.h"
@@ -58,6 +59,11 @@ Status init(runtime::ProcessRole role, char** envp, const MCASettings& command_l
     for (const auto& name : required_frameworks(role)) {
         mca::Framework* f = find_framework(name);
         if (Status st = f->select({role}); !st) return st;
+    }
+    // Optional: without a pmi component (a site dropped it) processes get PMIx only.
+    if (role == runtime::ProcessRole::master || role == runtime::ProcessRole::daemon) {
+        mca::Framework& pmi = pmi::base::framework();
+        if (Status st = pmi.select({role}); !st) pmi.verbose()(5, "no PMI server: {}", st.message());
     }
     // The launcher watches SIGCHLD from start-up, not from its first launch.
     if (odls::Module* m = odls::base::module(); m && role != runtime::ProcessRole::info) {

@@ -17,7 +17,8 @@ using Tag = uint32_t;
 // 2: the accepting side's answer carries its rank, covered by its proof.
 // 3: a job's launch message names the process that spawned it.
 // 4: binding levels l1cache..l3cache, binding qualifiers and the mapping policy in a launch message.
-inline constexpr uint32_t kProtocolVersion = 4;
+// 5: the process-management interface a job asked for (prun --mpi) in a launch message.
+inline constexpr uint32_t kProtocolVersion = 5;
 
 namespace tag {
 inline constexpr Tag daemon = 1;          // commands to daemons (incl. the shrink order)

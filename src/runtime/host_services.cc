@@ -20,6 +20,7 @@ std::string HostServices::first_missing() const
         {static_cast<bool>(notify_proc_failure), "notify_proc_failure"},
         {static_cast<bool>(notify_allocation_outcome), "notify_allocation_outcome"},
         {static_cast<bool>(daemons_lost), "daemons_lost"},
+        {static_cast<bool>(spawn), "spawn"},
     };
     for (const auto& [set, name] : services) {
         if (!set) return name;

@@ -67,6 +67,14 @@ struct HostServices {
         notify_proc_failure;
     std::function<void(const AllocationOutcome& outcome)> notify_allocation_outcome;
 
+    // Jobs: a job spawned on behalf of process `requester` as its PMIx_Spawn would be (relayed
+    // to the master from a daemon; a child of the requester's job): a PMI spawn (MPICH's
+    // MPI_Comm_spawn). `done` runs once, on the progress thread, with the new job's namespace or
+    // why it was not started.
+    std::function<void(const pmix_proc_t& requester, const std::vector<AppContext>& apps,
+                       std::function<void(const Status& status, const std::string& nspace)> done)>
+        spawn;
+
     // Daemons: the master learned that these daemons are gone (lost, not shrunk away). Requests
     // relayed to another daemon through one of them are answered with an error.
     std::function<void(const std::vector<Rank>& daemons)> daemons_lost;

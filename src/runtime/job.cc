@@ -2,6 +2,27 @@
 
 namespace prte::runtime {
 
+const char* to_string(MpiInterface mpi)
+{
+    switch (mpi) {
+    case MpiInterface::automatic: return "auto";
+    case MpiInterface::pmix: return "pmix";
+    case MpiInterface::pmi1: return "pmi1";
+    case MpiInterface::pmi2: return "pmi2";
+    case MpiInterface::none: return "none";
+    }
+    return "?";
+}
+
+std::optional<MpiInterface> parse_mpi_interface(const std::string& text)
+{
+    for (MpiInterface m : {MpiInterface::automatic, MpiInterface::pmix, MpiInterface::pmi1, MpiInterface::pmi2,
+                           MpiInterface::none}) {
+        if (text == to_string(m)) return m;
+    }
+    return std::nullopt;
+}
+
 const char* to_string(MapBy policy)
 {
     switch (policy) {

@@ -109,6 +109,16 @@ struct StdinTarget {
     bool includes(Rank r) const { return kind == Kind::all || (kind == Kind::rank && r == rank); }
 };
 
+// Which process-management interface a job's processes are given (prun --mpi, Slurm's spelling).
+// automatic: PMIx and, when a pmi component is selected, the PMI-1/PMI-2 wire protocol beside it,
+// so that Open MPI and MPICH programs both run as one job. Appended to, never reordered: the
+// values travel in launch messages.
+enum class MpiInterface : uint8_t { automatic, pmix, pmi1, pmi2, none };
+
+const char* to_string(MpiInterface mpi);
+// "pmix", "pmi1", "pmi2", "none" (and "auto"); nullopt for anything else.
+std::optional<MpiInterface> parse_mpi_interface(const std::string& text);
+
 struct Job {
     std::string nspace;
     JobState state = JobState::init;
@@ -118,6 +128,7 @@ struct Job {
     OutputOptions output;
     JobReports reports;
     StdinTarget stdin_target;
+    MpiInterface mpi = MpiInterface::automatic;
     int timeout_seconds = 0;  // prun --timeout: abort the job after this long (0: none)
     // prun --enable-recovery (PMIX_JOB_RECOVERABLE): a process that dies or exits non-zero does
     // not end the job; its peers are told (PMIx event) and carry on.

@@ -25,7 +25,7 @@ const std::map<std::string, int>& option_arity()
         {"-H", 1},        {"--hostfile", 1}, {"-x", 1},     {"--wdir", 1},    {"--output", 1},
         {"--timeout", 1}, {"--dvm-uri", 1}, {"--dvm", 1},   {"--stdin", 1},   {"--prtemca", 2},
         {"--mca", 2},     {"--add-host", 1}, {"--add-hostfile", 1}, {"-N", 1}, {"--npernode", 1},
-        {"--display", 1}, {"--pmixmca", 2}, {"--output-filename", 1},
+        {"--display", 1}, {"--pmixmca", 2}, {"--output-filename", 1}, {"--mpi", 1},
     };
     return arity;
 }
@@ -39,7 +39,7 @@ const std::set<std::string>& single_dash_long_options()
                                                 "add-hostfile", "npernode", "pernode", "display", "pmixmca",
                                                 "report-bindings", "tag-output", "timestamp-output",
                                                 "merge-stderr-to-stdout", "display-map", "display-allocation",
-                                                "enable-recovery", "disable-recovery", "output-filename"};
+                                                "enable-recovery", "disable-recovery", "output-filename", "mpi"};
     return names;
 }
 
@@ -166,6 +166,11 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
                  "(PMIx event); the job's status is the first failure's");
     cli.add_flag_callback("--disable-recovery", [&r] { r.recoverable = false; },
                           "A process's failure ends the job (the default)");
+    cli.add_option("--mpi", r.mpi,
+                   "What each process is given to find its peers: pmix (PMIx only), pmi1 or pmi2 (MPICH's PMI "
+                   "wire protocol only), none; default: PMIx and PMI both, so Open MPI and MPICH programs run "
+                   "as one job")
+        ->type_name("pmix|pmi1|pmi2|none");
     cli.add_option("--stdin", t.stdin_value, "Which rank gets prun's stdin: a rank (default 0), all, or none")
         ->type_name("RANK|all|none");
     cli.add_option("--dvm-uri", r.dvm_uri, "The DVM to use: its URI, or file:<path> holding it (prte --report-uri)")
@@ -289,6 +294,13 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
             return {Errc::bad_param, fmt::format("--timeout {}: expected a positive number of seconds", t.timeout_text)};
         }
         r.timeout = static_cast<int>(*seconds);
+    }
+    if (!r.mpi.empty()) {
+        r.mpi = lower(r.mpi);
+        if (r.mpi != "pmix" && r.mpi != "pmi1" && r.mpi != "pmi2" && r.mpi != "none") {
+            return {Errc::bad_param, fmt::format("--mpi {}: expected pmix, pmi1, pmi2 or none (without --mpi a "
+                                                 "process gets both PMIx and PMI)", r.mpi)};
+        }
     }
     if (!t.stdin_value.empty()) {
         std::string v = lower(t.stdin_value);

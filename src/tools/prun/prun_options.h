@@ -56,6 +56,7 @@ struct Request {
     OutputOptions output;
     int timeout = 0;  // seconds; 0: none
     bool recoverable = false;  // --enable-recovery: a process's failure does not end the job
+    std::string mpi;  // --mpi pmix|pmi1|pmi2|none; empty: both PMIx and PMI (the DVM's default)
     std::string dvm_uri;
     std::string dvm;
     std::vector<std::pair<std::string, std::string>> mca;       // --prtemca name value

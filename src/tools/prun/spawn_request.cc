@@ -106,6 +106,7 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
         job.add_int(PMIX_JOB_TIMEOUT, request.timeout);
     }
     if (request.recoverable) job.add_bool(PMIX_JOB_RECOVERABLE, true);
+    if (!request.mpi.empty()) job.add_string(pmix::kMpiInterface, request.mpi);
     job.add_bool(PMIX_NOTIFY_COMPLETION, true);
     if (request.reports.map) job.add_bool(PMIX_DISPLAY_MAP, true);
     if (request.reports.allocation) job.add_bool(PMIX_DISPLAY_ALLOCATION, true);

@@ -11,6 +11,7 @@
 #include "mca/base/param.h"
 #include "mca/odls/base/odls_base.h"
 #include "mca/odls/default/odls_default_module.h"
+#include "mca/pmi/base/pmi_base.h"
 #include "runtime/runtime.h"
 
 namespace {
@@ -66,6 +67,7 @@ Services runtime_services()
     services.when_output_drains = host.when_output_drains;
     services.process_ended = host.process_ended;
     services.job_killing = host.job_killing;
+    services.pmi = prte::pmi::base::module();
     return services;
 }
 

@@ -43,6 +43,9 @@ constexpr std::array kInheritedOmpiLaunchVariables{
     "OMPI_MCA_orte_precondition_transports", "OMPI_MCA_orte_bound_at_launch", "OMPI_MCA_pmix",
     "OMPI_UNIVERSE_SIZE",             "OMPI_FILE_LOCATION",     "OMPI_NUM_APP_CTX",
     "OMPI_FIRST_RANKS",               "OMPI_APP_CTX_NUM_PROCS", "ORTE_SCHIZO_DETECTION",
+    // PMI's (MPICH), given afresh to a process that gets PMI (pmi/pmi.h): a daemon started by an
+    // MPICH launcher (mpiexec, srun --mpi=pmi2) must not pass its own socket on.
+    "PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE", "PMI_SPAWNED", "PMI_JOBID",
 };
 
 std::string_view name_of(std::string_view entry) { return entry.substr(0, entry.find('=')); }

@@ -39,7 +39,7 @@ class Environment {
 
 // True for variables of the daemon's environment that must not reach a child: PMIx client
 // variables left over from however the daemon itself was started (every PMIX_* except the
-// PMIX_MCA_* settings meant for PMIx), and the Open MPI launch variables this launcher sets.
+// PMIX_MCA_* settings meant for PMIx), the Open MPI launch variables this launcher sets, and PMI's.
 bool is_inherited_launch_variable(std::string_view name);
 
 struct ChildEnvironmentInput {

@@ -168,8 +168,20 @@ void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, i
         return;
     }
 
+    // prun --mpi: PMIx (and Open MPI's variables), PMI, both (the default) or neither.
+    const runtime::MpiInterface mpi = job->mpi;
+    const bool gets_pmix = mpi == runtime::MpiInterface::automatic || mpi == runtime::MpiInterface::pmix;
+    const bool asks_pmi = mpi == runtime::MpiInterface::pmi1 || mpi == runtime::MpiInterface::pmi2;
+    pmi::Module* pmi_server = mpi == runtime::MpiInterface::automatic || asks_pmi ? services_.pmi : nullptr;
+    if (asks_pmi && !pmi_server) {
+        fail_before_fork(job, proc, fmt::format("the job asks for --mpi {}, and this DVM serves no PMI (the pmi "
+                                                "framework has no component here: see prte_info)",
+                                                runtime::to_string(mpi)));
+        return;
+    }
+
     ChildEnvironmentInput input;
-    if (services_.setup_fork) {
+    if (services_.setup_fork && gets_pmix) {
         if (Status st = services_.setup_fork(job, rank, input.pmix); !st) {
             fail_before_fork(job, proc, "the PMIx server cannot prepare its environment: " + st.message());
             return;
@@ -182,7 +194,7 @@ void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, i
     input.local_size = local_size;
     input.node_name = node_of(proc);
     input.daemon_rank = services_.daemon_rank;
-    input.ompi_compat = options_.ompi_compat;
+    input.ompi_compat = options_.ompi_compat && gets_pmix;
     input.ompi_shm_dir = services_.ompi_shm_dir;
     Environment env = build_child_environment(input);
 
@@ -206,9 +218,22 @@ void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, i
                     : fmt::format("[{}] Rank {} is not bound (or bound to all available processors)\n",
                                   input.node_name, rank);
     }
+    pmi::Endpoint pmi_endpoint;
+    if (pmi_server) {
+        if (Status st = pmi_server->prepare(job, rank, pmi_endpoint); !st) {
+            fail_before_fork(job, proc, st.message());
+            return;
+        }
+        for (const auto& entry : pmi_endpoint.env) env.put(entry);
+        request.env = env.entries();
+        request.inherited_fd = pmi_endpoint.child_fd;
+    }
     SpawnedChild spawned;
-    if (Status st = spawn(request, spawned); !st) {
-        fail_before_fork(job, proc, st.message());
+    Status spawned_status = spawn(request, spawned);
+    if (pmi_endpoint.child_fd >= 0) ::close(pmi_endpoint.child_fd);  // the child has its own now
+    if (!spawned_status) {
+        if (pmi_server) pmi_server->process_ended(job, rank, false);
+        fail_before_fork(job, proc, spawned_status.message());
         return;
     }
 
@@ -452,6 +477,7 @@ void DefaultModule::report(Child& child)
             proc->term_signal = term_signal;
         }
         if (services_.process_ended) services_.process_ended(*job, child.rank, term_signal != 0 || exit_code != 0);
+        if (services_.pmi) services_.pmi->process_ended(job, child.rank, term_signal == 0 && exit_code == 0);
         services_.state->activate_proc_state(job, child.rank, ProcState::waitpid_fired);
     }
     if (child.iof_reported && child.waitpid_reported) {

@@ -37,6 +37,7 @@
 #include "mca/odls/default/odls_default_binding.h"
 #include "mca/odls/default/odls_default_stdin.h"
 #include "mca/odls/odls.h"
+#include "mca/pmi/pmi.h"
 #include "runtime/state_machine.h"
 #include "runtime/event_loop.h"
 
@@ -76,6 +77,9 @@ struct Services {
     std::function<void(const runtime::Job&, runtime::Rank, bool abnormally)> process_ended;
     // host job_killing (optional): this node's processes of the job are about to be signalled.
     std::function<void(const runtime::Job&)> job_killing;
+    // The PMI server (optional: a site may drop the pmi framework's component). Processes of a
+    // job that asks for PMI get an endpoint of it (pmi/pmi.h) and it is told of their end.
+    pmi::Module* pmi = nullptr;
 };
 
 struct Options {

@@ -88,6 +88,9 @@ bool install_stdio(const int (&fds)[3])
     reset_signals();
     if (!install_stdio({stdin_fd, stdout_fd, stderr_fd})) fail(status_fd, FailedStep::setup, errno);
     util::mark_inherited_fds_cloexec();
+    if (request.inherited_fd >= 0 && ::fcntl(request.inherited_fd, F_SETFD, 0) != 0) {
+        fail(status_fd, FailedStep::setup, errno);
+    }
     if (!request.working_dir.empty() && ::chdir(request.working_dir.c_str()) != 0) {
         fail(status_fd, FailedStep::working_dir, errno);
     }

@@ -28,6 +28,7 @@ struct SpawnRequest {
     bool merge_stderr = false;             // the child's stderr goes into its stdout pipe
     bool stdin_pipe = false;               // stdin from a pipe the parent writes; else /dev/null
     std::string binding_report;            // written to the child's stderr once bound (--report-bindings)
+    int inherited_fd = -1;                 // kept open across exec in the child (its PMI socket, PMI_FD)
 };
 
 // The parent's ends, all close-on-exec and non-blocking.

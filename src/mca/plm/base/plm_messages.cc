@@ -175,6 +175,7 @@ rml::Payload encode_job(const runtime::Job& job)
     w.u8(static_cast<uint8_t>(job.mapping.by)).u8(static_cast<uint8_t>(job.mapping.ppr_object));
     w.u8(static_cast<uint8_t>(job.stdin_target.kind)).u32(job.stdin_target.rank);
     w.u8(job.reports.bindings ? 1 : 0);  // the only report a daemon makes (--report-bindings)
+    w.u8(static_cast<uint8_t>(job.mpi));  // what each process is given to find its peers (prun --mpi)
     // The process that spawned it, when that is a process of a job (PMIX_PARENT_ID for the
     // children, wherever they run); empty for a job a tool spawned.
     bool spawned_by_job = job.originator && !job.is_daemon_job && job.originator->nspace[0] != '\0' &&
@@ -230,6 +231,9 @@ Status decode_job(const rml::Payload& in, runtime::NodePool& pool, runtime::JobP
     uint8_t report_bindings = r.u8();
     if (r.ok() && report_bindings > 1) r.fail(fmt::format("report-bindings flag {}", report_bindings));
     job->reports.bindings = report_bindings == 1;
+    uint8_t mpi = r.u8();
+    if (r.ok() && mpi > static_cast<uint8_t>(runtime::MpiInterface::none)) r.fail(fmt::format("unknown --mpi {}", mpi));
+    job->mpi = static_cast<runtime::MpiInterface>(mpi);
     std::string parent = r.name("parent namespace", PMIX_MAX_NSLEN);
     uint32_t parent_rank = r.u32();
     if (r.ok() && !parent.empty()) {
