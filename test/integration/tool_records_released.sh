@@ -12,9 +12,9 @@
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
 
 start_dvm_foreground --prtemca pmix_server_verbose 5
-grep -q "departed tools' PMIx records: released" "$TEST_TMP/prte.err" ||
-    { fail "the DVM does not release departed tools' records: $(grep "departed tools" "$TEST_TMP/prte.err")"; stop_dvm; exit 1; }
-pass "the DVM says departed tools' records are released"
+grep -q "PMIx 4.2.2 repairs: on" "$TEST_TMP/prte.err" ||
+    { fail "the DVM's PMIx 4.2.2 repairs, which release departed tools' records, are not on: $(grep "repairs" "$TEST_TMP/prte.err")"; stop_dvm; exit 1; }
+pass "the DVM says its PMIx 4.2.2 repairs are on"
 
 # A prun that stays connected while the others come and go; its job ends when told to.
 "$PRUN" -n 1 sh -c "while [ ! -e '$TEST_TMP/go' ]; do sleep 0.05; done; echo long-job-finished" \
