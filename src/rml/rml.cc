@@ -274,8 +274,9 @@ void Messenger::deliver(Frame&& f)
     auto it = handlers_.find(f.tag);
     if (it == handlers_.end()) {
         // A fixed tag nobody here handles comes from an authenticated daemon that numbers its
-        // messages differently: a build whose tags changed without a new protocol version.
-        if (f.tag < tag::first_dynamic) {
+        // messages differently: a build whose tags changed without a new protocol version. Not our
+        // own copy of a broadcast (the master's of a wireup or launch, which it acted on as it sent).
+        if (f.tag < tag::first_dynamic && f.origin != options_.self) {
             output::error("rml: daemon {} sent a message with tag {}, which this prte (wire protocol {}) does not "
                           "know, though it announced the same protocol: is every node running the same prte build?",
                           f.origin, f.tag, kProtocolVersion);

@@ -25,6 +25,11 @@ grep -q "spawns job" "$LOG" && pass "the verbose stream is in the log" || fail "
 grep -q "^\[node2\] daemon 2: .*pmix_server" "$LOG" && pass "a daemon's lines are in the log, with its node and rank" ||
     fail "no line of node2's daemon in the log: $(tail -5 "$LOG")"
 
+# A healthy DVM's log holds no error (the master's own copy of a broadcast was once reported as a
+# message from another build).
+grep "error:" "$LOG" >"$TEST_TMP/log_errors" && fail "the log of a healthy DVM holds errors: $(head -3 "$TEST_TMP/log_errors")" ||
+    pass "no error line in a healthy DVM's log"
+
 # logrotate: move the file away, SIGHUP; the DVM writes a new one and keeps the old one's lines.
 mv "$LOG" "$LOG.1"
 kill -HUP "$DVM_PID"
