@@ -50,5 +50,11 @@ dvm_leftovers() {
     ps -eo pid=,ppid=,args= | awk -v p="$DVM_PID" '$1 == p || $2 == p' | grep -v awk
 }
 
+# A bystander job: `prun ... sh -c "$UNTIL_STOPPED" NAME` prints "NAME running", then runs until
+# `stop_running NAME`, so that a check that it was not disturbed never depends on how long
+# anything took (a timed `sleep` may have ended by itself before the disturbance reached it).
+UNTIL_STOPPED="echo \"\$0 running\"; until [ -e '$TEST_TMP/stop.'\"\$0\" ]; do sleep 0.1; done"
+stop_running() { : >"$TEST_TMP/stop.$1"; }
+
 trap 'stop_dvm; rm -rf "$TEST_TMP"' EXIT
 trap 'exit 130' INT TERM
