@@ -10,6 +10,7 @@
 // replace, a daemon lost) is the program's decision, not the messenger's.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -24,6 +25,7 @@
 #include "util/output.h"
 #include "util/status.h"
 
+struct event;
 struct event_base;
 struct evconnlistener;
 
@@ -99,11 +101,17 @@ class Messenger {
     // Connected (authenticated) peers.
     std::set<runtime::Rank> connected_peers() const;
     size_t rejected_connections() const { return rejected_; }
+    // A listener's accept() failed with `error` (errno): no listener accepts for a while (rml.cc).
+    void pause_accepting(int error);
+    size_t accept_pauses() const { return accept_pauses_; }
 
     const output::VerboseStream& verbose() const;
 
   private:
     Messenger();
+
+    // How long the listeners sleep after accept() failed (descriptors exhausted, say).
+    static constexpr std::chrono::seconds kAcceptPause{1};
 
     Connection* connection_to(runtime::Rank rank, bool create);
     void adopt(std::unique_ptr<Connection> c);
@@ -132,6 +140,8 @@ class Messenger {
     uint32_t next_seq_ = 0;
     size_t rejected_ = 0;
     size_t repairs_ = 0;
+    size_t accept_pauses_ = 0;
+    event* accept_resume_ = nullptr;  // re-enables the listeners after a pause
 };
 
 }  // namespace prte::rml
