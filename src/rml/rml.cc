@@ -192,6 +192,34 @@ void Messenger::pause_accepting(int error)
     }
 }
 
+// One line per connection turned away, but not a flood of lines for a flood of connections: at
+// most kListedRejections a minute; past that they are counted, and the next minute's first line
+// says how many went unlisted.
+void Messenger::report_rejection(const std::string& why)
+{
+    auto now = std::chrono::steady_clock::now();
+    if (now - rejections_since_ >= std::chrono::minutes(1)) {
+        rejections_since_ = now;
+        listed_rejections_ = 0;
+    }
+    if (listed_rejections_ < kListedRejections) {
+        ++listed_rejections_;
+        std::string unlisted = unlisted_rejections_ == 0 ? std::string()
+                                                         : fmt::format(" ({} more turned away before, unlisted)",
+                                                                       unlisted_rejections_);
+        unlisted_rejections_ = 0;
+        output::warning("daemon {}: {}{}", options_.self, why, unlisted);
+        if (listed_rejections_ == kListedRejections) {
+            output::warning("daemon {}: {} connections turned away within a minute; further ones this minute are "
+                            "counted, not listed (rml_base_verbose 5 lists each)",
+                            options_.self, kListedRejections);
+        }
+        return;
+    }
+    ++unlisted_rejections_;
+    verbose_stream()(5, "rml: {}", why);
+}
+
 void Messenger::stop()
 {
     for (auto* l : listeners_) evconnlistener_free(l);
@@ -393,7 +421,7 @@ void Messenger::on_closed(Connection& c, const std::string& why)
     if (!c.initiated() && !c.authenticated()) {
         // A stranger, junk, or a wrong secret: say so and carry on.
         ++rejected_;
-        output::warning("daemon {}: {}", options_.self, why);
+        report_rejection(why);
         bury(c);
         return;
     }

@@ -112,6 +112,10 @@ class Messenger {
 
     // How long the listeners sleep after accept() failed (descriptors exhausted, say).
     static constexpr std::chrono::seconds kAcceptPause{1};
+    // Connections turned away that are each a warning line, per minute (report_rejection).
+    static constexpr size_t kListedRejections = 10;
+
+    void report_rejection(const std::string& why);
 
     Connection* connection_to(runtime::Rank rank, bool create);
     void adopt(std::unique_ptr<Connection> c);
@@ -141,6 +145,9 @@ class Messenger {
     size_t rejected_ = 0;
     size_t repairs_ = 0;
     size_t accept_pauses_ = 0;
+    std::chrono::steady_clock::time_point rejections_since_{};  // the minute report_rejection counts in
+    size_t listed_rejections_ = 0;
+    size_t unlisted_rejections_ = 0;
     event* accept_resume_ = nullptr;  // re-enables the listeners after a pause
 };
 

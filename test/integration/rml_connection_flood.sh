@@ -2,7 +2,7 @@
 # Issue 27, item 9: hostile or broken peers. A flood of connections that never authenticate cannot
 # take the master's descriptors: under a low descriptor limit (ulimit -n 64) the connections still
 # authenticating are capped (rml_max_authenticating, by default a quarter of the limit) and the
-# DVM runs a job in the middle of the flood. With the cap set above the limit, accept() runs out
+# DVM runs a job in the middle of the flood, which is not a flood of lines in its log either. With the cap set above the limit, accept() runs out
 # of descriptors: the master stops accepting for a while instead of spinning, says so in one line
 # however long it lasts, and serves a job once the flood is gone.
 . "$PRTE_SRCDIR/test/integration/lib.sh"
@@ -35,6 +35,10 @@ flood capped 100
 expect_line capped out "capped: 100 open"
 wait_for_line "$TEST_TMP/prte.err" "connections are already waiting to authenticate; the oldest gives way" &&
     pass "past the cap, the oldest stranger gives way" || fail "no stranger was turned away"
+listed=$(grep -c "warning: daemon 0: rejected" "$TEST_TMP/prte.err")
+[ "$listed" -le 10 ] && grep -q "connections turned away within a minute; further ones this minute are counted" \
+    "$TEST_TMP/prte.err" && pass "not a line per connection: $listed listed, the rest counted" ||
+    fail "$listed connections turned away listed one by one"
 run during "$PRUN" -n 1 --host node1 hostname
 expect_status during 0
 [ "$(ls /proc/"$DVM_PID"/fd | wc -l)" -lt 64 ] && pass "the master has descriptors to spare" ||
