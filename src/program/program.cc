@@ -56,6 +56,9 @@ Status init(runtime::ProcessRole role, char** envp, const MCASettings& command_l
 
     if (Status st = open_frameworks({role}, false); !st) return st;
     warn_refused_components();
+    for (const std::string& dir : rt.removed_stale_sessions()) {
+        state::base::framework().verbose()(1, "removed {}: the process that made it is no longer running", dir);
+    }
     for (const auto& name : required_frameworks(role)) {
         mca::Framework* f = find_framework(name);
         if (Status st = f->select({role}); !st) return st;

@@ -431,6 +431,18 @@ void Connection::close_after_flush()
     bufferevent_enable(bev, EV_WRITE);
 }
 
+void Connection::reject(const std::string& why)
+{
+    // Its descriptor goes now, not when libevent finalizes the bufferevent on a later loop turn: a
+    // flood is accepted many connections in one turn, and each one turned away must make room at
+    // once, or the bound on strangers would not bound descriptors (issue 27, item 9).
+    if (bev_) {
+        evutil_socket_t fd = bufferevent_getfd(bev_);
+        if (fd >= 0 && bufferevent_setfd(bev_, -1) == 0) evutil_closesocket(fd);
+    }
+    fail(why);
+}
+
 void Connection::fail(const std::string& why)
 {
     if (phase_ == Phase::closed) return;

@@ -80,7 +80,7 @@ class Connection {
     // Closes without telling the owner (it asked).
     void close();
     // Closes and tells the owner `why`, as any failure does (the owner refuses the connection).
-    void reject(const std::string& why) { fail(why); }
+    void reject(const std::string& why);
     // Closes once what is queued has been written (or after a few seconds), without telling the
     // owner: the frame just forwarded to a departing daemon (its shrink order) must reach it
     // before the connection's end does (spec: collective-shrink-completion.txt, "race-free by

@@ -144,6 +144,9 @@ Status Messenger::start(event_base* base, Options options)
             verbose_stream()(1, "rml: cannot listen on {}: {}", a, std::strerror(errno));
             continue;
         }
+        evconnlistener_set_error_cb(l, [](evconnlistener*, void* arg) {
+            static_cast<Messenger*>(arg)->pause_accepting(EVUTIL_SOCKET_ERROR());
+        });
         sockaddr_in bound{};
         socklen_t len = sizeof(bound);
         getsockname(evconnlistener_get_fd(l), reinterpret_cast<sockaddr*>(&bound), &len);
@@ -157,10 +160,72 @@ Status Messenger::start(event_base* base, Options options)
     return {};
 }
 
+// accept() failed for a reason other than a connection gone before it was taken (libevent
+// retries those): most often no descriptor is left (EMFILE, ENFILE). The pending connection stays
+// in the backlog, so the listener would wake at once to fail again, for ever (301,725 identical
+// warnings in a minute, measured): it sleeps instead, and the first time says so, once.
+void Messenger::pause_accepting(int error)
+{
+    ++accept_pauses_;
+    for (auto* l : listeners_) evconnlistener_disable(l);
+    if (!accept_resume_) {
+        accept_resume_ = evtimer_new(
+            base_,
+            [](evutil_socket_t, short, void* arg) {
+                auto* self = static_cast<Messenger*>(arg);
+                for (auto* l : self->listeners_) evconnlistener_enable(l);
+            },
+            this);
+    }
+    timeval pause{kAcceptPause.count(), 0};
+    evtimer_add(accept_resume_, &pause);
+    if (accept_pauses_ == 1) {
+        bool descriptors = error == EMFILE || error == ENFILE;
+        output::warning("daemon {}: cannot accept connections: {}{}; not accepting any for {} s at a time while it "
+                        "lasts (said once; rml_base_verbose 1 shows each pause)",
+                        options_.self, std::strerror(error),
+                        descriptors ? " (raise the descriptor limit, ulimit -n, or lower rml_max_authenticating)" : "",
+                        kAcceptPause.count());
+    } else {
+        verbose_stream()(1, "rml: accept failed again ({}): pause {} for {} s", std::strerror(error), accept_pauses_,
+                         kAcceptPause.count());
+    }
+}
+
+// One line per connection turned away, but not a flood of lines for a flood of connections: at
+// most kListedRejections a minute; past that they are counted, and the next minute's first line
+// says how many went unlisted.
+void Messenger::report_rejection(const std::string& why)
+{
+    auto now = std::chrono::steady_clock::now();
+    if (now - rejections_since_ >= std::chrono::minutes(1)) {
+        rejections_since_ = now;
+        listed_rejections_ = 0;
+    }
+    if (listed_rejections_ < kListedRejections) {
+        ++listed_rejections_;
+        std::string unlisted = unlisted_rejections_ == 0 ? std::string()
+                                                         : fmt::format(" ({} more turned away before, unlisted)",
+                                                                       unlisted_rejections_);
+        unlisted_rejections_ = 0;
+        output::warning("daemon {}: {}{}", options_.self, why, unlisted);
+        if (listed_rejections_ == kListedRejections) {
+            output::warning("daemon {}: {} connections turned away within a minute; further ones this minute are "
+                            "counted, not listed (rml_base_verbose 5 lists each)",
+                            options_.self, kListedRejections);
+        }
+        return;
+    }
+    ++unlisted_rejections_;
+    verbose_stream()(5, "rml: {}", why);
+}
+
 void Messenger::stop()
 {
     for (auto* l : listeners_) evconnlistener_free(l);
     listeners_.clear();
+    if (accept_resume_) event_free(accept_resume_);
+    accept_resume_ = nullptr;
     for (auto& c : connections_) c->close();
     connections_.clear();
     graveyard_.clear();
@@ -357,7 +422,7 @@ void Messenger::on_closed(Connection& c, const std::string& why)
     if (!c.initiated() && !c.authenticated()) {
         // A stranger, junk, or a wrong secret: say so and carry on.
         ++rejected_;
-        output::warning("daemon {}: {}", options_.self, why);
+        report_rejection(why);
         bury(c);
         return;
     }

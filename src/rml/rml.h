@@ -10,6 +10,7 @@
 // replace, a daemon lost) is the program's decision, not the messenger's.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -24,6 +25,7 @@
 #include "util/output.h"
 #include "util/status.h"
 
+struct event;
 struct event_base;
 struct evconnlistener;
 
@@ -99,11 +101,21 @@ class Messenger {
     // Connected (authenticated) peers.
     std::set<runtime::Rank> connected_peers() const;
     size_t rejected_connections() const { return rejected_; }
+    // A listener's accept() failed with `error` (errno): no listener accepts for a while (rml.cc).
+    void pause_accepting(int error);
+    size_t accept_pauses() const { return accept_pauses_; }
 
     const output::VerboseStream& verbose() const;
 
   private:
     Messenger();
+
+    // How long the listeners sleep after accept() failed (descriptors exhausted, say).
+    static constexpr std::chrono::seconds kAcceptPause{1};
+    // Connections turned away that are each a warning line, per minute (report_rejection).
+    static constexpr size_t kListedRejections = 10;
+
+    void report_rejection(const std::string& why);
 
     Connection* connection_to(runtime::Rank rank, bool create);
     void adopt(std::unique_ptr<Connection> c);
@@ -132,6 +144,11 @@ class Messenger {
     uint32_t next_seq_ = 0;
     size_t rejected_ = 0;
     size_t repairs_ = 0;
+    size_t accept_pauses_ = 0;
+    std::chrono::steady_clock::time_point rejections_since_{};  // the minute report_rejection counts in
+    size_t listed_rejections_ = 0;
+    size_t unlisted_rejections_ = 0;
+    event* accept_resume_ = nullptr;  // re-enables the listeners after a pause
 };
 
 }  // namespace prte::rml

@@ -142,10 +142,7 @@ bool is_alive(const Entry& entry)
 {
     if (entry.pid <= 0) return false;
     if (!entry.host.empty() && entry.host != this_host()) return true;  // cannot check another node's pids
-    if (!process_alive(entry.pid)) return false;
-    auto stat = read_proc_stat(entry.pid);
-    if (stat && stat->started >= 0 && entry.started > 0 && stat->started > entry.started + 2) return false;
-    return true;
+    return still_running(entry.pid, entry.started > 0 ? entry.started : -1);
 }
 
 // A URI given directly, or in a file as written by `prte --report-uri <file>` (its first line).
@@ -217,6 +214,21 @@ bool process_alive(pid_t pid)
     if (kill(pid, 0) != 0 && errno == ESRCH) return false;
     auto stat = read_proc_stat(pid);
     return !stat || (stat->state != 'Z' && stat->state != 'X');  // a zombie has exited
+}
+
+int64_t process_started(pid_t pid)
+{
+    auto stat = read_proc_stat(pid);
+    return stat ? stat->started : -1;
+}
+
+bool still_running(pid_t pid, int64_t started)
+{
+    if (!process_alive(pid)) return false;
+    // A later process with the same pid started after the one recorded (2 s: the clock-tick
+    // rounding of the start time).
+    int64_t now_started = process_started(pid);
+    return !(started >= 0 && now_started >= 0 && now_started > started + 2);
 }
 
 std::string directory()
@@ -311,8 +323,13 @@ std::string take_teardown_note(pid_t pid)
     std::string text;
     if (!read_text(path, text)) return {};
     unlink(path.c_str());
+    // The note may have been the last thing there (the DVM and its daemons gone before pterm read
+    // it): an empty per-user directory is not left behind.
+    remove_directory_if_empty();
     return text;
 }
+
+void remove_directory_if_empty() { rmdir(directory().c_str()); }
 
 void unpublish()
 {
@@ -387,6 +404,7 @@ std::vector<Entry> list()
         }
         entries.push_back(entry);
     }
+    if (entries.empty()) remove_directory_if_empty();  // what a killed DVM left may have been all
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
         return a.started != b.started ? a.started < b.started : a.pid < b.pid;
     });

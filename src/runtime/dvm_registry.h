@@ -77,6 +77,17 @@ std::string describe(const Entry& entry);
 // reaped by its parent counts as gone).
 bool process_alive(pid_t pid);
 
+// Removes the per-user directory if nothing is left in it (rmdir: never anything in it). A DVM or
+// daemon starting meanwhile retries making its session directory there (Runtime::init).
+void remove_directory_if_empty();
+
+// When process `pid` of this node started (epoch seconds), or -1 when unknown.
+int64_t process_started(pid_t pid);
+
+// True while the process `pid` that started at `started` (process_started, epoch seconds; -1:
+// unknown) is running: false once it has exited, or when its pid now belongs to a later process.
+bool still_running(pid_t pid, int64_t started);
+
 // The namespace part of a PMIx server URI ("<nspace>.<rank>;<address>"), or empty.
 std::string nspace_from_uri(const std::string& uri);
 

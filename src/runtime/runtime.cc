@@ -6,13 +6,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "runtime/dvm_registry.h"
 #include "util/output.h"
+#include "util/strings.h"
 
 namespace prte::runtime {
 namespace {
@@ -24,25 +28,80 @@ std::string local_hostname()
     return host;
 }
 
-// A DVM killed outright (SIGKILL, the OOM killer) cannot remove its session directory; the next
-// master on this node does, for every "prte-<this node>-<pid>.session" whose pid is gone.
-void remove_stale_sessions(const std::filesystem::path& base, const std::string& node_name)
+// Every session directory says whose it is, in a file "owner": the node and the process (pid and
+// start time) that made it, so that a later prte or prted can tell a dead one's from a live one's.
+constexpr const char* kOwnerFile = "owner";
+
+struct SessionOwner {
+    std::string node;
+    pid_t pid = 0;
+    int64_t started = -1;
+};
+
+void write_owner(const std::filesystem::path& session_dir, const std::string& node_name)
 {
-    std::error_code ec;
+    std::ofstream out(session_dir / kOwnerFile, std::ios::trunc);
+    out << fmt::format("node={}\npid={}\nstarted={}\n", node_name, getpid(),
+                       dvm_registry::process_started(getpid()));
+}
+
+// Nothing while the file is missing or still being written.
+std::optional<SessionOwner> read_owner(const std::filesystem::path& session_dir)
+{
+    std::ifstream in(session_dir / kOwnerFile);
+    SessionOwner owner;
+    bool complete = false;
+    for (std::string line; std::getline(in, line);) {
+        if (util::starts_with(line, "node=")) owner.node = line.substr(5);
+        if (util::starts_with(line, "pid=")) {
+            if (auto v = util::parse_int(line.substr(4)); v && *v > 0 && *v <= INT_MAX) owner.pid = static_cast<pid_t>(*v);
+        }
+        if (util::starts_with(line, "started=")) {
+            if (auto v = util::parse_int(line.substr(8))) {
+                owner.started = *v;
+                complete = true;  // the last line written
+            }
+        }
+    }
+    if (!complete || owner.node.empty() || owner.pid <= 0) return std::nullopt;
+    return owner;
+}
+
+// The pid in a master's directory name made before the owner file existed
+// ("prte-<node>-<pid>.session"), or 0.
+pid_t pid_in_master_name(const std::string& name, const std::string& node_name)
+{
     const std::string prefix = fmt::format("prte-{}-", node_name);
+    if (name.rfind(prefix, 0) != 0 || name.size() <= prefix.size() + 8) return 0;
+    auto pid = util::parse_int(name.substr(prefix.size(), name.size() - prefix.size() - 8));
+    return pid && *pid > 0 && *pid <= INT_MAX ? static_cast<pid_t>(*pid) : 0;
+}
+
+// A DVM killed outright (SIGKILL, the OOM killer) cannot remove its session directories, its
+// master's or its daemons'; the next prte or prted of this user on the same node does: every
+// "*.session" whose owner is a process of this node that is no longer running. One with no
+// complete owner file yet (being made now) is left alone, as is every other node's (a TMPDIR may
+// be shared between nodes) and every running process's. Returns those removed.
+std::vector<std::string> remove_stale_sessions(const std::filesystem::path& base, const std::string& node_name)
+{
+    std::vector<std::string> removed;
+    std::error_code ec;
     for (std::filesystem::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
         std::string name = it->path().filename().string();
-        if (name.rfind(prefix, 0) != 0 || name.size() <= prefix.size() + 8) continue;
-        std::string pid_text = name.substr(prefix.size(), name.size() - prefix.size() - 8);
-        if (name.compare(name.size() - 8, 8, ".session") != 0 || pid_text.empty() ||
-            pid_text.find_first_not_of("0123456789") != std::string::npos) {
-            continue;
+        if (!name.ends_with(".session")) continue;
+        bool stale = false;
+        if (auto owner = read_owner(it->path())) {
+            stale = owner->node == node_name && owner->pid != getpid() &&
+                    !dvm_registry::still_running(owner->pid, owner->started);
+        } else if (pid_t pid = pid_in_master_name(name, node_name); pid > 0) {
+            stale = pid != getpid() && !dvm_registry::process_alive(pid);
         }
-        pid_t pid = static_cast<pid_t>(std::stol(pid_text));
-        if (pid == getpid() || dvm_registry::process_alive(pid)) continue;
-        std::error_code ignored;
-        std::filesystem::remove_all(it->path(), ignored);
+        if (!stale) continue;
+        std::error_code failed;
+        std::filesystem::remove_all(it->path(), failed);
+        if (!failed) removed.push_back(it->path().string());
     }
+    return removed;
 }
 
 }  // namespace
@@ -103,7 +162,11 @@ Status Runtime::init(ProcessRole role, const Settings& settings, const output::V
     if (role == ProcessRole::daemon) session_name += fmt::format(".d{}", identity_.rank);
     identity_.session_dir = (base / fmt::format("{}.session", session_name)).string();
     std::error_code ec;
-    if (role == ProcessRole::master) remove_stale_sessions(base, identity_.node_name);
+    // What killed DVMs left on this node goes when the next one starts here (not with prte_info).
+    if (role == ProcessRole::master || role == ProcessRole::daemon) {
+        removed_stale_sessions_ = remove_stale_sessions(base, identity_.node_name);
+        dvm_registry::list();  // which also removes the registry files of DVMs no longer running
+    }
     // A second try: another prte or prted leaving may remove the per-user directory, empty, between
     // this one's creating it and creating the session directory in it (remove_session_dir).
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -115,6 +178,7 @@ Status Runtime::init(ProcessRole role, const Settings& settings, const output::V
                 fmt::format("cannot create the session directory {}: {}", identity_.session_dir, ec.message())};
     }
     ::chmod(base.c_str(), 0700);
+    write_owner(identity_.session_dir, identity_.node_name);
     return {};
 }
 

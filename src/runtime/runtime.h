@@ -61,6 +61,9 @@ class Runtime {
     state::StateMachine& state() { return *state_machine_; }
     ElasticState& elastic() { return elastic_; }
     const Settings& settings() const { return settings_; }
+    // Session directories of processes of this node no longer running (SIGKILLed masters and
+    // daemons) that init removed; program::init reports them once the verbose streams are set.
+    const std::vector<std::string>& removed_stale_sessions() const { return removed_stale_sessions_; }
     const output::VerboseStream& state_verbose() const { return *state_verbose_; }
     // What components may ask of the PMIx server host (host_services.h), installed by the wiring
     // before any component is selected. set_host refuses a table with a service missing.
@@ -107,6 +110,7 @@ class Runtime {
     Settings settings_;
     output::VerboseStream silent_{"state"};  // until init() names the state framework's stream
     const output::VerboseStream* state_verbose_ = &silent_;
+    std::vector<std::string> removed_stale_sessions_;
     HostServices host_;
     InertCampaigns inert_campaigns_;
     std::unique_ptr<Campaigns> campaigns_;

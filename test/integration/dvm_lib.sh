@@ -7,6 +7,29 @@ PTERM="$PRTE_BUILDDIR/src/tools/pterm/pterm"
 export TMPDIR="$TEST_TMP"
 DVM_PID=
 
+# A test killed outright (CTest's timeout sends SIGKILL to the test and its descendants) runs no
+# trap, and a daemonized prte is no descendant of it: it, its daemons and their jobs would run on.
+# A watchdog, detached from the test and without its TMPDIR, waits for this shell to go, then
+# ends every process still running with this test's TMPDIR and removes $TEST_TMP. After a
+# normal end the EXIT trap has done both, and it finds nothing.
+watch_test() {
+    # ( ... & ): a grandchild, reparented at once, is no descendant CTest would kill with the test.
+    (env -u TMPDIR setsid sh -c '
+        tail --pid="$1" -f /dev/null
+        for round in 1 2 3 4 5 6 7 8 9 10; do
+            left=
+            for env in /proc/[0-9]*/environ; do
+                tr "\0" "\n" <"$env" 2>/dev/null | grep -qx "TMPDIR=$2" || continue
+                p=${env#/proc/}; p=${p%/environ}
+                kill -9 "$p" 2>/dev/null && left=1
+            done
+            [ -z "$left" ] && break
+            sleep 0.5
+        done
+        rm -rf "$2"' prte-test-watchdog "$$" "$TEST_TMP" </dev/null >/dev/null 2>&1 &)
+}
+watch_test
+
 # start_dvm [prte options...]: starts a daemonized DVM and waits for "DVM ready".
 start_dvm() {
     "$PRTE" --daemonize "$@" >"$TEST_TMP/prte.out" 2>"$TEST_TMP/prte.err"
@@ -49,6 +72,12 @@ stop_dvm() {
 dvm_leftovers() {
     ps -eo pid=,ppid=,args= | awk -v p="$DVM_PID" '$1 == p || $2 == p' | grep -v awk
 }
+
+# A bystander job: `prun ... sh -c "$UNTIL_STOPPED" NAME` prints "NAME running", then runs until
+# `stop_running NAME`, so that a check that it was not disturbed never depends on how long
+# anything took (a timed `sleep` may have ended by itself before the disturbance reached it).
+UNTIL_STOPPED="echo \"\$0 running\"; until [ -e '$TEST_TMP/stop.'\"\$0\" ]; do sleep 0.1; done"
+stop_running() { : >"$TEST_TMP/stop.$1"; }
 
 trap 'stop_dvm; rm -rf "$TEST_TMP"' EXIT
 trap 'exit 130' INT TERM

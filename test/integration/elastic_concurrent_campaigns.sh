@@ -49,8 +49,19 @@ good=0
 for p in $pids; do wait "$p" && good=$((good + 1)); done
 [ $good -eq 40 ] && pass "all 40 jobs spanning the shrink succeeded" ||
     { fail "$good of 40 jobs succeeded"; cat "$TEST_TMP"/s*.err | sort | uniq -c | head -5; }
+grep -qx "initial" "$TEST_TMP/mid.out" && pass "the shrink of node3 was accepted" || fail "palloc --shrink: $(cat "$TEST_TMP/mid.out")"
 t=0; while ! "$PALLOC" --status initial | grep -q "initial: released" && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
-run last "$PRUN" -n 4 --map-by node sh -c "$NODE_OF_RANK"
-grep -q "node3" "$TEST_TMP/last.out" && fail "node3 still runs processes" || pass "node3 is gone; the DVM carries on"
+run status "$PALLOC" --status initial
+expect_line status out "initial: released"
+wait_for_line "$TEST_TMP/prte.err" "plm: campaign [0-9]* (shrink, initial) complete .* on node3 left" &&
+    pass "the shrink of node3 completed" || fail "the shrink of node3 did not complete"
+# The DVM's nodes once it completed: node1, node4 and gate1 (node2 and node3 released).
+run last "$PRUN" --display allocation -n 3 --map-by node sh -c "$NODE_OF_RANK"
+expect_status last 0
+allocated=$(sed -n 's/^    \([^ ]*\): slots=.*/\1/p' "$TEST_TMP/last.out" | sort | tr '\n' ' ')
+[ "$allocated" = "gate1 node1 node4 " ] && pass "node3 is gone; the DVM is node1, node4 and gate1" ||
+    { fail "the DVM's nodes now: $allocated"; sed 's/^/    /' "$TEST_TMP/last.out" "$TEST_TMP/last.err"; }
+[ "$(grep -v '^ \|^=' "$TEST_TMP/last.out" | sort | tr '\n' ' ')" = "gate1 node1 node4 " ] && pass "the DVM carries on: a job ran on each" ||
+    fail "ranks ran on: $(grep -v '^ \|^=' "$TEST_TMP/last.out" | sort | tr '\n' ' ')"
 stop_fg_dvm
 exit $failures

@@ -38,5 +38,10 @@ NODE_OF_RANK='echo $PRTE_MCA_prte_node_name'
 # master_repairs: how many routing-tree repairs the master has made so far.
 master_repairs() { grep -c "^\[[^]]*:$DVM_PID\] rml: rml: repair" "$TEST_TMP/prte.err"; }
 
+# EVENT_LINE: what the DVM logs (pmix_server_verbose 2) for each completion event it raises, or in
+# a build without the codes would raise: "allocation ID: PMIX_DVM_IS_READY to ..." (or
+# PMIX_ERR_DVM_MOD), "allocation ID complete|failed: no completion event ...". One per outcome.
+EVENT_LINE='pmix_server: allocation [^ ]*\(: PMIX_DVM_IS_READY to\|: PMIX_ERR_DVM_MOD to\| complete: no completion event\| failed: no completion event\)'
+
 # events_build: true when this build raises the completion events (a PMIx that defines the codes).
 events_build() { "$PRTE_INFO" --version --parsable | grep -qx 'config:dvm_completion_events:yes'; }

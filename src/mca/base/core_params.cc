@@ -1,5 +1,8 @@
 #include "mca/base/core_params.h"
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -53,9 +56,24 @@ void register_messenger_params(ParamRegistry& registry)
     registry.register_string({"oob", "tcp", "if_include"}, "",
                              "Interfaces or IPv4 networks (comma-separated: lo,eth0,198.18.0.0/24) the daemons "
                              "listen on and advertise; empty: every interface that is up");
+    registry.register_int({"rml", "", "max_authenticating"}, 0,
+                          "Connections a daemon (the master included) keeps at once that are accepted but not yet "
+                          "authenticated; past it the oldest is closed. 0: a quarter of the process's descriptor "
+                          "limit (ulimit -n), at most 512",
+                          {.min = 0, .max = std::numeric_limits<int32_t>::max()});
     registry.register_int({"rml", "base", "verbose"}, defaults.verbose,
                           "Verbosity of daemon messaging (5: connections and routes, 10: every connection attempt)",
                           {.min = 0});
+}
+
+// rml_max_authenticating 0: strangers (a flood, a port scanner) may hold at most a quarter of the
+// descriptors this process may open, so that they never starve its daemons, jobs and tools.
+uint32_t default_max_strangers()
+{
+    constexpr uint64_t kMost = 512;
+    rlimit nofile{};
+    if (getrlimit(RLIMIT_NOFILE, &nofile) != 0 || nofile.rlim_cur == RLIM_INFINITY) return kMost;
+    return static_cast<uint32_t>(std::clamp<uint64_t>(nofile.rlim_cur / 4, 1, kMost));
 }
 
 // A core parameter, registered (by setup_mca in every program, or here again: registering twice
@@ -99,6 +117,8 @@ rml::Options messenger_options(ParamRegistry& registry, runtime::Rank self, std:
     o.radix = radix < 1 ? 1 : static_cast<uint32_t>(radix);
     o.if_include = util::split(core_param(registry, "oob_tcp_if_include").as_string(), ',', true);
     o.verbose = static_cast<int>(core_param(registry, "rml_base_verbose").as_int());
+    int64_t strangers = core_param(registry, "rml_max_authenticating").as_int();
+    o.limits.max_strangers = strangers > 0 ? static_cast<uint32_t>(strangers) : default_max_strangers();
     return o;
 }
 
