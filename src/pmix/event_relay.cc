@@ -123,21 +123,8 @@ bool custom_range_reaches_here(const pmix_info_t info[], size_t ninfo)
 {
     const pmix_info_t* r = find_info(info, ninfo, PMIX_EVENT_CUSTOM_RANGE);
     if (!r) return true;  // no list: the server decides
-    const pmix_proc_t* procs = nullptr;
-    size_t n = 0;
-    if (r->value.type == PMIX_DATA_ARRAY && r->value.data.darray && r->value.data.darray->type == PMIX_PROC) {
-        procs = static_cast<const pmix_proc_t*>(r->value.data.darray->array);
-        n = r->value.data.darray->size;
-    } else if (r->value.type == PMIX_PROC && r->value.data.proc) {
-        procs = r->value.data.proc;
-        n = 1;
-    }
-    for (size_t i = 0; i < n; ++i) {
-        for (const pmix_proc_t& here : local_procs_of(procs[i].nspace)) {
-            if (PMIX_CHECK_PROCID(&procs[i], &here)) return true;
-        }
-    }
-    return false;
+    std::vector<pmix_proc_t> range = value_procs(r->value);
+    return count_here(range.data(), range.size()) > 0;
 }
 
 // Every daemon, the master included: the broadcast event for this node's processes.

@@ -91,6 +91,16 @@ std::optional<std::string> value_string(const pmix_value_t& value)
     return std::nullopt;
 }
 
+std::vector<pmix_proc_t> value_procs(const pmix_value_t& value)
+{
+    if (value.type == PMIX_PROC && value.data.proc) return {*value.data.proc};
+    if (value.type == PMIX_DATA_ARRAY && value.data.darray && value.data.darray->type == PMIX_PROC) {
+        const auto* procs = static_cast<const pmix_proc_t*>(value.data.darray->array);
+        return {procs, procs + value.data.darray->size};
+    }
+    return {};
+}
+
 std::optional<int64_t> value_integer(const pmix_value_t& v)
 {
     switch (v.type) {

@@ -57,6 +57,9 @@ class InfoArray {
 std::optional<std::string> value_string(const pmix_value_t& value);
 std::optional<int64_t> value_integer(const pmix_value_t& value);
 std::optional<bool> value_flag(const pmix_value_t& value);
+// The processes a value names: one PMIX_PROC, or a PMIX_DATA_ARRAY of them (a custom event range,
+// say); empty for any other value.
+std::vector<pmix_proc_t> value_procs(const pmix_value_t& value);
 
 const pmix_info_t* find_info(const pmix_info_t info[], size_t ninfo, const char* key);
 bool has_flag(const pmix_info_t info[], size_t ninfo, const char* key);  // present and true

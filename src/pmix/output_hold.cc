@@ -58,6 +58,8 @@ void cancel_limit(Hold& hold)
     hold.limit_arg = nullptr;
 }
 
+bool over_limit(const Hold& hold) { return hold.bytes > kHoldLimitBytes; }
+
 std::map<std::string, Hold>& holds()
 {
     static std::map<std::string, Hold> map;
@@ -65,8 +67,10 @@ std::map<std::string, Hold>& holds()
 }
 
 // The hold a job's output joins: its job tree's root's (its own for a root), if that is held.
+// Asked after every chunk a launcher reads: nothing to look up while no job's output is held.
 Hold* hold_of(const runtime::Job& job)
 {
+    if (holds().empty()) return nullptr;
     const runtime::JobTable& jobs = runtime::Runtime::instance().jobs();
     runtime::JobPtr self = jobs.find(job.nspace);
     runtime::JobPtr root = self ? jobs.root_of(self) : nullptr;
@@ -89,7 +93,7 @@ bool hold_chunk(const std::string& held_as, const runtime::Job& job, runtime::Ra
     if (it == holds().end()) return false;
     it->second.chunks.push_back({job.nspace, rank, channel, std::string(data, size)});
     it->second.bytes += size;
-    if (it->second.bytes > kHoldLimitBytes && it->second.bytes - size <= kHoldLimitBytes) {
+    if (over_limit(it->second) && it->second.bytes - size <= kHoldLimitBytes) {
         verbose()(5, "output of job {}: more than {} byte(s) wait for its spawner; reading paused until it asks",
                   held_as, kHoldLimitBytes);
     }
@@ -99,13 +103,13 @@ bool hold_chunk(const std::string& held_as, const runtime::Job& job, runtime::Ra
 bool hold_backlogged(const runtime::Job& job)
 {
     const Hold* hold = hold_of(job);
-    return hold && hold->bytes > kHoldLimitBytes;
+    return hold && over_limit(*hold);
 }
 
 bool wait_for_hold(const runtime::Job& job, std::function<void()> resume)
 {
     Hold* hold = hold_of(job);
-    if (!hold || hold->bytes <= kHoldLimitBytes) return false;
+    if (!hold || !over_limit(*hold)) return false;
     hold->on_release.push_back(std::move(resume));
     return true;
 }

@@ -76,4 +76,24 @@ TEST(PmixInfoArray, TruncatedOrOversizedInputIsRefused)
     EXPECT_EQ(prte::pmix::unpack_infos(bytes, n, 0, 1), nullptr);  // more entries than allowed
 }
 
+TEST(PmixInfoArray, ValueProcsReadsOneProcOrAnArrayOfThem)
+{
+    pmix_proc_t two[2];
+    PMIX_LOAD_PROCID(&two[0], "job-a", 0);
+    PMIX_LOAD_PROCID(&two[1], "job-b", PMIX_RANK_WILDCARD);
+    InfoArray info;
+    info.add_proc(PMIX_EVENT_AFFECTED_PROC, two[0]);
+    info.add_proc_array(PMIX_EVENT_CUSTOM_RANGE, two, 2);
+    info.add_string(PMIX_EVENT_TEXT_MESSAGE, "not processes");
+
+    std::vector<pmix_proc_t> one = prte::pmix::value_procs(info.data()[0].value);
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_TRUE(PMIX_CHECK_PROCID(&one[0], &two[0]));
+    std::vector<pmix_proc_t> both = prte::pmix::value_procs(info.data()[1].value);
+    ASSERT_EQ(both.size(), 2u);
+    EXPECT_STREQ(both[1].nspace, "job-b");
+    EXPECT_EQ(both[1].rank, PMIX_RANK_WILDCARD);
+    EXPECT_TRUE(prte::pmix::value_procs(info.data()[2].value).empty());
+}
+
 }  // namespace

@@ -117,12 +117,7 @@ void observe_group_event(pmix_status_t code, const pmix_proc_t& source, const pm
     if (const pmix_info_t* id = find_info(info, ninfo, PMIX_GROUP_ID)) {
         seen.id = value_string(id->value).value_or("");
     }
-    if (const pmix_info_t* r = find_info(info, ninfo, PMIX_EVENT_CUSTOM_RANGE);
-        r && r->value.type == PMIX_DATA_ARRAY && r->value.data.darray && r->value.data.darray->type == PMIX_PROC) {
-        seen.range = copy_procs(static_cast<const pmix_proc_t*>(r->value.data.darray->array), r->value.data.darray->size);
-    } else if (r && r->value.type == PMIX_PROC && r->value.data.proc) {
-        seen.range.push_back(*r->value.data.proc);
-    }
+    if (const pmix_info_t* r = find_info(info, ninfo, PMIX_EVENT_CUSTOM_RANGE)) seen.range = value_procs(r->value);
     // An abort ends a collective construct of the group too, if one is under way here.
     if (code == PMIX_GROUP_CONSTRUCT_ABORT && !seen.id.empty()) abort_construct(seen.id, seen.range);
     post([seen = std::move(seen)] { observe(seen); });

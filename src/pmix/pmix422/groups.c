@@ -23,7 +23,7 @@
  *    whose destruct goes on without ended members) or such an operation named it.
  *
  * This file and pmix422/repairs.c are the only ones built against PMIx's private headers, and
- * like it these repairs act only when the running libpmix is 4.2.2. */
+ * like it these repairs act only on the libpmix whose build id configure recorded (switch.c). */
 #include "pmix/pmix422/repairs.h"
 
 #include <stdlib.h>

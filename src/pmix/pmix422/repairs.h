@@ -10,9 +10,9 @@
  *
  * Every function must be called on PMIx's progress thread (from inside a server upcall) unless it
  * says otherwise.
- * When the running libpmix is not the exact version the repairs were written for (or prte was
- * built without PMIx's private headers), they do nothing and say so through
- * prte_pmix422_repairs_state(). */
+ * When the loaded libpmix is not the very build the repairs were checked against (or prte was
+ * built without PMIx's private headers, or the host switched them off), they do nothing and say
+ * so through prte_pmix422_repairs_state(). */
 #ifndef PRTE_PMIX_PMIX422_REPAIRS_H
 #define PRTE_PMIX_PMIX422_REPAIRS_H
 
