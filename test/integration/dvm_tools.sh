@@ -69,7 +69,8 @@ for i in $(seq 50); do
     sleep 0.1
 done
 entries_after=$(find "$session" | wc -l)
-[ "$fds_after" -eq "$fds_before" ] && pass "no fd leaked ($fds_after open)" || fail "prte had $fds_before fds, now $fds_after: $(ls -l /proc/$DVM_PID/fd)"
+# The baseline can itself hold the warm-up's last connection still closing, so the count may fall.
+[ "$fds_after" -le "$fds_before" ] && pass "no fd leaked ($fds_after open, $fds_before before)" || fail "prte had $fds_before fds, now $fds_after: $(ls -l /proc/$DVM_PID/fd)"
 # PMIx 4.2.2 keeps about 12 KB per namespace ever registered (its hash store); one namespace per
 # tool connection added 54 KB more per prun before tools shared one (src/pmix/tools.cc).
 rss_after=$(awk '/^VmRSS/ {print $2}' /proc/"$DVM_PID"/status)
