@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "pmix/info_array.h"
-#include "runtime/placement_words.h"
+#include "runtime/placement_spec.h"
 #include "util/hostlist.h"
 #include "util/strings.h"
 
@@ -27,148 +27,9 @@ std::string lower(std::string_view text)
     return out;
 }
 
-std::optional<MapBy> map_object(const std::string& word)
-{
-    if (word == "slot" || word == "slots") return MapBy::slot;
-    if (word == "node" || word == "nodes") return MapBy::node;
-    if (word == "core" || word == "cores") return MapBy::core;
-    if (word == "package" || word == "packages" || word == "socket" || word == "sockets") return MapBy::package;
-    if (word == "numa") return MapBy::numa;
-    if (word == "hwthread" || word == "hwthreads") return MapBy::hwthread;
-    if (word == "seq") return MapBy::seq;
-    return std::nullopt;
-}
-
 Status bad_value(const char* key, const std::string& value, const std::string& why)
 {
     return {Errc::bad_param, fmt::format("spawn directive {}='{}': {}", key, value, why)};
-}
-
-// "N:<object>" as ppr takes it.
-Status parse_ppr(const char* key, const std::string& text, const std::vector<std::string>& words, size_t at,
-                 runtime::MappingPolicy& mapping)
-{
-    if (words.size() < at + 2) return bad_value(key, text, "ppr needs a count and an object, e.g. ppr:2:node");
-    auto count = util::parse_int(words[at]);
-    if (!count || *count <= 0) return bad_value(key, text, "the ppr count must be a positive number");
-    auto object = map_object(lower(words[at + 1]));
-    if (!object || *object == MapBy::seq || *object == MapBy::slot) {
-        return bad_value(key, text, fmt::format("'{}' is not an object ppr can count on (node, package, numa, core, hwthread)",
-                                                words[at + 1]));
-    }
-    mapping.by = MapBy::ppr;
-    mapping.ppr_count = static_cast<int>(*count);
-    mapping.ppr_object = *object;
-    return {};
-}
-
-Status parse_mapby(const std::string& text, runtime::MappingPolicy& mapping, std::vector<std::string>& notes)
-{
-    std::vector<std::string> words = util::split(text, ':');
-    std::string policy = lower(words.empty() ? "" : std::string(util::trim(words[0])));
-    size_t modifiers_at = 1;
-    if (policy == "ppr") {
-        if (Status st = parse_ppr(PMIX_MAPBY, text, words, 1, mapping); !st) return st;
-        modifiers_at = 3;
-    } else if (auto object = map_object(policy)) {
-        mapping.by = *object;
-    } else if (policy.empty() && words.size() > 1) {
-        // ":OVERSUBSCRIBE" alone: modifiers on the default policy, as PRRTE accepts.
-    } else {
-        return bad_value(PMIX_MAPBY, text, "unknown mapping policy (slot, node, core, package, numa, hwthread, ppr:N:<object>, seq)");
-    }
-    for (size_t i = modifiers_at; i < words.size(); ++i) {
-        std::string modifier = lower(util::trim(words[i]));
-        if (modifier == "oversubscribe") {
-            mapping.oversubscribe = true;
-        } else if (modifier == "nooversubscribe") {
-            mapping.oversubscribe = false;
-        } else if (modifier == "span") {
-            mapping.span = 1;
-        } else if (modifier == "inherit") {
-            mapping.inherit = true;
-        } else if (modifier == "noinherit") {
-            mapping.inherit = false;
-        } else if (modifier.empty()) {
-            continue;
-        } else if (runtime::is_prrte_only_mapping_qualifier(modifier)) {
-            // Nothing is silently ignored: a placement asked for and not given is refused.
-            return bad_value(PMIX_MAPBY, text,
-                             fmt::format("PRRTE's qualifier '{}' is not supported by this DVM yet (supported: {})",
-                                         words[i], runtime::kMappingQualifierList));
-        } else {
-            return bad_value(PMIX_MAPBY, text,
-                             fmt::format("unknown qualifier '{}' ({})", words[i], runtime::kMappingQualifierList));
-        }
-    }
-    return {};
-}
-
-Status parse_rankby(const std::string& text, runtime::MappingPolicy& mapping, std::vector<std::string>& notes)
-{
-    std::vector<std::string> words = util::split(text, ':');
-    std::string policy = lower(words.empty() ? "" : std::string(util::trim(words[0])));
-    if (policy == "slot") {
-        mapping.rank_by = RankBy::slot;
-    } else if (policy == "node") {
-        mapping.rank_by = RankBy::node;
-    } else if (policy == "fill") {
-        mapping.rank_by = RankBy::fill;
-    } else if (policy == "span") {
-        mapping.rank_by = RankBy::span;
-    } else {
-        return bad_value(PMIX_RANKBY, text, "unknown ranking policy (slot, node, fill, span)");
-    }
-    for (size_t i = 1; i < words.size(); ++i) {
-        if (util::trim(words[i]).empty()) continue;
-        return bad_value(PMIX_RANKBY, text, fmt::format("qualifier '{}' is not supported by this DVM", words[i]));
-    }
-    return {};
-}
-
-Status parse_bindto(const std::string& text, runtime::Job& job, std::vector<std::string>& notes)
-{
-    runtime::MappingPolicy& mapping = job.mapping;
-    std::vector<std::string> words = util::split(text, ':');
-    std::string policy = lower(words.empty() ? "" : std::string(util::trim(words[0])));
-    if (policy == "none") {
-        mapping.bind_to = BindTo::none;
-    } else if (policy == "hwthread" || policy == "hwthreads") {
-        mapping.bind_to = BindTo::hwthread;
-    } else if (policy == "core" || policy == "cores") {
-        mapping.bind_to = BindTo::core;
-    } else if (policy == "l1cache") {
-        mapping.bind_to = BindTo::l1cache;
-    } else if (policy == "l2cache") {
-        mapping.bind_to = BindTo::l2cache;
-    } else if (policy == "l3cache") {
-        mapping.bind_to = BindTo::l3cache;
-    } else if (policy == "numa") {
-        mapping.bind_to = BindTo::numa;
-    } else if (policy == "package" || policy == "socket") {
-        mapping.bind_to = BindTo::package;
-    } else {
-        return bad_value(PMIX_BINDTO, text,
-                         "unknown binding level (none, hwthread, core, l1cache, l2cache, l3cache, numa, package)");
-    }
-    // Qualifiers after ':', several separated by ':' or ',' (PRRTE accepts both).
-    for (size_t i = 1; i < words.size(); ++i) {
-        for (const std::string& word : util::split(words[i], ',', true)) {
-            std::string q = lower(util::trim(word));
-            if (q == "overload-allowed") {
-                mapping.bind_overload_allowed = true;
-            } else if (q == "if-supported") {
-                mapping.bind_if_supported = true;
-            } else if (q == "report") {
-                job.reports.bindings = true;
-            } else {
-                return bad_value(PMIX_BINDTO, text,
-                                 fmt::format("unknown qualifier '{}' ({})", word, runtime::kBindingQualifierList));
-            }
-        }
-    }
-    (void)notes;
-    return {};
 }
 
 // Entries as written; a bracket's own commas ("n[1,3]") stay inside its entry, for the mapper
@@ -296,21 +157,27 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
     std::string text;
     Status st;
     if (placement_directive(info, job_level, st)) return st;
+    // The words are read by runtime/placement_spec.h, as prun reads them.
     if (PMIX_CHECK_KEY(&info, PMIX_MAPBY)) {
         if (!(st = need_string(info, text))) return st;
-        return parse_mapby(text, job.mapping, notes);
+        if (!(st = runtime::parse_map_by(text, job.mapping, job.reports))) return bad_value(PMIX_MAPBY, text, st.message());
+        return {};
     }
     if (PMIX_CHECK_KEY(&info, PMIX_RANKBY)) {
         if (!(st = need_string(info, text))) return st;
-        return parse_rankby(text, job.mapping, notes);
+        if (!(st = runtime::parse_rank_by(text, job.mapping))) return bad_value(PMIX_RANKBY, text, st.message());
+        return {};
     }
     if (PMIX_CHECK_KEY(&info, PMIX_BINDTO)) {
         if (!(st = need_string(info, text))) return st;
-        return parse_bindto(text, job, notes);
+        if (!(st = runtime::parse_bind_to(text, job.mapping, job.reports))) return bad_value(PMIX_BINDTO, text, st.message());
+        return {};
     }
     if (PMIX_CHECK_KEY(&info, PMIX_PPR)) {
         if (!(st = need_string(info, text))) return st;
-        return parse_ppr(PMIX_PPR, text, util::split(text, ':'), 0, job.mapping);
+        // PMIX_PPR is "N:<object>", ppr's own words.
+        if (!(st = runtime::parse_map_by("ppr:" + text, job.mapping, job.reports))) return bad_value(PMIX_PPR, text, st.message());
+        return {};
     }
     if (PMIX_CHECK_KEY(&info, PMIX_NO_OVERSUBSCRIBE)) {
         bool no = false;
@@ -420,6 +287,9 @@ Status translate_spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_ap
     Placement job_level;
     for (size_t i = 0; job_info && i < ninfo; ++i) {
         if (Status st = translate_job_directive(job_info[i], job, job_level, notes); !st) return st;
+    }
+    if (Status st = runtime::check_combination(job.mapping); !st) {
+        return {Errc::bad_param, "spawn directives " PMIX_MAPBY "/" PMIX_RANKBY "/" PMIX_BINDTO ": " + st.message()};
     }
     if (Status st = translate_stdin(job_info, ninfo, job.stdin_target); !st) return st;
     for (size_t i = 0; i < napps; ++i) apply_defaults(job_level, translated[i], own[i]);

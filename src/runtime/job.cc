@@ -35,6 +35,30 @@ const char* to_string(MapBy policy)
     case MapBy::hwthread: return "hwthread";
     case MapBy::ppr: return "ppr";
     case MapBy::seq: return "seq";
+    case MapBy::l1cache: return "l1cache";
+    case MapBy::l2cache: return "l2cache";
+    case MapBy::l3cache: return "l3cache";
+    case MapBy::rankfile: return "rankfile";
+    case MapBy::pe_list: return "pe-list";
+    }
+    return "?";
+}
+
+const char* to_string(RankBy policy)
+{
+    switch (policy) {
+    case RankBy::unset: return "unset";
+    case RankBy::slot: return "slot";
+    case RankBy::node: return "node";
+    case RankBy::fill: return "fill";
+    case RankBy::span: return "span";
+    case RankBy::hwthread: return "hwthread";
+    case RankBy::core: return "core";
+    case RankBy::l1cache: return "l1cache";
+    case RankBy::l2cache: return "l2cache";
+    case RankBy::l3cache: return "l3cache";
+    case RankBy::numa: return "numa";
+    case RankBy::package: return "package";
     }
     return "?";
 }

@@ -51,14 +51,20 @@ struct Proc {
     // The last text the process asked the DVM to log (PMIx_Log): Open MPI 4.1 says why it aborts
     // that way just before PMIx_Abort, whose own message is "N/A" (pmix/upcalls.cc).
     std::string last_logged;
+    // Where placement (rmaps/base) bound it: the CPUs in hwloc's list form (OS indices, as
+    // Cpus_allowed_list shows them), empty when unbound; and how to say it ("core 2 (cpus 4-5)").
+    std::string cpuset;
+    std::string binding;
 };
 
-enum class MapBy { unset, slot, node, core, package, numa, hwthread, ppr, seq };
-enum class RankBy { unset, slot, node, fill, span };
+// Both appended to, never reordered: the values travel in launch messages.
+enum class MapBy { unset, slot, node, core, package, numa, hwthread, ppr, seq, l1cache, l2cache, l3cache, rankfile, pe_list };
+enum class RankBy { unset, slot, node, fill, span, hwthread, core, l1cache, l2cache, l3cache, numa, package };
 // Appended to, never reordered: the values travel in launch messages.
 enum class BindTo { unset, none, hwthread, core, numa, package, l1cache, l2cache, l3cache };
 
 const char* to_string(MapBy policy);
+const char* to_string(RankBy policy);
 const char* to_string(BindTo policy);
 
 struct MappingPolicy {
@@ -78,6 +84,25 @@ struct MappingPolicy {
     // --map-by ...:NOINHERIT (false) / :INHERIT (true): whether jobs this job's processes spawn take
     // its placement directives (the default: they do).
     std::optional<bool> inherit;
+    // :PE=n: each process gets n CPUs (cores, or hwthreads with :HWTCPUS), bound to all of them.
+    int pes_per_proc = 0;
+    // --rank-by <object>:SPAN: ranks go round the objects of all nodes, not node by node.
+    bool rank_span = false;
+    // :HWTCPUS: hwthreads count as CPUs (slots from hwthreads, binding to hwthreads); :CORECPUS
+    // (the default) is false.
+    bool hwtcpus = false;
+    // :NOLOCAL: no process on the node of the tool that launched the job.
+    bool nolocal = false;
+    // :DONOTLAUNCH: map (and report) the job, then end it without starting a process.
+    bool donotlaunch = false;
+    // :FILE=<path> for seq and rankfile (an absolute path the master can read).
+    std::string file;
+    // pe-list=a,b-c: the CPUs (logical ids: cores, or hwthreads with :HWTCPUS) every process is
+    // confined to, on each node; with :ORDERED each process gets one of them in turn.
+    std::vector<int> pe_list;
+    bool pe_list_ordered = false;
+    // --bind-to is the job's own (:report and the rest do not make it so).
+    bool bind_given() const { return bind_to != BindTo::unset; }
 };
 
 // How a job's output reaches the tool that launched it (prun --output ...).

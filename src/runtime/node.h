@@ -11,6 +11,8 @@
 
 namespace prte::runtime {
 
+class HwTopology;
+
 using Rank = uint32_t;
 inline constexpr Rank kInvalidRank = std::numeric_limits<Rank>::max();
 
@@ -41,6 +43,15 @@ struct Node {
 
     NodeState state = NodeState::unknown;
     NodeTopology topology;
+    // The node's hardware (runtime/hw_topology.h): from its daemon's call home, ras/simulator's
+    // file, or this process's own; null until known. Placement binds on it (rmaps/base).
+    std::shared_ptr<const HwTopology> hw;
+    // Made up by ras/simulator: no daemon runs there, so jobs are mapped onto it (to try a
+    // placement, --map-by ...:DONOTLAUNCH) but never launched.
+    bool simulated = false;
+    // How many running processes are bound to each hwthread (hwloc logical index), over all jobs,
+    // so that a job binds to the CPUs earlier jobs left free, as PRRTE does in a DVM.
+    std::vector<uint16_t> pu_load;
 
     // The daemon that serves this node, once one has been launched and reported.
     Rank daemon = kInvalidRank;

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "runtime/placement_words.h"
+#include "runtime/placement_spec.h"
 #include "util/strings.h"
 
 namespace prte::prun {
@@ -21,7 +21,8 @@ namespace {
 const std::map<std::string, int>& option_arity()
 {
     static const std::map<std::string, int> arity = {
-        {"-n", 1},        {"--np", 1},     {"--map-by", 1}, {"--bind-to", 1}, {"--host", 1},
+        {"-n", 1},        {"--np", 1},     {"-c", 1},       {"--map-by", 1}, {"--bind-to", 1}, {"--host", 1},
+        {"--rank-by", 1}, {"--rankfile", 1}, {"--cpus-per-rank", 1}, {"--cpus-per-proc", 1}, {"--npersocket", 1},
         {"-H", 1},        {"--hostfile", 1}, {"-x", 1},     {"--wdir", 1},    {"--output", 1},
         {"--timeout", 1}, {"--dvm-uri", 1}, {"--dvm", 1},   {"--stdin", 1},   {"--prtemca", 2},
         {"--mca", 2},     {"--add-host", 1}, {"--add-hostfile", 1}, {"-N", 1}, {"--npernode", 1},
@@ -37,6 +38,9 @@ const std::set<std::string>& single_dash_long_options()
                                                 "bind-to", "output", "timeout",  "prtemca",  "mca",
                                                 "dvm-uri", "dvm",    "stdin",    "verbose", "add-host",
                                                 "add-hostfile", "npernode", "pernode", "display", "pmixmca",
+                                                "rank-by", "rankfile", "nolocal", "do-not-launch", "cpus-per-rank",
+                                                "cpus-per-proc", "use-hwthread-cpus", "bind-to-core", "bynode",
+                                                "byslot", "npersocket",
                                                 "report-bindings", "tag-output", "timestamp-output",
                                                 "merge-stderr-to-stdout", "display-map", "display-allocation",
                                                 "enable-recovery", "disable-recovery", "output-filename", "mpi"};
@@ -108,6 +112,11 @@ struct ContextTarget {
     // PRRTE's older spellings, each accepted with a note naming the current one.
     bool tag_output = false, timestamp_output = false, merge_stderr_to_stdout = false;
     bool display_map = false, display_allocation = false;
+    // PRRTE's older placement spellings (apply_old_placement), each folded into --map-by or
+    // --bind-to with a note.
+    std::string rankfile, cpus_per_rank, npersocket;
+    bool nolocal = false, do_not_launch = false, use_hwthread_cpus = false, bind_to_core = false, bynode = false,
+         byslot = false;
 };
 
 // An older spelling and what it stands for now.
@@ -129,7 +138,7 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
     auto take_each = [](CLI::Option* o) {
         return o->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     };
-    cli.add_option("-n,--np", t.app.np, "Number of processes to run")->type_name("N");
+    cli.add_option("-n,-c,--np", t.app.np, "Number of processes to run")->type_name("N");
     take_each(cli.add_option("-x", t.app.exports,
                              "Export an environment variable to the job: NAME (its value here) or NAME=value; "
                              "repeatable"))
@@ -145,11 +154,16 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
     cli.add_option("--wdir", t.app.wdir, "Working directory of the processes (default: prun's)")->type_name("DIR");
 
     cli.add_option("--map-by", r.map_by,
-                   "Mapping policy: slot, node, core, package, numa, hwthread, seq, ppr:N:<object>, "
-                   "with :OVERSUBSCRIBE or :NOOVERSUBSCRIBE")
-        ->type_name("POLICY[:MODIFIER...]");
-    cli.add_option("--bind-to", r.bind_to, "Binding: none, hwthread, core, l1cache, l2cache, l3cache, numa, package")
-        ->type_name("LEVEL");
+                   fmt::format("Where processes go (default core): {}; qualifiers after ':' {}",
+                               runtime::kMapPolicies, runtime::kMapQualifiers))
+        ->type_name("POLICY[:QUALIFIER...]");
+    cli.add_option("--rank-by", r.rank_by,
+                   fmt::format("How ranks are numbered (default: as mapped): {}", runtime::kRankPolicies))
+        ->type_name("POLICY[:SPAN]");
+    cli.add_option("--bind-to", r.bind_to,
+                   fmt::format("What each process is bound to (default: its own CPU): {}; qualifiers after ':' {}",
+                               runtime::kBindLevels, runtime::kBindQualifiers))
+        ->type_name("LEVEL[:QUALIFIER...]");
     take_each(cli.add_option("--output", t.output_values,
                              "Output format, a comma list of: tag, tag-fullname, timestamp, "
                              "merge-stderr-to-stdout, raw; and to files: dir=DIR (DIR/<job>/rank.N/stdout, "
@@ -201,6 +215,16 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
     for (const OldSpelling& old : kOldSpellings) {
         cli.add_flag(old.option, t.*old.flag, fmt::format("PRRTE's older spelling of {}", old.current));
     }
+    cli.add_option("--rankfile", t.rankfile, "PRRTE's older spelling of --map-by rankfile:FILE=<file>")->type_name("FILE");
+    cli.add_flag("--nolocal", t.nolocal, "PRRTE's older spelling of --map-by :NOLOCAL");
+    cli.add_flag("--do-not-launch", t.do_not_launch, "PRRTE's older spelling of --map-by :DONOTLAUNCH");
+    cli.add_option("--cpus-per-rank,--cpus-per-proc", t.cpus_per_rank, "PRRTE's older spelling of --map-by :PE=<n>")
+        ->type_name("N");
+    cli.add_flag("--use-hwthread-cpus", t.use_hwthread_cpus, "PRRTE's older spelling of --map-by :HWTCPUS");
+    cli.add_flag("--bind-to-core", t.bind_to_core, "PRRTE's older spelling of --bind-to core");
+    cli.add_flag("--bynode", t.bynode, "PRRTE's older spelling of --map-by node");
+    cli.add_flag("--byslot", t.byslot, "PRRTE's older spelling of --map-by slot");
+    cli.add_option("--npersocket", t.npersocket, "PRRTE's older spelling of --map-by ppr:<n>:package")->type_name("N");
     cli.add_flag("--verbose", r.verbose, "Say what prun does (DVM chosen, job namespace)");
     cli.add_flag("-V,--version", r.version, "Show the version");
     cli.set_help_flag("-h,--help", "Show this help");
@@ -239,6 +263,62 @@ Status apply_per_node(const ContextTarget& t, Request& r)
     return {};
 }
 
+// PRRTE's older placement options, folded into --map-by / --bind-to as PRRTE does, each with a
+// note naming the current spelling. A policy they set must not contradict an explicit --map-by.
+Status apply_old_placement(const ContextTarget& t, Request& r)
+{
+    auto note = [&r](const std::string& old, const std::string& now) {
+        add_note(r, fmt::format("{} is PRRTE's older spelling of {}: accepted, but use {}", old, now, now));
+    };
+    auto set_policy = [&r, &note](const std::string& old, const std::string& policy) -> Status {
+        std::string head = r.map_by.substr(0, r.map_by.find(':'));
+        if (!head.empty() && lower(head) != lower(policy.substr(0, policy.find(':')))) {
+            return {Errc::bad_param, fmt::format("{} and --map-by {} cannot be combined ({} is --map-by {})", old,
+                                                 r.map_by, old, policy)};
+        }
+        note(old, "--map-by " + policy);
+        r.map_by = head.empty() ? policy + r.map_by : r.map_by;
+        return {};
+    };
+    auto add_qualifier = [&r, &note](const std::string& old, const std::string& qualifier) {
+        note(old, "--map-by :" + qualifier);
+        r.map_by += ":" + qualifier;
+    };
+    if (!t.rankfile.empty()) {
+        if (Status st = set_policy("--rankfile " + t.rankfile, "rankfile"); !st) return st;
+        r.map_by += ":FILE=" + t.rankfile;
+    }
+    if (t.bynode) {
+        if (Status st = set_policy("--bynode", "node"); !st) return st;
+    }
+    if (t.byslot) {
+        if (Status st = set_policy("--byslot", "slot"); !st) return st;
+    }
+    if (!t.npersocket.empty()) {
+        auto n = util::parse_int(t.npersocket);
+        if (!n || *n <= 0) return {Errc::bad_param, fmt::format("--npersocket {}: expected a positive number", t.npersocket)};
+        if (Status st = set_policy("--npersocket " + t.npersocket, fmt::format("ppr:{}:package", *n)); !st) return st;
+    }
+    if (t.nolocal) add_qualifier("--nolocal", "NOLOCAL");
+    if (t.do_not_launch) add_qualifier("--do-not-launch", "DONOTLAUNCH");
+    if (t.use_hwthread_cpus) add_qualifier("--use-hwthread-cpus", "HWTCPUS");
+    if (!t.cpus_per_rank.empty()) {
+        auto n = util::parse_int(t.cpus_per_rank);
+        if (!n || *n <= 0) {
+            return {Errc::bad_param, fmt::format("--cpus-per-rank {}: expected a positive number of CPUs", t.cpus_per_rank)};
+        }
+        add_qualifier("--cpus-per-rank " + t.cpus_per_rank, fmt::format("PE={}", *n));
+    }
+    if (t.bind_to_core) {
+        if (!r.bind_to.empty() && lower(r.bind_to.substr(0, r.bind_to.find(':'))) != "core") {
+            return {Errc::bad_param, fmt::format("--bind-to-core and --bind-to {} cannot be combined", r.bind_to)};
+        }
+        note("--bind-to-core", "--bind-to core");
+        if (r.bind_to.empty()) r.bind_to = "core";
+    }
+    return {};
+}
+
 Status finish_context(ContextTarget& t, const std::vector<std::string>& program, bool after_dashes, Request& r)
 {
     if (t.mca_words.size() % 2 != 0) {
@@ -258,6 +338,7 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
         if (Status st = parse_display(v, r.reports); !st) return st;
     }
     if (Status st = apply_per_node(t, r); !st) return st;
+    if (Status st = apply_old_placement(t, r); !st) return st;
     for (const OldSpelling& old : kOldSpellings) {
         if (!(t.*old.flag)) continue;
         add_note(r, fmt::format("{} is PRRTE's older spelling of {}: accepted, but use {}", old.option, old.current,
@@ -324,77 +405,45 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
 
 Status check_map_by(const std::string& value)
 {
-    // What the DVM maps (spawn_translate.cc, the rmaps components), checked here so a typo or an
-    // unsupported policy fails before a job is submitted, with the same list the DVM gives.
-    static const std::set<std::string> policies = {"",     "slot",  "slots", "node",     "nodes",    "core",
-                                                   "cores", "numa", "package", "packages", "socket", "sockets",
-                                                   "hwthread", "hwthreads", "seq", "ppr"};
-    // PRRTE's, which this DVM does not offer (yet).
-    static const std::set<std::string> not_offered = {"l1cache", "l2cache", "l3cache", "dist",
-                                                      "rankfile", "pe-list", "board"};
-    std::string policy = lower(value.substr(0, value.find(':')));
-    if (not_offered.count(policy)) {
-        return {Errc::bad_param, fmt::format("--map-by {}: PRRTE's '{}' policy is not supported by this DVM (slot, "
-                                             "node, core, package, numa, hwthread, seq, ppr:N:<object>)",
-                                             value, policy)};
-    }
-    if (!policies.count(policy)) {
-        return {Errc::bad_param,
-                fmt::format("--map-by {}: unknown policy '{}' (slot, node, core, package, numa, hwthread, seq, "
-                            "ppr:N:<object>)",
-                            value, policy)};
-    }
-    auto parts = util::split(value, ':');
-    size_t qualifiers_at = 1;
-    if (policy == "ppr") {
-        if (parts.size() < 3 || !util::parse_int(parts[1]) || *util::parse_int(parts[1]) <= 0 || parts[2].empty()) {
-            return {Errc::bad_param, fmt::format("--map-by {}: expected ppr:N:<object>", value)};
-        }
-        qualifiers_at = 3;
-    }
-    // The qualifiers the DVM takes, and PRRTE's others it refuses (runtime/placement_words.h).
-    for (size_t i = qualifiers_at; i < parts.size(); ++i) {
-        std::string q = lower(std::string(util::trim(parts[i])));
-        if (q.empty() || runtime::is_one_of(q, runtime::kMappingQualifiers)) continue;
-        if (runtime::is_prrte_only_mapping_qualifier(q)) {
-            return {Errc::bad_param, fmt::format("--map-by {}: PRRTE's qualifier '{}' is not supported by this DVM "
-                                                 "yet ({})",
-                                                 value, parts[i], runtime::kMappingQualifierList)};
-        }
-        return {Errc::bad_param, fmt::format("--map-by {}: unknown qualifier '{}' ({})", value, parts[i],
-                                             runtime::kMappingQualifierList)};
+    // The DVM's own reader (runtime/placement_spec.h), so that prun refuses what the DVM would.
+    runtime::MappingPolicy mapping;
+    runtime::JobReports reports;
+    if (Status st = runtime::parse_map_by(value, mapping, reports); !st) {
+        return {Errc::bad_param, fmt::format("--map-by {}: {}", value, st.message())};
     }
     return {};
 }
 
 Status check_bind_to(const std::string& value)
 {
-    static const std::set<std::string> levels = {"none", "hwthread", "core", "l1cache", "l2cache",
-                                                 "l3cache", "numa",  "package", "socket", "board"};
-    std::string level = lower(value.substr(0, value.find(':')));
-    if (!levels.count(level)) {
-        return {Errc::bad_param,
-                fmt::format("--bind-to {}: unknown level '{}' (none, hwthread, core, l1cache, l2cache, l3cache, numa, "
-                            "package)",
-                            value, level)};
-    }
-    if (level == "board") {
-        return {Errc::bad_param, fmt::format("--bind-to {}: PRRTE's 'board' level is not supported by this DVM (none, "
-                                             "hwthread, core, l1cache, l2cache, l3cache, numa, package)",
-                                             value)};
-    }
-    // The qualifiers the DVM takes (runtime/placement_words.h), after ':', by ':' or ','.
-    size_t colon = value.find(':');
-    if (colon == std::string::npos) return {};
-    for (const std::string& part : util::split(value.substr(colon + 1), ':', true)) {
-        for (const std::string& word : util::split(part, ',', true)) {
-            if (!runtime::is_one_of(lower(std::string(util::trim(word))), runtime::kBindingQualifiers)) {
-                return {Errc::bad_param, fmt::format("--bind-to {}: unknown qualifier '{}' ({})", value, word,
-                                                     runtime::kBindingQualifierList)};
-            }
-        }
+    runtime::MappingPolicy mapping;
+    runtime::JobReports reports;
+    if (Status st = runtime::parse_bind_to(value, mapping, reports); !st) {
+        return {Errc::bad_param, fmt::format("--bind-to {}: {}", value, st.message())};
     }
     return {};
+}
+
+Status check_placement(const Request& r)
+{
+    runtime::MappingPolicy mapping;
+    runtime::JobReports reports;
+    if (!r.map_by.empty()) {
+        if (Status st = runtime::parse_map_by(r.map_by, mapping, reports); !st) {
+            return {Errc::bad_param, fmt::format("--map-by {}: {}", r.map_by, st.message())};
+        }
+    }
+    if (!r.rank_by.empty()) {
+        if (Status st = runtime::parse_rank_by(r.rank_by, mapping); !st) {
+            return {Errc::bad_param, fmt::format("--rank-by {}: {}", r.rank_by, st.message())};
+        }
+    }
+    if (!r.bind_to.empty()) {
+        if (Status st = runtime::parse_bind_to(r.bind_to, mapping, reports); !st) {
+            return {Errc::bad_param, fmt::format("--bind-to {}: {}", r.bind_to, st.message())};
+        }
+    }
+    return runtime::check_combination(mapping);
 }
 
 // dir=DIR / file=PATH, with qualifiers after ':' (nocopy, nojobid), and the bare qualifiers.
@@ -515,12 +564,7 @@ Status parse(const std::vector<std::string>& raw_args, Request& out)
         if (start >= args.size()) return {Errc::bad_param, "nothing follows the last ':'"};
     }
 
-    if (!r.map_by.empty()) {
-        if (Status st = check_map_by(r.map_by); !st) return st;
-    }
-    if (!r.bind_to.empty()) {
-        if (Status st = check_bind_to(r.bind_to); !st) return st;
-    }
+    if (Status st = check_placement(r); !st) return st;
     if (r.output.files.kind != FileOutput::Kind::none) {
         // Ranks zero-padded to the width of the largest, when every app says how many it runs.
         int total = 0;
@@ -544,6 +588,16 @@ void make_hostfiles_absolute(Request& request, const std::string& cwd)
             *path = (std::filesystem::path(cwd) / file).lexically_normal().string();
         }
     }
+    // --map-by seq/rankfile:FILE=<path>: the DVM reads it too.
+    std::vector<std::string> words = util::split(request.map_by, ':');
+    for (std::string& word : words) {
+        if (lower(word.substr(0, 5)) != "file=") continue;
+        std::filesystem::path file(word.substr(5));
+        if (!file.empty() && !file.is_absolute()) {
+            word = word.substr(0, 5) + (std::filesystem::path(cwd) / file).lexically_normal().string();
+        }
+    }
+    if (!request.map_by.empty()) request.map_by = util::join(words, ":");
 }
 
 int option_value_words(const std::string& option)

@@ -52,6 +52,7 @@ struct Reports {
 struct Request {
     std::vector<AppContext> apps;
     std::string map_by;  // -N n / --npernode n / --pernode land here as ppr:n:node
+    std::string rank_by;
     std::string bind_to;
     OutputOptions output;
     int timeout = 0;  // seconds; 0: none
@@ -88,6 +89,8 @@ std::string usage(const std::string& program = "prun", const std::string& summar
 // Checks a --map-by / --bind-to / --output value; public for the tests.
 Status check_map_by(const std::string& value);
 Status check_bind_to(const std::string& value);
+// --map-by, --rank-by and --bind-to together: each readable, and not a combination PRRTE refuses.
+Status check_placement(const Request& r);
 Status parse_output(const std::string& value, OutputOptions& out);
 // One file destination of --output or --output-filename: dir=DIR or file=PATH, with :nocopy
 // (and :nojobid for dir=), or a bare nocopy / nojobid; `option` names it in errors.

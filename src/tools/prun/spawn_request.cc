@@ -101,6 +101,7 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
 {
     if (!request.map_by.empty()) job.add_string(PMIX_MAPBY, request.map_by);
     if (!request.bind_to.empty()) job.add_string(PMIX_BINDTO, request.bind_to);
+    if (!request.rank_by.empty()) job.add_string(PMIX_RANKBY, request.rank_by);
     if (request.timeout > 0) {
         job.add_int(PMIX_TIMEOUT, request.timeout);
         job.add_int(PMIX_JOB_TIMEOUT, request.timeout);
