@@ -15,9 +15,12 @@
 //   per process PMIX_PROC_INFO_ARRAY: PMIX_RANK, PMIX_LOCAL_RANK, PMIX_NODE_RANK, PMIX_APPNUM,
 //               PMIX_GLOBAL_RANK, PMIX_APP_RANK, PMIX_HOSTNAME, PMIX_NODEID, and for a job a
 //               process spawned PMIX_PARENT_ID again (see below)
-// PMIX_LOCAL_CPUSETS is not registered: binding is decided by the launcher after mapping and is
-// not recorded on the process yet.
+//               and for each process this node hosts that is bound: PMIX_CPUSET (its CPUs, as
+//               the master's placement chose them) and PMIX_LOCALITY_STRING (PMIx's own reading
+//               of that set on this node's topology, which Open MPI compares between peers)
+#include <hwloc.h>
 #include <pmix.h>
+#include <pmix_server.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -38,6 +41,31 @@ namespace prte::pmix {
 namespace {
 
 using detail::verbose;
+
+// PMIX_CPUSET and PMIX_LOCALITY_STRING of a bound process on this node. A locality PMIx cannot
+// work out is left out (PMIx then treats the process as unbound), with a verbose line.
+void add_locality(InfoArray& pi, const runtime::Proc& proc)
+{
+    if (proc.cpuset.empty()) return;
+    pi.add_string(PMIX_CPUSET, proc.cpuset);
+    pmix_cpuset_t cpuset;
+    PMIX_CPUSET_CONSTRUCT(&cpuset);
+    hwloc_bitmap_t bitmap = hwloc_bitmap_alloc();
+    char* locality = nullptr;
+    pmix_status_t rc = PMIX_ERR_BAD_PARAM;
+    if (hwloc_bitmap_list_sscanf(bitmap, proc.cpuset.c_str()) == 0) {
+        cpuset.source = const_cast<char*>("hwloc");
+        cpuset.bitmap = bitmap;
+        rc = PMIx_server_generate_locality_string(&cpuset, &locality);
+    }
+    hwloc_bitmap_free(bitmap);
+    if (rc == PMIX_SUCCESS && locality) {
+        pi.add_string(PMIX_LOCALITY_STRING, locality);
+    } else {
+        verbose()(2, "rank {}: no locality string for cpus {}: {}", proc.rank, proc.cpuset, PMIx_Error_string(rc));
+    }
+    free(locality);
+}
 using runtime::Rank;
 
 runtime::Runtime& rt() { return runtime::Runtime::instance(); }
@@ -218,6 +246,7 @@ Status build_job_info(const runtime::Job& job, InfoArray& info, std::vector<pmix
             pi.add_string(PMIX_HOSTNAME, proc->node->name);
             pi.add_uint32(PMIX_NODEID, ids.at(proc->node));
             if (proc->node->daemon == me.rank) {
+                add_locality(pi, *proc);
                 pmix_proc_t client;
                 PMIX_LOAD_PROCID(&client, job.nspace.c_str(), proc->rank);
                 clients.push_back(client);

@@ -227,6 +227,12 @@ Status parse_rank_by(const std::string& text, MappingPolicy& mapping)
     for (size_t i = 1; i < words.size(); ++i) {
         std::string q = lower(words[i]);
         if (q.empty()) continue;
+        const bool object = *by != RankBy::slot && *by != RankBy::node && *by != RankBy::fill && *by != RankBy::span;
+        if ((q == "span" || q == "fill") && !object) {
+            return bad(fmt::format("qualifier '{}' applies only to ranking by an object (hwthread, core, l1cache, "
+                                   "l2cache, l3cache, numa, package)",
+                                   words[i]));
+        }
         if (q == "span") {
             span = true;
         } else if (q == "fill") {

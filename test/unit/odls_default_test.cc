@@ -530,24 +530,42 @@ TEST_F(OdlsDefaultTest, DescriptorsOfTheDaemonDoNotReachThePrograms)
     EXPECT_EQ(output(job, 0).out, "clean\nstdio\n");
 }
 
-TEST_F(OdlsDefaultTest, BindingToHardwareThreadsFollowsTheLocalRank)
+// The daemon applies the CPUs the master's placement chose (Proc::cpuset), limited to the CPUs it
+// may use itself: CPUs this machine lacks are dropped, and none at all leaves the process unbound.
+TEST_F(OdlsDefaultTest, EachProcessGetsTheCpusTheMasterChose)
 {
-    hwloc_topology_t topology;
-    hwloc_topology_init(&topology);
-    hwloc_topology_load(topology);
-    int pus = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU);
-    JobPtr job = make_job({"/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status | cut -f2"}, 2);
-    job->mapping.bind_to = prte::runtime::BindTo::hwthread;
+    cpu_set_t mine;
+    ASSERT_EQ(sched_getaffinity(0, sizeof(mine), &mine), 0);
+    int first = -1, last = -1;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+        if (!CPU_ISSET(cpu, &mine)) continue;
+        if (first < 0) first = cpu;
+        last = cpu;
+    }
+    JobPtr job = make_job({"/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status | cut -f2"}, 3);
+    job->procs[0]->cpuset = std::to_string(last);
+    job->procs[0]->binding = "core 9 (cpus " + std::to_string(last) + ")";
+    job->procs[1]->cpuset = std::to_string(first) + ",4000";  // 4000: no such CPU here
+    job->procs[2]->cpuset = "4000-4001";                       // none of them here
     ASSERT_TRUE(launch(job).ok());
     ASSERT_TRUE(wait_job_done(job));
-    for (int r = 0; r < 2; ++r) {
-        hwloc_obj_t pu = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, r % pus);
-        char* list = nullptr;
-        hwloc_bitmap_list_asprintf(&list, pu->cpuset);
-        EXPECT_EQ(output(job, r).out, std::string(list) + "\n") << "rank " << r;
-        free(list);
-    }
-    hwloc_topology_destroy(topology);
+    EXPECT_EQ(output(job, 0).out, std::to_string(last) + "\n");
+    EXPECT_EQ(output(job, 1).out, std::to_string(first) + "\n");
+    std::string all = first == last ? std::to_string(first) : std::to_string(first) + "-" + std::to_string(last);
+    if (CPU_COUNT(&mine) == last - first + 1) EXPECT_EQ(output(job, 2).out, all + "\n");
+}
+
+// A CPU list that does not parse (a corrupt launch message) fails that rank before fork, by name.
+TEST_F(OdlsDefaultTest, ACpuListThatDoesNotParseFailsTheRank)
+{
+    JobPtr job = make_job({"/bin/true"});
+    job->procs[0]->cpuset = "0-";
+    ASSERT_TRUE(launch(job).ok());
+    ASSERT_TRUE(wait_job_done(job));
+    EXPECT_EQ(job->abort_message, "cannot start rank 0 on node testnode: rank 0: cannot read its CPU list '0-'");
+    auto seen = transitions(job, 0);
+    ASSERT_FALSE(seen.empty());
+    EXPECT_EQ(seen.front().state, ProcState::failed_to_start);
 }
 
 TEST_F(OdlsDefaultTest, RanksOutsideTheJobAreRefused)

@@ -142,14 +142,14 @@ TEST(PmixSpawnTranslate, MappingRankingAndBinding)
 {
     Request r;
     r.app("/bin/true", {}, 2);
-    r.job_string(PMIX_MAPBY, "node:OVERSUBSCRIBE:SPAN");
+    r.job_string(PMIX_MAPBY, "package:OVERSUBSCRIBE:SPAN");
     r.job_string(PMIX_RANKBY, "fill");
     r.job_string(PMIX_BINDTO, "socket:overload-allowed");
 
     Job job;
     std::vector<std::string> notes;
     ASSERT_TRUE(r.translate(job, notes).ok());
-    EXPECT_EQ(job.mapping.by, MapBy::node);
+    EXPECT_EQ(job.mapping.by, MapBy::package);
     EXPECT_EQ(job.mapping.oversubscribe, std::optional<bool>(true));
     EXPECT_EQ(job.mapping.span, 1);
     EXPECT_EQ(job.mapping.rank_by, RankBy::fill);
@@ -175,11 +175,26 @@ TEST(PmixSpawnTranslate, QualifiersAreTakenOrRefusedNeverIgnored)
     EXPECT_TRUE(job.reports.bindings);
     EXPECT_EQ(job.mapping.inherit, std::optional<bool>(false));
 
+    // PRRTE's qualifiers, all taken now, and shortened words (PRRTE's "L3").
+    Request prrte;
+    prrte.app("/bin/true", {}, 1);
+    prrte.job_string(PMIX_MAPBY, "L3:PE=2:HWTCPUS:NOLOCAL:DONOTLAUNCH");
+    prrte.job_string(PMIX_RANKBY, "pack:SPAN");
+    Job all;
+    ASSERT_TRUE(prrte.translate(all, notes).ok());
+    EXPECT_EQ(all.mapping.by, MapBy::l3cache);
+    EXPECT_EQ(all.mapping.pes_per_proc, 2);
+    EXPECT_TRUE(all.mapping.hwtcpus && all.mapping.nolocal && all.mapping.donotlaunch && all.mapping.rank_span);
+    EXPECT_EQ(all.mapping.rank_by, RankBy::package);
+
     for (const auto& [key, value, why] : std::vector<std::tuple<const char*, std::string, std::string>>{
-             {PMIX_BINDTO, "core:sometimes", "unknown qualifier 'sometimes' (overload-allowed, if-supported, report)"},
-             {PMIX_MAPBY, "slot:PE=2", "PRRTE's qualifier 'PE=2' is not supported by this DVM yet"},
+             {PMIX_BINDTO, "core:sometimes",
+              "unknown qualifier 'sometimes' (valid: overload-allowed, if-supported, report)"},
+             {PMIX_MAPBY, "slot:PE=0", "PE=0: expected a positive number of CPUs per process"},
              {PMIX_MAPBY, "slot:FOO", "unknown qualifier 'FOO'"},
-             {PMIX_RANKBY, "slot:span", "qualifier 'span' is not supported"}}) {
+             {PMIX_MAPBY, "node:SPAN", "SPAN applies to mapping by an object"},
+             {PMIX_MAPBY, "board", "PRRTE's 'board' policy is not offered by this DVM"},
+             {PMIX_RANKBY, "slot:span", "qualifier 'span' applies only to ranking by an object"}}) {
         Request r;
         r.app("/bin/true", {}, 1);
         r.job_string(key, value);

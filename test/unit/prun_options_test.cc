@@ -171,18 +171,40 @@ TEST(PrunOptions, PoliciesAreCheckedCaseInsensitively)
     EXPECT_TRUE(prte::prun::check_bind_to("NUMA").ok());
 }
 
-// prun accepts exactly what the DVM maps: PRRTE policies it does not offer fail before submission.
+// prun accepts exactly what the DVM maps (runtime/placement_spec.h): PRRTE's policies, and a clear
+// refusal of the two it does not offer and of any unknown word.
 TEST(PrunOptions, PoliciesTheDvmDoesNotMapAreRefusedUpFront)
 {
-    for (const char* ok : {"slot", "node", "core", "package", "socket", "numa", "hwthread", "seq", "ppr:1:core"}) {
-        EXPECT_TRUE(prte::prun::check_map_by(ok).ok()) << ok;
+    for (const char* ok : {"slot", "node", "core", "package", "socket", "numa", "hwthread", "seq", "ppr:1:core",
+                           "l1cache", "L2", "l3cache:SPAN", "rankfile:FILE=r", "pe-list=0,2-3:ORDERED", "slot:PE=2",
+                           ":NOLOCAL:DONOTLAUNCH", "core:HWTCPUS"}) {
+        EXPECT_TRUE(prte::prun::check_map_by(ok).ok()) << ok << ": " << prte::prun::check_map_by(ok).message();
     }
-    prte::Status st = prte::prun::check_map_by("l3cache");
+    prte::Status st = prte::prun::check_map_by("board");
     EXPECT_FALSE(st.ok());
-    EXPECT_NE(st.message().find("not supported by this DVM"), std::string::npos) << st.message();
-    EXPECT_FALSE(prte::prun::check_map_by("rankfile:file=r").ok());
+    EXPECT_NE(st.message().find("not offered by this DVM"), std::string::npos) << st.message();
+    EXPECT_FALSE(prte::prun::check_map_by("rankfile").ok());  // needs its FILE=
+    EXPECT_FALSE(prte::prun::check_map_by("slot:ORDERED").ok());
     st = prte::prun::check_map_by("nodez");
     EXPECT_NE(st.message().find("unknown policy 'nodez'"), std::string::npos) << st.message();
+}
+
+// PRRTE's older placement options fold into --map-by / --bind-to with a note each.
+TEST(PrunOptions, OlderPlacementSpellingsMapOntoTheCurrentOnes)
+{
+    auto r = parse_ok({"--nolocal", "--do-not-launch", "--cpus-per-rank", "2", "--use-hwthread-cpus", "a.out"});
+    EXPECT_EQ(r.map_by, ":NOLOCAL:DONOTLAUNCH:HWTCPUS:PE=2");
+    EXPECT_EQ(r.notes.size(), 4u);
+    EXPECT_EQ(parse_ok({"--bynode", "a.out"}).map_by, "node");
+    EXPECT_EQ(parse_ok({"--npersocket", "2", "a.out"}).map_by, "ppr:2:package");
+    EXPECT_EQ(parse_ok({"--rankfile", "rf", "a.out"}).map_by, "rankfile:FILE=rf");
+    EXPECT_EQ(parse_ok({"--bind-to-core", "a.out"}).bind_to, "core");
+    EXPECT_EQ(parse_ok({"-c", "3", "a.out"}).apps[0].np, 3);  // PRRTE's -c is -n
+    prte::prun::Request out;
+    EXPECT_FALSE(prte::prun::parse({"--bynode", "--map-by", "package", "a.out"}, out).ok());
+    EXPECT_FALSE(prte::prun::parse({"--map-by", "core:PE=2", "--bind-to", "package", "a.out"}, out).ok());
+    EXPECT_FALSE(prte::prun::parse({"--rank-by", "nodes", "a.out"}, out).ok());
+    EXPECT_EQ(parse_ok({"--rank-by", "package:span", "a.out"}).rank_by, "package:span");
 }
 
 TEST(PrunOptions, PerNodeOptionsMapAsPprOnNodes)

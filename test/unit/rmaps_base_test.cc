@@ -175,7 +175,7 @@ class AllMappersTest : public ::testing::Test {
         test::open_rmaps(registry_, "ppr,seq,round_robin");
         for (const char* name : {"node1", "node2", "node3"}) {
             Node& n = pool.add(make_node(name, 2));
-            n.topology = {.packages = 1, .numa_domains = 1, .cores = 2, .hwthreads = 4};
+            test::set_hardware(n, "pack:1 core:2 pu:2");
         }
     }
 

@@ -18,7 +18,6 @@ using runtime::Job;
 using runtime::MapBy;
 using runtime::Node;
 using runtime::NodePool;
-using runtime::NodeTopology;
 using test::counters;
 using test::make_app;
 using test::make_node;
@@ -27,12 +26,13 @@ using test::placement;
 
 class PprTest : public ::testing::Test {
   protected:
-    // A node with 2 packages, 2 NUMA domains, 4 cores and 8 hwthreads unless told otherwise.
+    // A node with 2 packages, 2 NUMA domains, 4 cores and 8 hwthreads unless told otherwise (hwloc's
+    // synthetic description).
     Node& add_node(const std::string& name, int slots, bool slots_given = true,
-                   NodeTopology topology = {.packages = 2, .numa_domains = 2, .cores = 4, .hwthreads = 8})
+                   const std::string& hardware = "pack:2 numa:1 core:2 pu:2")
     {
         Node& n = pool.add(make_node(name, slots, slots_given));
-        n.topology = topology;
+        test::set_hardware(n, hardware);
         return n;
     }
 
@@ -73,13 +73,13 @@ TEST_F(PprTest, PerNodePlacesNOnEveryNodeWithConsecutiveRanks)
 TEST_F(PprTest, PerObjectMultipliesByTheNodesCountOfIt)
 {
     add_node("node1", 64);
-    add_node("node2", 64, true, {.packages = 1, .numa_domains = 4, .cores = 2, .hwthreads = 2});
+    add_node("node2", 64, true, "pack:1 numa:2 core:1 pu:1");
     add_app(0);
     struct Case {
         MapBy object;
         size_t on_node1, on_node2;
     };
-    for (Case c : {Case{MapBy::package, 2, 1}, Case{MapBy::numa, 2, 4}, Case{MapBy::core, 4, 2},
+    for (Case c : {Case{MapBy::package, 2, 1}, Case{MapBy::numa, 2, 2}, Case{MapBy::core, 4, 2},
                    Case{MapBy::hwthread, 8, 2}}) {
         ASSERT_TRUE(map(1, c.object)) << runtime::to_string(c.object);
         Names expected(c.on_node1, "node1");
@@ -178,12 +178,13 @@ TEST_F(PprTest, SlotsOtherJobsHoldCount)
 TEST_F(PprTest, UnknownTopologyIsSaidClearly)
 {
     add_node("node1", 8);
-    add_node("node2", 8, true, NodeTopology{});  // its daemon has not reported
+    Node& unknown = pool.add(make_node("node2", 8, true));  // its daemon has not reported
+    ASSERT_FALSE(unknown.hw);
     add_app(0);
     Status st = map(1, MapBy::core);
     EXPECT_EQ(st.code(), Errc::not_supported);
-    EXPECT_EQ(st.message(), "ppr:1:core for app 0 (./a.out): the topology of node node2 is unknown (its daemon "
-                            "reported 0 cores), so processes cannot be placed per core there; use ppr:1:node");
+    EXPECT_EQ(st.message(), "ppr:1:core for app 0 (./a.out): node node2 has no cores (its topology is unknown, or "
+                            "hwloc finds none there), so processes cannot be placed per core there; use ppr:1:node");
     EXPECT_TRUE(job.procs.empty());
     ASSERT_TRUE(map(1, MapBy::node));  // per node needs no topology
     EXPECT_EQ(placement(job), (Names{"node1", "node2"}));
@@ -237,7 +238,7 @@ TEST_F(PprTest, RefusesAPolicyWithoutACountOrAnObject)
     Status st = map(1, MapBy::slot);
     EXPECT_EQ(st.code(), Errc::bad_param);
     EXPECT_EQ(st.message(), "job job-1: --map-by ppr:1:slot is not a valid ppr policy (ppr:N:<object>, N positive, the "
-                            "object node, package, numa, core or hwthread)");
+                            "object node, package, numa, l3cache, l2cache, l1cache, core or hwthread)");
 }
 
 TEST_F(PprTest, VerboseSaysWhatWentWhere)

@@ -155,7 +155,7 @@ TEST_F(RoundRobinTest, ByAnObjectKeepsTheSlotRules)
         << st.message();
 }
 
-TEST_F(RoundRobinTest, ByAnObjectSaysAtLevelTenThatOdlsBinds)
+TEST_F(RoundRobinTest, ByAnObjectSaysAtLevelTenThatTheBasePlacesInsideNodes)
 {
     add_node("node01", 2);
     add_app(1);
@@ -167,8 +167,8 @@ TEST_F(RoundRobinTest, ByAnObjectSaysAtLevelTenThatOdlsBinds)
         ASSERT_TRUE(map(MapBy::numa));
         out = ::testing::internal::GetCapturedStderr();
     }
-    EXPECT_NE(out.find("round_robin: --map-by numa for job job-1: nodes filled in order as by slot; odls binds each "
-                       "process to a numa on its node"),
+    EXPECT_NE(out.find("round_robin: --map-by numa for job job-1: nodes filled in order as by slot; the base gives "
+                       "each process a numa of its node"),
               std::string::npos)
         << out;
 }
@@ -179,7 +179,7 @@ TEST_F(RoundRobinTest, PassesOnEveryOtherPolicyWithoutTouchingAnything)
 {
     add_node("node01", 4);
     add_app(2);
-    for (MapBy by : {MapBy::ppr, MapBy::seq}) {
+    for (MapBy by : {MapBy::ppr, MapBy::seq, MapBy::rankfile}) {
         Status st = map(by);
         EXPECT_EQ(st.code(), Errc::take_next_option) << runtime::to_string(by);
         EXPECT_TRUE(job.procs.empty()) << runtime::to_string(by);

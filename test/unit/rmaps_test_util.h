@@ -12,6 +12,7 @@
 #include "mca/base/param.h"
 #include "mca/base/repository.h"
 #include "mca/rmaps/base/rmaps_base.h"
+#include "runtime/hw_topology.h"
 #include "runtime/job.h"
 #include "runtime/node.h"
 #include "util/strings.h"
@@ -54,6 +55,16 @@ inline std::vector<std::pair<int, int>> counters(const runtime::NodePool& pool)
     std::vector<std::pair<int, int>> out;
     for (const runtime::Node* n : pool.nodes()) out.emplace_back(n->slots_inuse, n->num_procs);
     return out;
+}
+
+// Gives `node` the hardware hwloc's synthetic description says ("pack:2 core:4 pu:2"), and the
+// counts that come with it; a description hwloc refuses fails the test.
+inline void set_hardware(runtime::Node& node, const std::string& synthetic)
+{
+    std::string error;
+    node.hw = runtime::HwTopology::from_synthetic(synthetic, error);
+    ASSERT_TRUE(node.hw) << error;
+    node.topology = node.hw->counts();
 }
 
 // What map_job builds when no app names hosts: every node for every app.

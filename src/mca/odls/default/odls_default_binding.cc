@@ -1,104 +1,67 @@
 #include "mca/odls/default/odls_default_binding.h"
 
-#include "runtime/topology.h"
-
-#include <hwloc/glibc-sched.h>
+#include <hwloc.h>
 
 #include <fmt/format.h>
 
 namespace prte::odls::default_component {
 namespace {
 
-std::optional<hwloc_obj_type_t> object_type(runtime::BindTo policy)
+// The CPU ids in `set`, as "0-3,8".
+std::string list_of(const cpu_set_t& set)
 {
-    switch (policy) {
-    case runtime::BindTo::hwthread: return HWLOC_OBJ_PU;
-    case runtime::BindTo::core: return HWLOC_OBJ_CORE;
-    case runtime::BindTo::l1cache: return HWLOC_OBJ_L1CACHE;
-    case runtime::BindTo::l2cache: return HWLOC_OBJ_L2CACHE;
-    case runtime::BindTo::l3cache: return HWLOC_OBJ_L3CACHE;
-    case runtime::BindTo::numa: return HWLOC_OBJ_NUMANODE;
-    case runtime::BindTo::package: return HWLOC_OBJ_PACKAGE;
-    case runtime::BindTo::none:
-    case runtime::BindTo::unset: return std::nullopt;
+    hwloc_bitmap_t bitmap = hwloc_bitmap_alloc();
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+        if (CPU_ISSET(cpu, &set)) hwloc_bitmap_set(bitmap, static_cast<unsigned>(cpu));
     }
-    return std::nullopt;
-}
-
-// PRRTE's default: the object the job is mapped by, when it is one a process can be bound to.
-runtime::BindTo default_binding(const runtime::MappingPolicy& mapping)
-{
-    runtime::MapBy by = mapping.by == runtime::MapBy::ppr ? mapping.ppr_object : mapping.by;
-    switch (by) {
-    case runtime::MapBy::hwthread: return runtime::BindTo::hwthread;
-    case runtime::MapBy::numa: return runtime::BindTo::numa;
-    case runtime::MapBy::package: return runtime::BindTo::package;
-    default: return runtime::BindTo::core;
-    }
+    char* text = nullptr;
+    hwloc_bitmap_list_asprintf(&text, bitmap);
+    std::string out = text ? text : "?";
+    free(text);
+    hwloc_bitmap_free(bitmap);
+    return out;
 }
 
 }  // namespace
 
-Topology::~Topology() = default;
-
-// The process's shared topology (runtime/topology.h): the one the daemon reported and the PMIx
-// server uses, so binding agrees with both.
-Status Topology::load()
-{
-    if (topology_) return {};
-    topology_ = runtime::shared_topology();
-    if (!topology_) return {Errc::internal, "hwloc cannot read this node's topology"};
-    return {};
-}
-
-Status Topology::binding_for(const runtime::MappingPolicy& mapping, int local_rank, int local_size,
-                             const std::string& node, std::optional<Binding>& binding)
+Status binding_for(const runtime::Proc& proc, std::optional<Binding>& binding)
 {
     binding.reset();
-    const bool by_default = mapping.bind_to == runtime::BindTo::unset;
-    const runtime::BindTo policy = by_default ? default_binding(mapping) : mapping.bind_to;
-    auto type = object_type(policy);
-    if (!type) return {};
-    if (Status st = load(); !st) return st;
-    const char* level = runtime::to_string(policy);
-    // What a process counts as its CPUs: cores, or hwthreads when bound to hwthreads.
-    const hwloc_obj_type_t cpu_type = policy == runtime::BindTo::hwthread ? HWLOC_OBJ_PU : HWLOC_OBJ_CORE;
-    const char* cpu_name = cpu_type == HWLOC_OBJ_PU ? "hwthread" : "core";
-    if (by_default && local_size > hwloc_get_nbobjs_by_type(topology_, cpu_type)) return {};  // oversubscribed
-
-    int count = hwloc_get_nbobjs_by_type(topology_, *type);
-    if (count <= 0) {
-        if (by_default || mapping.bind_if_supported) return {};
-        return {Errc::not_supported,
-                fmt::format("cannot bind to {} on node {}: hwloc finds no {} there; add --bind-to {}:if-supported to "
-                            "run unbound where a node lacks it, or bind to another level",
-                            level, node, level, level)};
-    }
-    unsigned index = static_cast<unsigned>(local_rank) % static_cast<unsigned>(count);
-    hwloc_obj_t obj = hwloc_get_obj_by_type(topology_, *type, index);
-    if (!obj || !obj->cpuset || hwloc_bitmap_iszero(obj->cpuset)) {
-        return {Errc::not_supported, fmt::format("cannot bind to {} {} on node {}: it has no usable CPUs", level, index, node)};
-    }
-    if (!by_default && !mapping.bind_overload_allowed) {
-        // The processes on this object (round robin over the objects) against its CPUs.
-        int on_object = local_size / count + (static_cast<int>(index) < local_size % count ? 1 : 0);
-        int cpus = hwloc_get_nbobjs_inside_cpuset_by_type(topology_, obj->cpuset, cpu_type);
-        if (cpus > 0 && on_object > cpus) {
-            return {Errc::bad_param,
-                    fmt::format("cannot bind {} processes to {} {} on node {}: it has {} {}(s); add --bind-to "
-                                "{}:overload-allowed to bind them anyway, or --bind-to none",
-                                on_object, level, index, node, cpus, cpu_name, level)};
-        }
-    }
+    if (proc.cpuset.empty()) return {};
+    hwloc_bitmap_t wanted = hwloc_bitmap_alloc();
+    int parsed = hwloc_bitmap_list_sscanf(wanted, proc.cpuset.c_str());
+    if (parsed == 0 && hwloc_bitmap_weight(wanted) < 0) parsed = -1;  // "0-": hwloc's endless range
     Binding b{};
     CPU_ZERO(&b.cpus);
-    if (hwloc_cpuset_to_glibc_sched_affinity(topology_, obj->cpuset, &b.cpus, sizeof(b.cpus)) != 0) {
-        return {Errc::internal, fmt::format("cannot convert the CPU set of {} {}", level, index)};
+    if (parsed == 0) {
+        // Ids beyond what a cpu_set_t holds cannot be CPUs of this machine: they drop out below.
+        int cpu = -1;
+        while ((cpu = hwloc_bitmap_next(wanted, cpu)) != -1 && cpu < CPU_SETSIZE) CPU_SET(cpu, &b.cpus);
     }
-    char* list = nullptr;
-    hwloc_bitmap_list_asprintf(&list, obj->cpuset);
-    b.description = fmt::format("{} {} (cpus {}){}", level, index, list ? list : "?", by_default ? " by default" : "");
-    free(list);
+    const bool empty_list = parsed == 0 && hwloc_bitmap_iszero(wanted);
+    hwloc_bitmap_free(wanted);
+    if (parsed != 0 || empty_list) {
+        return {Errc::bad_param, fmt::format("rank {}: cannot read its CPU list '{}'", proc.rank, proc.cpuset)};
+    }
+    // What this daemon may use: its own affinity, which its processes inherit.
+    cpu_set_t here;
+    CPU_ZERO(&here);
+    if (sched_getaffinity(0, sizeof(here), &here) != 0) {
+        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &here);
+    }
+    cpu_set_t applied;
+    CPU_AND(&applied, &b.cpus, &here);
+    b.description = proc.binding.empty() ? fmt::format("cpus {}", proc.cpuset) : proc.binding;
+    if (CPU_COUNT(&applied) == 0) {
+        b.description += " (not applied: this machine has none of these CPUs)";
+        binding = std::move(b);
+        CPU_ZERO(&binding->cpus);
+        return {};
+    }
+    if (!CPU_EQUAL(&applied, &b.cpus)) {
+        b.description += fmt::format(" (applied to cpus {}: this machine has no others of them)", list_of(applied));
+        b.cpus = applied;
+    }
     binding = std::move(b);
     return {};
 }

@@ -199,7 +199,7 @@ void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, i
     Environment env = build_child_environment(input);
 
     std::optional<Binding> binding;
-    if (Status st = topology_.binding_for(job->mapping, proc.local_rank, local_size, input.node_name, binding); !st) {
+    if (Status st = binding_for(proc, binding); !st) {
         fail_before_fork(job, proc, st.message());
         return;
     }
@@ -209,7 +209,7 @@ void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, i
     request.argv = app.argv.empty() ? std::vector<std::string>{program} : app.argv;
     request.env = env.entries();
     request.working_dir = app.working_dir;
-    if (binding) request.cpus = binding->cpus;
+    if (binding && CPU_COUNT(&binding->cpus) > 0) request.cpus = binding->cpus;
     request.merge_stderr = job->output.merge_stderr;
     request.stdin_pipe = job->stdin_target.includes(rank);
     if (job->reports.bindings) {

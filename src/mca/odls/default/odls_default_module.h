@@ -149,7 +149,6 @@ class DefaultModule final : public Module {
     Options options_;
     bool initialized_ = false;
     event* sigchld_ = nullptr;
-    Topology topology_;
     // By launch order, not pid: a reaped child whose output is still open (a grandchild holds the
     // pipe) keeps its entry while the kernel may already give its pid to a new child.
     std::map<uint64_t, std::unique_ptr<Child>> children_;

@@ -171,7 +171,7 @@ rml::Payload encode_job(const runtime::Job& job)
     }
     w.u8(static_cast<uint8_t>(job.mapping.bind_to));
     w.u8(static_cast<uint8_t>((job.mapping.bind_overload_allowed ? 1 : 0) | (job.mapping.bind_if_supported ? 2 : 0)));
-    // The mapping object decides the default binding, which each daemon works out on its own node.
+    // The policies, for what the processes are told (PMIx); each process's CPUs come with it below.
     w.u8(static_cast<uint8_t>(job.mapping.by)).u8(static_cast<uint8_t>(job.mapping.ppr_object));
     w.u8(static_cast<uint8_t>(job.stdin_target.kind)).u32(job.stdin_target.rank);
     w.u8(job.reports.bindings ? 1 : 0);  // the only report a daemon makes (--report-bindings)
@@ -185,6 +185,8 @@ rml::Payload encode_job(const runtime::Job& job)
     w.u32(static_cast<uint32_t>(job.procs.size()));
     for (const auto& p : job.procs) {
         w.u32(p->rank).i32(p->app_index).str(p->node ? p->node->name : std::string()).i32(p->local_rank).i32(p->node_rank);
+        // Where the master's placement bound it (rmaps/base): the daemon only applies it.
+        w.str(p->cpuset).str(p->binding);
     }
     return w.take();
 }
@@ -217,7 +219,8 @@ Status decode_job(const rml::Payload& in, runtime::NodePool& pool, runtime::JobP
     job->mapping.bind_if_supported = (bind_flags & 2) != 0;
     uint8_t map_by = r.u8();
     uint8_t ppr_object = r.u8();
-    if (r.ok() && (map_by > static_cast<uint8_t>(runtime::MapBy::seq) || ppr_object > static_cast<uint8_t>(runtime::MapBy::seq))) {
+    if (r.ok() && (map_by > static_cast<uint8_t>(runtime::MapBy::pe_list) ||
+                   ppr_object > static_cast<uint8_t>(runtime::MapBy::pe_list))) {
         r.fail(fmt::format("unknown mapping policy {} (ppr object {})", map_by, ppr_object));
     }
     job->mapping.by = static_cast<runtime::MapBy>(map_by);
@@ -257,6 +260,11 @@ Status decode_job(const rml::Payload& in, runtime::NodePool& pool, runtime::JobP
         proc->node_rank = r.i32();
         if (r.ok() && (proc->local_rank < 0 || proc->node_rank < 0)) {
             r.fail(fmt::format("rank {} has local rank {} and node rank {}", proc->rank, proc->local_rank, proc->node_rank));
+        }
+        proc->cpuset = r.str();
+        proc->binding = r.str();
+        if (r.ok() && proc->cpuset.find_first_not_of("0123456789,-") != std::string::npos) {
+            r.fail(fmt::format("rank {} has CPU list '{}'", proc->rank, proc->cpuset));
         }
         job->procs.push_back(std::move(proc));
     }

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "mca/rmaps/base/rmaps_app_nodes.h"
+#include "mca/rmaps/base/rmaps_placement.h"
+#include "runtime/runtime.h"
 
 namespace prte::rmaps {
 
@@ -24,6 +26,17 @@ void assign_ranks(runtime::Job& job)
         proc->local_rank = local[proc->node]++;
         proc->node_rank = proc->node->num_procs - ours[proc->node] + proc->local_rank;
     }
+}
+
+// After the mapper chose the nodes: places, rank order, local ranks, then CPUs (rmaps_placement.h).
+Status place_inside_nodes(runtime::Job& job)
+{
+    Places places;
+    if (Status st = assign_places(job, places); !st) return {st.code(), fmt::format("job {}: {}", job.nspace, st.message())};
+    if (Status st = rank_procs(job, places); !st) return {st.code(), fmt::format("job {}: {}", job.nspace, st.message())};
+    assign_ranks(job);
+    if (Status st = bind_procs(job, places); !st) return {st.code(), fmt::format("job {}: {}", job.nspace, st.message())};
+    return {};
 }
 
 }  // namespace
@@ -55,13 +68,21 @@ runtime::Proc& claim_slot(runtime::Job& job, runtime::Node& node, int app_index)
     return *job.procs.back();
 }
 
+void release_binding(runtime::Proc& proc);  // rmaps_binding.cc
+
+void release_proc(runtime::Proc& proc)
+{
+    if (!proc.node) return;
+    release_binding(proc);
+    proc.node->slots_inuse--;
+    proc.node->num_procs--;
+    proc.cpuset.clear();
+    proc.binding.clear();
+}
+
 void unmap_job(runtime::Job& job)
 {
-    for (auto& proc : job.procs) {
-        if (!proc->node) continue;
-        proc->node->slots_inuse--;
-        proc->node->num_procs--;
-    }
+    for (auto& proc : job.procs) release_proc(*proc);
     job.procs.clear();
     job.num_launched = 0;
 }
@@ -70,9 +91,21 @@ Status map_job(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& fil
 {
     if (!job.procs.empty()) unmap_job(job);
     MapContext context;
-    for (const auto& app : job.apps) {
+    // :NOLOCAL: nothing on the node the job's tool runs on, which for a DVM is the master's.
+    const std::string local = runtime::Runtime::instance().identity().node_name;
+    NodeFilter usable = filter;
+    if (job.mapping.nolocal) {
+        usable = [&filter, &local](const runtime::Node& n) { return n.name != local && filter(n); };
+    }
+    for (const auto& given : job.apps) {
+        // --map-by seq:FILE=<path> reads its hosts from that file, as a hostfile.
+        runtime::AppContext app = given;
+        if (job.mapping.by == runtime::MapBy::seq && !job.mapping.file.empty()) app.hostfile = job.mapping.file;
         AppNodes nodes;
-        if (Status st = resolve_app_nodes(app, pool, filter, nodes); !st) return st;
+        if (Status st = resolve_app_nodes(app, pool, usable, nodes); !st) {
+            if (job.mapping.nolocal) return {st.code(), st.message() + fmt::format(" (:NOLOCAL leaves out {})", local)};
+            return st;
+        }
         for (runtime::Node* n : nodes.usable) context.slots_given = context.slots_given || n->slots_given;
         context.app_nodes.push_back(std::move(nodes.usable));
         context.app_named_nodes.push_back(std::move(nodes.named));
@@ -88,7 +121,10 @@ Status map_job(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& fil
             unmap_job(job);
             return st;
         }
-        assign_ranks(job);
+        if (Status placed = place_inside_nodes(job); !placed) {
+            unmap_job(job);
+            return placed;
+        }
         framework().verbose()(5, "map: job {} mapped by {}: {} proc(s)", job.nspace, selected.descriptor->name,
                               job.procs.size());
         return {};

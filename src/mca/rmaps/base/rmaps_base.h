@@ -46,6 +46,15 @@ bool oversubscribe_allowed(const runtime::Job& job, const MapContext& context);
 // which policy and app asked.
 Status check_room(const runtime::Job& job, const MapContext& context, const runtime::Node& node, int64_t count);
 
+// The slots `node` offers `job`: its slot count, or its hwthreads when the count came from the
+// hardware and the job counts hwthreads as CPUs (:HWTCPUS); and with PE=n no more processes than
+// its free CPUs can give n each.
+int64_t free_slots(const runtime::Job& job, const runtime::Node& node);
+
+// Gives back what a process held on its node: its slot and the CPUs it was bound to (the node's
+// pu_load). Called when its job is unmapped or cleaned up.
+void release_proc(runtime::Proc& proc);
+
 // Undoes every claim_slot of `job` so it can be mapped again (a remap onto surviving nodes after
 // a shrink, spec: shrink-campaign-fence-tracking.txt, Step 4).
 void unmap_job(runtime::Job& job);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "mca/rmaps/base/rmaps_base.h"
+#include "mca/rmaps/base/rmaps_placement.h"
 
 namespace prte::rmaps::base {
 
@@ -28,9 +29,30 @@ bool oversubscribe_allowed(const runtime::Job& job, const MapContext&)
     return job.mapping.oversubscribe.value_or(false);
 }
 
+int64_t free_slots(const runtime::Job& job, const runtime::Node& node)
+{
+    const runtime::HwTopology* topo = topology_of(node);
+    int64_t slots = node.slots;
+    if (!node.slots_given && job.mapping.hwtcpus && topo) slots = static_cast<int64_t>(topo->cpus(true).size());
+    int64_t free = std::max<int64_t>(0, slots - node.slots_inuse);
+    if (job.mapping.pes_per_proc > 0 && topo) {
+        int64_t idle = 0;  // CPUs no running process is bound to
+        for (hwloc_obj_t cpu : topo->cpus(job.mapping.hwtcpus)) {
+            bool busy = false;
+            int pu = -1;
+            while (!busy && (pu = hwloc_bitmap_next(cpu->cpuset, pu)) != -1) {
+                busy = static_cast<size_t>(pu) < node.pu_load.size() && node.pu_load[static_cast<size_t>(pu)] > 0;
+            }
+            idle += busy ? 0 : 1;
+        }
+        free = std::min(free, idle / job.mapping.pes_per_proc);
+    }
+    return free;
+}
+
 Status check_room(const runtime::Job& job, const MapContext& context, const runtime::Node& node, int64_t count)
 {
-    int64_t free = node.available_slots();
+    int64_t free = free_slots(job, node);
     if (node.slots_max > 0) {
         int64_t room = std::max(0, node.slots_max - node.slots_inuse);
         if (count > room) {

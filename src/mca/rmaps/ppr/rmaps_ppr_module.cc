@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "mca/rmaps/base/rmaps_base.h"
+#include "mca/rmaps/base/rmaps_placement.h"
 #include "util/strings.h"
 
 namespace prte::rmaps::ppr {
@@ -31,28 +32,39 @@ const char* object_names(MapBy object)
     case MapBy::numa: return "NUMA domains";
     case MapBy::core: return "cores";
     case MapBy::hwthread: return "hwthreads";
+    case MapBy::l1cache: return "L1 caches";
+    case MapBy::l2cache: return "L2 caches";
+    case MapBy::l3cache: return "L3 caches";
     default: return "objects";
     }
 }
 
-// How many of `object` the node has: 1 for the node itself, else its daemon's hwloc count (0 when
-// unknown).
-int objects_on(const Node& node, MapBy object)
+// How many of `object` the node has: 1 for the node itself, else from its topology (0 when
+// unknown or absent).
+int objects_on(const Job& job, const Node& node, MapBy object)
 {
-    switch (object) {
-    case MapBy::node: return 1;
-    case MapBy::package: return node.topology.packages;
-    case MapBy::numa: return node.topology.numa_domains;
-    case MapBy::core: return node.topology.cores;
-    case MapBy::hwthread: return node.topology.hwthreads;
-    default: return 0;
-    }
+    if (object == MapBy::node) return 1;
+    const runtime::HwTopology* topo = base::topology_of(node);
+    if (!topo) return 0;
+    runtime::MappingPolicy probe = job.mapping;
+    probe.by = object;
+    probe.hwtcpus = false;
+    return static_cast<int>(topo->objects(base::mapping_level(probe)).size());
 }
 
 bool countable(MapBy object)
 {
-    return object == MapBy::node || object == MapBy::package || object == MapBy::numa || object == MapBy::core ||
-           object == MapBy::hwthread;
+    switch (object) {
+    case MapBy::node:
+    case MapBy::package:
+    case MapBy::numa:
+    case MapBy::core:
+    case MapBy::hwthread:
+    case MapBy::l1cache:
+    case MapBy::l2cache:
+    case MapBy::l3cache: return true;
+    default: return false;
+    }
 }
 
 // "ppr:2:core", as the user wrote it.
@@ -88,11 +100,11 @@ Status full_shares(const Job& job, const AppContext& app, const std::vector<Node
 {
     const MappingPolicy& mapping = job.mapping;
     for (Node* n : nodes) {
-        int objects = objects_on(*n, mapping.ppr_object);
+        int objects = objects_on(job, *n, mapping.ppr_object);
         if (objects <= 0) {
             return failure(Errc::not_supported, job, app,
-                           fmt::format("the topology of node {} is unknown (its daemon reported 0 {}), so processes "
-                                       "cannot be placed per {} there; use ppr:{}:node",
+                           fmt::format("node {} has no {} (its topology is unknown, or hwloc finds none there), so "
+                                       "processes cannot be placed per {} there; use ppr:{}:node",
                                        n->name, object_names(mapping.ppr_object),
                                        runtime::to_string(mapping.ppr_object), mapping.ppr_count));
         }
@@ -157,7 +169,7 @@ Status PprModule::map(Job& job, const MapContext& context)
     }
     if (job.mapping.ppr_count <= 0 || !countable(job.mapping.ppr_object)) {
         return {Errc::bad_param, fmt::format("job {}: --map-by {} is not a valid ppr policy (ppr:N:<object>, N "
-                                             "positive, the object node, package, numa, core or hwthread)",
+                                             "positive, the object node, package, numa, l3cache, l2cache, l1cache, core or hwthread)",
                                              job.nspace, policy_text(job.mapping))};
     }
     for (const auto& app : job.apps) {

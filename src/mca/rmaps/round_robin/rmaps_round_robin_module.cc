@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "mca/rmaps/base/rmaps_base.h"
+#include "mca/rmaps/base/rmaps_placement.h"
 #include "util/strings.h"
 
 namespace prte::rmaps::round_robin {
@@ -31,12 +32,12 @@ struct NodeCapacity {
     int64_t room = 0;  // at most, oversubscribing: up to the hard limit, kUnlimited without one
 };
 
-NodeCapacity capacity_of(Node& node)
+NodeCapacity capacity_of(const Job& job, Node& node)
 {
     NodeCapacity c;
     c.node = &node;
     c.room = node.slots_max > 0 ? std::max(0, node.slots_max - node.slots_inuse) : kUnlimited;
-    c.free = std::min<int64_t>(node.available_slots(), c.room);
+    c.free = std::min<int64_t>(base::free_slots(job, node), c.room);
     return c;
 }
 
@@ -73,9 +74,10 @@ std::string describe_nodes(const std::vector<NodeCapacity>& nodes, Amount amount
 using base::describe_app;
 using base::oversubscribe_allowed;
 
-// The policies this mapper takes. By an object (core, package, numa, hwthread) it places as by slot,
-// filling the nodes in order: which object of its node a process is bound to is decided on that
-// node, by odls, from the node's own topology; here only the node is chosen.
+// The policies this mapper takes. By an object (core, a cache, numa, package, hwthread) and by a
+// pe-list it places as by slot, filling the nodes in order (with :SPAN, spreading them over the
+// nodes by their objects); which object of its node each process gets is the base's work
+// (rmaps_placement.h), on the node's topology.
 bool is_mine(MapBy policy)
 {
     switch (policy) {
@@ -86,9 +88,14 @@ bool is_mine(MapBy policy)
     case MapBy::package:
     case MapBy::numa:
     case MapBy::hwthread:
+    case MapBy::l1cache:
+    case MapBy::l2cache:
+    case MapBy::l3cache:
+    case MapBy::pe_list:
         return true;
     case MapBy::ppr:
     case MapBy::seq:
+    case MapBy::rankfile:
         return false;
     }
     return false;
@@ -185,6 +192,44 @@ std::vector<size_t> plan_by_node(const std::vector<NodeCapacity>& nodes, int64_t
     return sequence;
 }
 
+// :SPAN: the processes spread over the nodes in proportion to their objects of the mapping level
+// (PRRTE's "load balance across the allocation"), each within its free slots; what does not fit
+// goes to the nodes with room, in turn. `objects[i]` is node i's count (at least 1).
+std::vector<size_t> plan_span(const std::vector<NodeCapacity>& nodes, const std::vector<int64_t>& objects,
+                              int64_t requested)
+{
+    int64_t total_objects = 0;
+    for (int64_t o : objects) total_objects += o;
+    std::vector<int64_t> counts(nodes.size(), 0);
+    int64_t left = requested;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        counts[i] = std::min(nodes[i].free, requested * objects[i] / std::max<int64_t>(1, total_objects));
+        left -= counts[i];
+    }
+    // The rounding's remainder, one each to the nodes with a free slot, in turn.
+    for (bool placed = true; left > 0 && placed;) {
+        placed = false;
+        for (size_t i = 0; i < nodes.size() && left > 0; ++i) {
+            if (counts[i] >= nodes[i].free) continue;
+            counts[i]++;
+            left--;
+            placed = true;
+        }
+    }
+    spread_evenly(nodes, counts, left);
+    std::vector<size_t> sequence;
+    for (size_t i = 0; i < nodes.size(); ++i) sequence.insert(sequence.end(), static_cast<size_t>(counts[i]), i);
+    return sequence;
+}
+
+// How many objects of the job's mapping level `node` has, for :SPAN (1 when unknown).
+int64_t objects_for_span(const Job& job, const Node& node)
+{
+    const runtime::HwTopology* topo = base::topology_of(node);
+    if (!topo) return 1;
+    return std::max<int64_t>(1, static_cast<int64_t>(topo->objects(base::mapping_level(job.mapping)).size()));
+}
+
 // "node01 x3, node02 x3 (1 over its slots)" for the verbose stream.
 std::string describe_placement(const std::vector<NodeCapacity>& nodes, const std::vector<size_t>& sequence)
 {
@@ -212,7 +257,7 @@ Status map_app(Job& job, const AppContext& app, const std::vector<Node*>& candid
                                              app.num_procs)};
     }
     std::vector<NodeCapacity> nodes;
-    for (Node* n : candidates) nodes.push_back(capacity_of(*n));
+    for (Node* n : candidates) nodes.push_back(capacity_of(job, *n));
     verbose(10, "round_robin: {} may use (free slots) {}", describe_app(app),
             describe_nodes(nodes, [](const NodeCapacity& c) { return c.free; }));
 
@@ -228,7 +273,14 @@ Status map_app(Job& job, const AppContext& app, const std::vector<Node*>& candid
                 total_free(nodes));
     }
 
-    std::vector<size_t> sequence = by_node ? plan_by_node(nodes, requested) : plan_by_slot(nodes, requested);
+    std::vector<size_t> sequence;
+    if (job.mapping.span && !by_node) {
+        std::vector<int64_t> objects;
+        for (const auto& c : nodes) objects.push_back(objects_for_span(job, *c.node));
+        sequence = plan_span(nodes, objects, requested);
+    } else {
+        sequence = by_node ? plan_by_node(nodes, requested) : plan_by_slot(nodes, requested);
+    }
     if (static_cast<int64_t>(sequence.size()) != requested) {
         return {Errc::internal, fmt::format("round_robin placed {} of {} process(es) for {}", sequence.size(),
                                             requested, describe_app(app))};
@@ -250,12 +302,12 @@ Status RoundRobinModule::map(Job& job, const MapContext& context)
         verbose(10, "round_robin: --map-by {} is not mine (job {})", runtime::to_string(policy), job.nspace);
         return {Errc::take_next_option, ""};
     }
-    // Without --map-by we map by slot: PRRTE's own default (by core, or by package above two
-    // processes) needs each node's topology, which this slot-counting mapper does not use.
+    // Without --map-by, nodes fill by slot; the base then goes round each node's cores (PRRTE's
+    // default, mapping by core).
     bool by_node = policy == MapBy::node;
     if (!by_node && policy != MapBy::unset && policy != MapBy::slot) {
-        verbose(10, "round_robin: --map-by {} for job {}: nodes filled in order as by slot; odls binds each process "
-                    "to a {} on its node",
+        verbose(10, "round_robin: --map-by {} for job {}: nodes filled in order as by slot; the base gives each "
+                    "process a {} of its node",
                 runtime::to_string(policy), job.nspace, runtime::to_string(policy));
     }
     for (const auto& app : job.apps) {

@@ -6,6 +6,7 @@
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_launch.h"
+#include "mca/rmaps/base/rmaps_base.h"
 #include "mca/state/base/state_base.h"
 #include "runtime/state_machine.h"
 #include "mca/state/dvm/state_dvm_procs.h"
@@ -162,10 +163,7 @@ void cleanup_job(const JobPtr& job)
         if (grpcomm::Module* collectives = grpcomm::base::module()) collectives->job_released(job->nspace);
         rt().host().deregister_job(job);
         for (auto& proc : job->procs) {
-            if (proc->node) {
-                proc->node->slots_inuse--;
-                proc->node->num_procs--;
-            }
+            rmaps::base::release_proc(*proc);
             proc->node = nullptr;
         }
         rt().jobs().remove(job->nspace);

@@ -1,0 +1,217 @@
+// Step 3 of placement inside a node (rmaps_placement.h): the CPUs each process is bound to.
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "mca/rmaps/base/rmaps_base.h"
+#include "mca/rmaps/base/rmaps_placement.h"
+
+namespace prte::rmaps::base {
+namespace {
+
+using runtime::BindTo;
+using runtime::HwLevel;
+using runtime::HwTopology;
+using runtime::MapBy;
+using runtime::Node;
+using runtime::Proc;
+
+// An hwloc bitmap that frees itself.
+class Bitmap {
+  public:
+    Bitmap() : set_(hwloc_bitmap_alloc()) {}
+    ~Bitmap() { hwloc_bitmap_free(set_); }
+    Bitmap(const Bitmap&) = delete;
+    Bitmap& operator=(const Bitmap&) = delete;
+    hwloc_bitmap_t get() const { return set_; }
+
+  private:
+    hwloc_bitmap_t set_;
+};
+
+std::optional<HwLevel> level_of(BindTo b)
+{
+    switch (b) {
+    case BindTo::hwthread: return HwLevel::hwthread;
+    case BindTo::core: return HwLevel::core;
+    case BindTo::l1cache: return HwLevel::l1cache;
+    case BindTo::l2cache: return HwLevel::l2cache;
+    case BindTo::l3cache: return HwLevel::l3cache;
+    case BindTo::numa: return HwLevel::numa;
+    case BindTo::package: return HwLevel::package;
+    default: return std::nullopt;
+    }
+}
+
+// PRRTE's default binding (its set_default_binding): PE= and pe-list bind to their CPUs; a
+// mapping by an object binds to that object; slot, node and seq bind to a CPU for at most two
+// processes, to a NUMA domain above.
+HwLevel default_level(const runtime::Job& job)
+{
+    const auto& m = job.mapping;
+    const HwLevel cpu = m.hwtcpus ? HwLevel::hwthread : HwLevel::core;
+    if (m.pes_per_proc > 0 || m.by == MapBy::pe_list) return cpu;
+    HwLevel mapped = mapping_level(m);
+    if (mapped != HwLevel::machine) return mapped;
+    return job.procs.size() <= 2 ? cpu : HwLevel::numa;
+}
+
+// The processes of all jobs on the node, against its CPUs: PRRTE binds nothing by default on a
+// node that is oversubscribed.
+bool oversubscribed(const runtime::Job& job, const Node& node, const HwTopology& topo, size_t ours)
+{
+    size_t cpus = topo.cpus(job.mapping.hwtcpus).size();
+    size_t each = static_cast<size_t>(std::max(1, job.mapping.pes_per_proc));
+    size_t others = static_cast<size_t>(std::max(0, node.num_procs - static_cast<int>(ours)));
+    return node.slots_inuse > node.slots || (ours * each + others) > cpus;
+}
+
+// The most processes bound to any one CPU of `set`, by `load` (a node's pu_load).
+unsigned max_load(const std::vector<uint16_t>& load, hwloc_const_bitmap_t set)
+{
+    unsigned most = 0;
+    int pu = -1;
+    while ((pu = hwloc_bitmap_next(set, pu)) != -1) {
+        if (static_cast<size_t>(pu) < load.size()) most = std::max<unsigned>(most, load[static_cast<size_t>(pu)]);
+    }
+    return most;
+}
+
+// "cores 0-1", "core 3": the logical ids of the CPUs a PE= or pe-list process has.
+std::string describe_cpus(const std::vector<hwloc_obj_t>& cpus, const char* word)
+{
+    Bitmap ids;
+    for (hwloc_obj_t c : cpus) hwloc_bitmap_set(ids.get(), c->logical_index);
+    return fmt::format("{}{} {}", word, cpus.size() > 1 ? "s" : "", runtime::cpu_list(ids.get()));
+}
+
+void add_load(Node& node, hwloc_const_bitmap_t set, int delta)
+{
+    int last = hwloc_bitmap_last(set);
+    if (last < 0) return;
+    if (node.pu_load.size() <= static_cast<size_t>(last)) node.pu_load.resize(static_cast<size_t>(last) + 1, 0);
+    int pu = -1;
+    while ((pu = hwloc_bitmap_next(set, pu)) != -1) {
+        auto& load = node.pu_load[static_cast<size_t>(pu)];
+        load = static_cast<uint16_t>(std::max(0, load + delta));
+    }
+}
+
+struct NodeBinder {
+    const runtime::Job& job;
+    Node& node;
+    const HwTopology& topo;
+    std::map<hwloc_obj_t, int> bound;  // this job's processes per binding object
+    std::vector<uint16_t> before;      // the node's pu_load from the jobs bound before this one
+
+    Status bind(Proc& proc, const Place* place, bool by_default, HwLevel level);
+};
+
+Status NodeBinder::bind(Proc& proc, const Place* place, bool by_default, HwLevel level)
+{
+    const auto& m = job.mapping;
+    const char* level_name = runtime::to_string(level);
+    if (place && !place->cpus.empty()) {  // PE= or pe-list: exactly these CPUs
+        Bitmap set;
+        for (hwloc_obj_t c : place->cpus) hwloc_bitmap_or(set.get(), set.get(), c->cpuset);
+        proc.cpuset = runtime::cpu_list(set.get());
+        proc.binding = fmt::format("{} (cpus {})", describe_cpus(place->cpus, m.hwtcpus ? "hwthread" : "core"), proc.cpuset);
+        add_load(node, set.get(), 1);
+        return {};
+    }
+    const auto& objects = topo.objects(level);
+    if (objects.empty()) {
+        if (by_default || m.bind_if_supported) return {};
+        return {Errc::not_supported,
+                fmt::format("cannot bind to {} on node {}: hwloc finds no {} there; add --bind-to {}:if-supported to "
+                            "run unbound where a node lacks it, or bind to another level",
+                            level_name, node.name, level_name, level_name)};
+    }
+    // The objects of the level inside the process's place, else the one that holds it.
+    std::vector<hwloc_obj_t> candidates;
+    if (place && place->object) {
+        for (hwloc_obj_t o : objects) {
+            if (hwloc_bitmap_isincluded(o->cpuset, place->object->cpuset)) candidates.push_back(o);
+        }
+        if (candidates.empty()) {
+            for (hwloc_obj_t o : objects) {
+                if (hwloc_bitmap_isincluded(place->object->cpuset, o->cpuset)) candidates.push_back(o);
+            }
+        }
+    }
+    if (candidates.empty()) candidates = objects;
+    // Round the candidates: the one this job has bound fewest to, then the least loaded.
+    hwloc_obj_t chosen = *std::min_element(candidates.begin(), candidates.end(), [&](hwloc_obj_t a, hwloc_obj_t b) {
+        if (bound[a] != bound[b]) return bound[a] < bound[b];
+        return max_load(before, a->cpuset) < max_load(before, b->cpuset);
+    });
+    const int on_object = ++bound[chosen];
+    if (!by_default && !m.bind_overload_allowed) {
+        const HwLevel cpu_level = m.hwtcpus || level == HwLevel::hwthread ? HwLevel::hwthread : HwLevel::core;
+        int cpus = 0;
+        for (hwloc_obj_t c : topo.objects(cpu_level)) cpus += hwloc_bitmap_isincluded(c->cpuset, chosen->cpuset) ? 1 : 0;
+        if (cpus == 0) cpus = hwloc_bitmap_weight(chosen->cpuset);
+        // Processes other jobs bound to these very CPUs count too (a CPU-level object).
+        int others = level == cpu_level ? static_cast<int>(max_load(before, chosen->cpuset)) : 0;
+        if (on_object + others > cpus) {
+            return {Errc::out_of_resource,
+                    fmt::format("cannot bind {} processes to {} {} on node {}: it has {} {}(s); add --bind-to "
+                                "{}:overload-allowed to bind them anyway, or --bind-to none",
+                                on_object + others, level_name, chosen->logical_index, node.name, cpus,
+                                runtime::to_string(cpu_level), level_name)};
+        }
+    }
+    proc.cpuset = runtime::cpu_list(chosen->cpuset);
+    proc.binding = fmt::format("{} {} (cpus {})", level_name, chosen->logical_index, proc.cpuset);
+    add_load(node, chosen->cpuset, 1);
+    return {};
+}
+
+}  // namespace
+
+Status bind_procs(runtime::Job& job, const Places& places)
+{
+    const auto& m = job.mapping;
+    if (m.by == MapBy::rankfile) {  // the rankfile set the CPUs: only count them
+        for (auto& proc : job.procs) {
+            if (proc->cpuset.empty()) continue;
+            Bitmap set;
+            hwloc_bitmap_list_sscanf(set.get(), proc->cpuset.c_str());
+            add_load(*proc->node, set.get(), 1);
+        }
+        return {};
+    }
+    if (m.bind_to == BindTo::none) return {};
+    const bool by_default = !m.bind_given();
+    const HwLevel level = by_default ? default_level(job) : *level_of(m.bind_to);
+    std::map<Node*, size_t> ours;
+    for (const auto& proc : job.procs) ours[proc->node]++;
+    std::map<Node*, std::unique_ptr<NodeBinder>> binders;
+    for (auto& proc : job.procs) {
+        Node& node = *proc->node;
+        const HwTopology* topo = topology_of(node);
+        if (!topo) {
+            if (by_default || m.bind_if_supported) continue;
+            return {Errc::not_supported, fmt::format("cannot bind on node {}: its topology is unknown", node.name)};
+        }
+        const bool given_cpus = m.pes_per_proc > 0 || m.by == MapBy::pe_list;
+        if (by_default && !given_cpus && oversubscribed(job, node, *topo, ours[&node])) continue;
+        auto& binder = binders[&node];
+        if (!binder) binder.reset(new NodeBinder{job, node, *topo, {}, node.pu_load});
+        auto it = places.find(proc.get());
+        if (Status st = binder->bind(*proc, it == places.end() ? nullptr : &it->second, by_default, level); !st) {
+            return st;
+        }
+    }
+    return {};
+}
+
+void release_binding(runtime::Proc& proc)
+{
+    if (proc.cpuset.empty() || !proc.node) return;
+    Bitmap set;
+    if (hwloc_bitmap_list_sscanf(set.get(), proc.cpuset.c_str()) == 0) add_load(*proc.node, set.get(), -1);
+}
+
+}  // namespace prte::rmaps::base

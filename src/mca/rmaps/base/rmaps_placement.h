@@ -1,0 +1,53 @@
+// Placement inside the nodes, after a mapper has chosen each process's node: which object of its
+// node each process is given (its "place"), the order of the ranks (--rank-by), and the CPUs each
+// is bound to (--bind-to, PE=, pe-list, a rankfile's slots). All of it is computed here, in the
+// master, on each node's own topology (runtime::Node::hw), so that a simulated node is placed
+// exactly as a real one and every rule has one home. Not installed: mappers see only the results
+// (Proc::cpuset, Proc::binding) and the capacity helpers in rmaps_base.h.
+//
+// PRRTE's rules, as docs/user-guide.md ("Placement") states them for users:
+//  - a process's place is an object of the mapping level (ppr fills each object with N processes;
+//    the others go round the node's objects, least loaded first), or one CPU for slot, node and
+//    seq mappings;
+//  - ranks follow the mapping unless --rank-by says otherwise: by node (round the nodes), by an
+//    object (round the objects of each node; with :SPAN, of all nodes), fill (object by object);
+//  - binding: --bind-to's level, else the mapping's object (core for slot/node/seq with at most
+//    two processes, numa above), a CPU per process by default, or PE= CPUs; never on a node the
+//    job oversubscribes unless asked; an object with more processes bound to it than it has CPUs
+//    is refused unless :overload-allowed.
+#pragma once
+
+#include <hwloc.h>
+
+#include <map>
+#include <vector>
+
+#include "runtime/hw_topology.h"
+#include "runtime/job.h"
+#include "util/status.h"
+
+namespace prte::rmaps::base {
+
+// What placement knows of one process between its steps.
+struct Place {
+    hwloc_obj_t object = nullptr;     // the place: an object of the mapping level, or a CPU
+    std::vector<hwloc_obj_t> cpus;    // PE= or pe-list: the CPUs chosen for it
+};
+using Places = std::map<const runtime::Proc*, Place>;
+
+// The level a mapping policy places processes at (machine for slot, node, seq, rankfile, pe-list,
+// ppr:N:node).
+runtime::HwLevel mapping_level(const runtime::MappingPolicy& mapping);
+
+// The node's topology: its own, or this process's for a real node that has not sent one; null for
+// a simulated node without one.
+const runtime::HwTopology* topology_of(const runtime::Node& node);
+
+// Step 1: each process's place on its node. Fails when a node lacks the mapping's level.
+Status assign_places(runtime::Job& job, Places& places);
+// Step 2: reorders job.procs by --rank-by (within each app) and renumbers the ranks.
+Status rank_procs(runtime::Job& job, const Places& places);
+// Step 3: each process's CPUs (Proc::cpuset, Proc::binding), and the nodes' pu_load.
+Status bind_procs(runtime::Job& job, const Places& places);
+
+}  // namespace prte::rmaps::base

@@ -1,0 +1,196 @@
+// Step 1 of placement inside a node (rmaps_placement.h): each process's place.
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "mca/rmaps/base/rmaps_base.h"
+#include "mca/rmaps/base/rmaps_placement.h"
+#include "runtime/runtime.h"
+
+namespace prte::rmaps::base {
+namespace {
+
+using runtime::HwLevel;
+using runtime::HwTopology;
+using runtime::MapBy;
+using runtime::Node;
+using runtime::Proc;
+
+// Processes of running jobs bound inside `obj` (their hwthreads' load summed): what "least loaded"
+// compares, so that a second job in the DVM is placed on the CPUs the first left free.
+unsigned load_of(const Node& node, const hwloc_obj* obj)
+{
+    unsigned load = 0;
+    int pu = -1;
+    while ((pu = hwloc_bitmap_next(obj->cpuset, pu)) != -1) {
+        if (static_cast<size_t>(pu) < node.pu_load.size()) load += node.pu_load[static_cast<size_t>(pu)];
+    }
+    return load;
+}
+
+// `objects` least loaded first, in their logical order among equals.
+std::vector<hwloc_obj_t> by_load(const Node& node, const std::vector<hwloc_obj_t>& objects)
+{
+    std::vector<hwloc_obj_t> out = objects;
+    std::stable_sort(out.begin(), out.end(),
+                     [&node](hwloc_obj_t a, hwloc_obj_t b) { return load_of(node, a) < load_of(node, b); });
+    return out;
+}
+
+// The job's processes on each node, in mapping order, nodes in order of first appearance.
+std::vector<std::pair<Node*, std::vector<Proc*>>> procs_by_node(const runtime::Job& job)
+{
+    std::vector<std::pair<Node*, std::vector<Proc*>>> out;
+    std::map<const Node*, size_t> index;
+    for (const auto& proc : job.procs) {
+        auto [it, added] = index.emplace(proc->node, out.size());
+        if (added) out.push_back({proc->node, {}});
+        out[it->second].second.push_back(proc.get());
+    }
+    return out;
+}
+
+const char* cpu_word(const runtime::MappingPolicy& m) { return m.hwtcpus ? "hwthread" : "core"; }
+
+// PE=n: n CPUs for each process, inside its mapped object when it has room, else anywhere on the
+// node; CPUs no process uses first. More than the node has is refused unless :overload-allowed.
+Status choose_pe_cpus(const runtime::Job& job, const Node& node, const HwTopology& topo, hwloc_obj_t within,
+                      std::vector<unsigned>& used, Place& place)
+{
+    const auto& cpus = topo.cpus(job.mapping.hwtcpus);
+    const size_t n = static_cast<size_t>(job.mapping.pes_per_proc);
+    auto pick = [&](bool inside_only, unsigned max_use) {
+        std::vector<size_t> chosen;
+        for (size_t i = 0; i < cpus.size() && chosen.size() < n; ++i) {
+            if (inside_only && within && !hwloc_bitmap_isincluded(cpus[i]->cpuset, within->cpuset)) continue;
+            if (used[i] + load_of(node, cpus[i]) > max_use) continue;
+            chosen.push_back(i);
+        }
+        return chosen;
+    };
+    std::vector<size_t> chosen = pick(true, 0);
+    if (chosen.size() < n) chosen = pick(false, 0);
+    if (chosen.size() < n) {
+        if (!job.mapping.bind_overload_allowed) {
+            return {Errc::out_of_resource,
+                    fmt::format("PE={} needs {} free {}(s) for each process, and node {} has no more ({} {}(s) in "
+                                "all); run fewer processes there, lower PE, or add --bind-to {}:overload-allowed",
+                                n, n, cpu_word(job.mapping), node.name, cpus.size(), cpu_word(job.mapping),
+                                cpu_word(job.mapping))};
+        }
+        // Overloaded on purpose: the least used CPUs, in order.
+        std::vector<size_t> order(cpus.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return used[a] < used[b]; });
+        chosen.assign(order.begin(), order.begin() + static_cast<long>(std::min(n, order.size())));
+        std::sort(chosen.begin(), chosen.end());
+    }
+    for (size_t i : chosen) {
+        ++used[i];
+        place.cpus.push_back(cpus[i]);
+    }
+    place.object = within ? within : place.cpus.front();
+    return {};
+}
+
+// pe-list=a,b: the listed CPUs (logical ids among cores, or hwthreads with :HWTCPUS); with
+// :ORDERED, one each in turn.
+Status choose_pe_list(const runtime::Job& job, const Node& node, const HwTopology& topo, size_t local_index,
+                      Place& place)
+{
+    const auto& cpus = topo.cpus(job.mapping.hwtcpus);
+    for (int id : job.mapping.pe_list) {
+        if (static_cast<size_t>(id) >= cpus.size()) {
+            return {Errc::bad_param, fmt::format("pe-list names {} {}, but node {} has {} {}(s) (logical ids 0-{})",
+                                                 cpu_word(job.mapping), id, node.name, cpus.size(),
+                                                 cpu_word(job.mapping), cpus.size() - 1)};
+        }
+    }
+    const auto& list = job.mapping.pe_list;
+    if (job.mapping.pe_list_ordered) {
+        place.cpus.push_back(cpus[static_cast<size_t>(list[local_index % list.size()])]);
+    } else {
+        for (int id : list) place.cpus.push_back(cpus[static_cast<size_t>(id)]);
+    }
+    place.object = place.cpus.front();
+    return {};
+}
+
+}  // namespace
+
+HwLevel mapping_level(const runtime::MappingPolicy& mapping)
+{
+    MapBy by = mapping.by == MapBy::ppr ? mapping.ppr_object : mapping.by;
+    switch (by) {
+    case MapBy::hwthread: return HwLevel::hwthread;
+    case MapBy::core: return mapping.hwtcpus ? HwLevel::hwthread : HwLevel::core;
+    case MapBy::l1cache: return HwLevel::l1cache;
+    case MapBy::l2cache: return HwLevel::l2cache;
+    case MapBy::l3cache: return HwLevel::l3cache;
+    case MapBy::numa: return HwLevel::numa;
+    case MapBy::package: return HwLevel::package;
+    // PRRTE's default mapping is by core (by hwthread with :HWTCPUS).
+    case MapBy::unset: return mapping.hwtcpus ? HwLevel::hwthread : HwLevel::core;
+    default: return HwLevel::machine;
+    }
+}
+
+const HwTopology* topology_of(const Node& node)
+{
+    if (node.hw) return node.hw.get();
+    // The master knows its own node's hardware; any other node's comes with its daemon's call home.
+    if (!node.simulated && node.name == runtime::Runtime::instance().identity().node_name) {
+        return HwTopology::local().get();
+    }
+    return nullptr;
+}
+
+Status assign_places(runtime::Job& job, Places& places)
+{
+    const auto& m = job.mapping;
+    const HwLevel level = mapping_level(m);
+    for (auto& [node, procs] : procs_by_node(job)) {
+        const HwTopology* topo = topology_of(*node);
+        if (m.by == MapBy::rankfile) continue;  // the rankfile gave each process its CPUs
+        if (!topo) {
+            // Unknown hardware: only a placement that names no object can go on without it.
+            const bool names_object = (m.by != MapBy::unset && level != HwLevel::machine) || m.pes_per_proc > 0 ||
+                                      m.by == MapBy::pe_list;
+            if (!names_object) continue;
+            return {Errc::not_supported, fmt::format("the topology of node {} is unknown, so processes cannot be "
+                                                     "placed by {} there", node->name, runtime::to_string(level))};
+        }
+        const auto& cpus = topo->cpus(m.hwtcpus);
+        std::vector<unsigned> used(cpus.size(), 0);
+        // The objects processes go round: the mapping level's, or CPUs for slot, node and seq.
+        std::vector<hwloc_obj_t> objects = level == HwLevel::machine ? cpus : topo->objects(level);
+        if (objects.empty()) {
+            return {Errc::not_supported,
+                    fmt::format("cannot map by {} on node {}: hwloc finds no {} there; map by another level (core, "
+                                "numa, package, ...)",
+                                runtime::to_string(level), node->name, runtime::to_string(level))};
+        }
+        const bool fill = m.by == MapBy::ppr && level != HwLevel::machine;
+        std::vector<hwloc_obj_t> order = fill ? objects : by_load(*node, objects);
+        for (size_t i = 0; i < procs.size(); ++i) {
+            Place& place = places[procs[i]];
+            hwloc_obj_t mapped = fill ? order[std::min(i / static_cast<size_t>(m.ppr_count), order.size() - 1)]
+                                      : order[i % order.size()];
+            if (m.by == MapBy::pe_list) {
+                if (Status st = choose_pe_list(job, *node, *topo, i, place); !st) return st;
+            } else if (m.pes_per_proc > 0) {
+                // PE= on slot/node/seq maps takes CPUs anywhere on the node, in order.
+                hwloc_obj_t within = level == HwLevel::machine || level == HwLevel::core || level == HwLevel::hwthread
+                                         ? nullptr
+                                         : mapped;
+                if (Status st = choose_pe_cpus(job, *node, *topo, within, used, place); !st) return st;
+            } else {
+                place.object = mapped;
+            }
+        }
+    }
+    return {};
+}
+
+}  // namespace prte::rmaps::base
