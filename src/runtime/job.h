@@ -55,6 +55,7 @@ struct Proc {
     // Cpus_allowed_list shows them), empty when unbound; and how to say it ("core 2 (cpus 4-5)").
     std::string cpuset;
     std::string binding;
+    bool cpus_counted = false;  // its CPUs are in its node's pu_load (to give back once)
 };
 
 // Both appended to, never reordered: the values travel in launch messages.

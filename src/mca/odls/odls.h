@@ -24,7 +24,8 @@
 namespace prte::odls {
 
 // 2: write_stdin. A component built for another version is refused at load (its vtable differs).
-inline constexpr uint32_t kInterfaceVersion = 2;
+// 3: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
+inline constexpr uint32_t kInterfaceVersion = 3;
 
 class Module : public mca::Module {
   public:

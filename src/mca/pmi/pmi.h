@@ -25,7 +25,8 @@
 
 namespace prte::pmi {
 
-inline constexpr uint32_t kInterfaceVersion = 1;
+// 2: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
+inline constexpr uint32_t kInterfaceVersion = 2;
 
 // What one process is given to reach its PMI server. The child inherits `child_fd` (the launcher
 // keeps it open across exec in the child, then closes its own copy once the child is forked).

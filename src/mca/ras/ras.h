@@ -31,7 +31,8 @@ namespace prte::ras {
 // Bumped whenever this header changes in a way that breaks a built component.
 // 2: grow_failed(), and AllocationRequest gained requester_daemon and serial.
 // 3: runtime::Node gained scheduler_job.
-inline constexpr uint32_t kInterfaceVersion = 3;
+// 4: runtime::Node gained hw, simulated and pu_load; runtime::Job's placement policy grew (issue 25).
+inline constexpr uint32_t kInterfaceVersion = 4;
 
 // What the DVM was started with, for allocate().
 struct AllocateContext {

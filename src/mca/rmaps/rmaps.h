@@ -20,7 +20,8 @@
 
 namespace prte::rmaps {
 
-inline constexpr uint32_t kInterfaceVersion = 1;
+// 2: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
+inline constexpr uint32_t kInterfaceVersion = 2;
 
 struct MapContext {
     // For each app (by index), the nodes it may use, each once: in pool order, or in the order its

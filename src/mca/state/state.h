@@ -13,7 +13,8 @@
 
 namespace prte::state {
 
-inline constexpr uint32_t kInterfaceVersion = 1;
+// 2: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
+inline constexpr uint32_t kInterfaceVersion = 2;
 
 class StateMachine;
 

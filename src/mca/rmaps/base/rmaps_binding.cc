@@ -118,6 +118,7 @@ Status NodeBinder::bind(Proc& proc, const Place* place, bool by_default, HwLevel
         proc.cpuset = runtime::cpu_list(set.get());
         proc.binding = fmt::format("{} (cpus {})", describe_cpus(place->cpus, m.hwtcpus ? "hwthread" : "core"), proc.cpuset);
         add_load(node, set.get(), 1);
+        proc.cpus_counted = true;
         return {};
     }
     const auto& objects = topo.objects(level);
@@ -165,6 +166,7 @@ Status NodeBinder::bind(Proc& proc, const Place* place, bool by_default, HwLevel
     proc.cpuset = runtime::cpu_list(chosen->cpuset);
     proc.binding = fmt::format("{} {} (cpus {})", level_name, chosen->logical_index, proc.cpuset);
     add_load(node, chosen->cpuset, 1);
+    proc.cpus_counted = true;
     return {};
 }
 
@@ -179,6 +181,7 @@ Status bind_procs(runtime::Job& job, const Places& places)
             Bitmap set;
             hwloc_bitmap_list_sscanf(set.get(), proc->cpuset.c_str());
             add_load(*proc->node, set.get(), 1);
+            proc->cpus_counted = true;
         }
         return {};
     }
@@ -209,7 +212,8 @@ Status bind_procs(runtime::Job& job, const Places& places)
 
 void release_binding(runtime::Proc& proc)
 {
-    if (proc.cpuset.empty() || !proc.node) return;
+    if (!proc.cpus_counted || !proc.node) return;
+    proc.cpus_counted = false;
     Bitmap set;
     if (hwloc_bitmap_list_sscanf(set.get(), proc.cpuset.c_str()) == 0) add_load(*proc.node, set.get(), -1);
 }
