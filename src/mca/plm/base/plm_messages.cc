@@ -63,6 +63,7 @@ rml::Payload encode(const DaemonReport& d)
     rml::Writer w;
     w.u32(d.rank).str(d.node_name).str(d.uri);
     w.i32(d.topology.packages).i32(d.topology.numa_domains).i32(d.topology.cores).i32(d.topology.hwthreads);
+    w.str(d.topology_xml);
     return w.take();
 }
 
@@ -77,6 +78,7 @@ Status decode(const rml::Payload& in, DaemonReport& d)
         *count = r.i32();
         if (r.ok() && *count < 0) r.fail(fmt::format("a negative count ({}) in the node's topology", *count));
     }
+    d.topology_xml = r.str();
     return finish(r);
 }
 
