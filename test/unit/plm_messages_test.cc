@@ -393,8 +393,9 @@ TEST(PlmMessages, ATopologyHwlocCannotReadNamesTheDaemonAndItsNode)
     auto topology = prte::runtime::HwTopology::from_synthetic("pack:1 core:2 pu:1", error);
     ASSERT_TRUE(topology) << error;
     std::string xml = topology->xml();
-    for (const std::string& corrupt : {xml.substr(0, xml.size() / 2), std::string("not a topology"),
-                                       std::string("<?xml version=\"1.0\"?>\n<topology version=\"2.0\"></topology>\n")}) {
+    // Cut short, not XML, and XML of a machine without a processing unit.
+    const std::string empty_machine = "<?xml version=\"1.0\"?>\n<topology version=\"2.0\"></topology>\n";
+    for (const std::string& corrupt : {xml.substr(0, xml.size() / 2), std::string("not a topology"), empty_machine}) {
         msg::DaemonReport report{5, "node05", "tcp://127.0.0.1:4005", {1, 1, 2, 2}, corrupt};
         msg::DaemonReport got;
         ASSERT_TRUE(msg::decode(msg::encode(report), got)) << "the message is sound; its topology is not";
