@@ -385,6 +385,51 @@ TEST(PlmMessages, ADaemonReportCarriesItsTopologyAsXml)
     EXPECT_EQ(cache.size(), 1u);
 }
 
+// What a daemon sends leaves out its host's name, so that identical nodes send identical text and
+// the master keeps one topology for all of them; the rest is hwloc's XML as it was.
+TEST(PlmMessages, TheTopologySentLeavesOutTheHostName)
+{
+    std::string error;
+    auto topology = prte::runtime::HwTopology::from_synthetic("pack:2 core:4 pu:2", error);
+    ASSERT_TRUE(topology) << error;
+    std::string xml = topology->xml();
+    size_t root_end = xml.find('>', xml.find("<object type=\"Machine\""));
+    ASSERT_NE(root_end, std::string::npos) << xml;
+    auto on_host = [&](const std::string& host) {
+        return xml.substr(0, root_end + 1) + "\n    <info name=\"HostName\" value=\"" + host + "\"/>" +
+               xml.substr(root_end + 1);
+    };
+    std::string a = msg::topology_xml_to_send(on_host("node17"));
+    std::string b = msg::topology_xml_to_send(on_host("n&quot;2"));
+    EXPECT_EQ(a, b) << "identical nodes send identical text";
+    EXPECT_EQ(a, xml) << "nothing but the host's name is taken out";
+    EXPECT_EQ(msg::topology_xml_to_send(xml), xml) << "a topology without a host name is sent as it is";
+
+    prte::runtime::HwTopologyCache cache;
+    prte::runtime::Node n17, n2;
+    n17.name = "node17";
+    n2.name = "n2";
+    ASSERT_TRUE(prte::plm::base::record_topology(n17, {17, "node17", "u", {}, a}, cache));
+    ASSERT_TRUE(prte::plm::base::record_topology(n2, {2, "n2", "u", {}, b}, cache));
+    EXPECT_EQ(n17.hw, n2.hw);
+    EXPECT_EQ(n17.topology.cores, 8);
+}
+
+// This machine's own export names its host (hwloc's Linux backend does), and what is sent does not.
+TEST(PlmMessages, ThisMachinesTopologyIsSentWithoutItsHostName)
+{
+    auto local = prte::runtime::HwTopology::local();
+    ASSERT_TRUE(local);
+    std::string xml = local->xml();
+    if (xml.find("name=\"HostName\"") == std::string::npos) GTEST_SKIP() << "hwloc names no host here";
+    std::string sent = msg::topology_xml_to_send(xml);
+    EXPECT_EQ(sent.find("name=\"HostName\""), std::string::npos);
+    std::string error;
+    auto again = prte::runtime::HwTopology::from_xml(sent, "the sent topology", error);
+    ASSERT_TRUE(again) << error;
+    EXPECT_EQ(again->counts().hwthreads, local->counts().hwthreads);
+}
+
 // A topology hwloc cannot read refuses the daemon, naming it and its node on one line; the node
 // keeps what it had.
 TEST(PlmMessages, ATopologyHwlocCannotReadNamesTheDaemonAndItsNode)

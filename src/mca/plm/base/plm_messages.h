@@ -28,6 +28,10 @@ struct DaemonReport {
 };
 rml::Payload encode(const DaemonReport& r);
 Status decode(const rml::Payload& in, DaemonReport& out);
+// The XML a daemon sends for its topology: hwloc's export without the root's HostName, which is
+// all that tells apart the topologies of otherwise identical nodes, so that the master, which keeps
+// one topology per distinct text, keeps one for a thousand such nodes rather than a thousand.
+std::string topology_xml_to_send(std::string xml);
 
 // Every daemon's contact and node, broadcast once all have called home (tag wireup).
 struct WireupEntry {
