@@ -17,13 +17,14 @@ if [ ! -e "$POLICY_RC_D" ]; then
     trap 'exit 130' INT TERM
 fi
 # help2man writes the man pages from each program's --help at build time (configure skips them
-# without it, and says so in its summary).
+# without it, and says so in its summary). hwloc-nox brings lstopo-no-graphics, which wrote the
+# topologies of test/topologies/ (their README says how) and which users run to make their own.
 $SUDO apt-get install -y -qq --no-install-recommends \
     g++ make autoconf automake libtool libltdl-dev pkg-config \
     libpmix-dev libpmix-bin libhwloc-dev libevent-dev libfmt-dev libcli11-dev \
     libgtest-dev cmake openmpi-bin libopenmpi-dev mpich libmpich-dev libpmi2-0-dev nettle-dev \
     openssh-server openssh-client iproute2 iputils-ping procps util-linux help2man \
-    bash-completion \
+    bash-completion hwloc-nox \
     slurmctld slurmd slurm-client libslurm-dev munge >/dev/null
 # OpenPMIx's own example programs, which the test pmix_examples runs against the DVM.
 sh "$(dirname "$0")/fetch-pmix-examples.sh"

@@ -1,5 +1,7 @@
 #include "program/program.h"
 
+#include <fmt/format.h>
+
 #include "mca/base/core_params.h"
 #include "mca/base/param.h"
 #include "mca/base/repository.h"
@@ -8,6 +10,7 @@
 #include "mca/state/base/state_base.h"
 #include "pmix/server.h"
 #include "runtime/runtime.h"
+#include "runtime/topology.h"
 #include "util/output.h"
 
 namespace prte::program {
@@ -44,6 +47,10 @@ Status init(runtime::ProcessRole role, char** envp, const MCASettings& command_l
     if (Status st = setup_mca(envp, command_line); !st) return st;
     auto& rt = runtime::Runtime::instance();
     auto& registry = mca::ParamRegistry::instance();
+    // Before anything uses the topology (odls, the PMIx server) and before any thread starts.
+    if (Status st = runtime::load_shared_topology(mca::topology_file(registry)); !st) {
+        return {st.code(), fmt::format("hwloc_use_topo_file: {}", st.message())};
+    }
     // Components are selected (and odls initialised) with the host already in place: odls reads
     // its services when it initialises.
     if (Status st = rt.set_host(pmix::host_services()); !st) return st;

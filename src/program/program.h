@@ -11,7 +11,8 @@
 namespace prte::program {
 
 // Reads the parameter sources (`command_line` last), registers the core parameters, scans the
-// component path; initialises the Runtime with its settings; installs the PMIx host services;
+// component path; loads this node's topology (runtime/topology.h: from hwloc_use_topo_file when
+// set, else discovered); initialises the Runtime with its settings; installs the PMIx host services;
 // opens every framework and selects those `role` cannot run without; starts the launcher's
 // SIGCHLD watch and fills the state machine's tables. Does not start the progress thread.
 // Whatever it returns, Runtime::finalize() undoes what was done (frameworks close there).

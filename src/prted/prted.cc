@@ -29,6 +29,7 @@
 #include "prted/exit_watchdog.h"
 #include "rml/auth.h"
 #include "rml/rml.h"
+#include "runtime/hw_topology.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
 #include "tools/cli_parse.h"
@@ -106,10 +107,10 @@ int main(int argc, char** argv)
         return usage_error("no DVM secret on standard input: prted expects the secret prte hands it, as the first line");
     }
 
-    prte::runtime::shared_topology();  // discovered once, before any thread (runtime/topology.h)
     auto& rt = prte::runtime::Runtime::instance();
     rt.identity().rank = options.rank;
     rt.identity().dvm_nspace = options.dvm_nspace;
+    // init loads the topology (discovered, or hwloc_use_topo_file) before any thread starts.
     if (prte::Status st = prte::program::init(prte::runtime::ProcessRole::daemon, environ, mca_settings); !st) {
         prte::output::error("daemon {}: {}", options.rank, st.message());
         rt.finalize();
@@ -151,8 +152,11 @@ int main(int argc, char** argv)
     rt.shutdown_on_signals();
     if (rt.settings().test_wedge_on_sigusr2) wedge_loop_on_sigusr2(rt.loop().base());
 
+    // The whole topology travels: the master places processes on it (runtime/hw_topology.h).
+    auto topology = prte::runtime::HwTopology::local();
     prte::plm::msg::DaemonReport report{options.rank, rt.identity().node_name, messenger.uri(),
-                                        prte::runtime::local_topology()};
+                                        prte::runtime::local_topology(),
+                                        topology ? prte::plm::msg::topology_xml_to_send(topology->xml()) : std::string()};
     if (prte::Status st = messenger.send_direct(0, prte::rml::tag::daemon_report, prte::plm::msg::encode(report)); !st) {
         prte::output::error("daemon {}: cannot call home: {}", options.rank, st.message());
         prte::pmix::stop();

@@ -18,6 +18,8 @@ using Tag = uint32_t;
 // 3: a job's launch message names the process that spawned it.
 // 4: binding levels l1cache..l3cache, binding qualifiers and the mapping policy in a launch message.
 // 5: the process-management interface a job asked for (prun --mpi) in a launch message.
+// 6: a daemon's call home carries its hwloc topology as XML; the launch message carries each
+//    process's CPUs (Proc::cpuset, binding), chosen by the master.
 inline constexpr uint32_t kProtocolVersion = 6;
 
 namespace tag {

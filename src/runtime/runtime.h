@@ -15,6 +15,7 @@
 #include "runtime/elastic.h"
 #include "runtime/event_loop.h"
 #include "runtime/host_services.h"
+#include "runtime/hw_topology.h"
 #include "runtime/job_table.h"
 #include "runtime/node.h"
 #include "runtime/process_role.h"
@@ -57,6 +58,9 @@ class Runtime {
     Identity& identity() { return identity_; }
     EventLoop& loop() { return *loop_; }
     NodePool& pool() { return pool_; }
+    // The nodes' topologies, one per distinct XML text (hw_topology.h), for every node the master
+    // learns of (a daemon's call home, ras/simulator): as long-lived as the pool whose nodes share them.
+    HwTopologyCache& topologies() { return topologies_; }
     JobTable& jobs() { return jobs_; }
     state::StateMachine& state() { return *state_machine_; }
     ElasticState& elastic() { return elastic_; }
@@ -128,6 +132,8 @@ class Runtime {
     std::function<void(std::function<void()>)> teardown_;
     bool finalizing_ = false;
     bool teardown_started_ = false;
+    // Last: the members before it keep their offsets for components built before it was added.
+    HwTopologyCache topologies_;
 };
 
 }  // namespace prte::runtime

@@ -1,6 +1,11 @@
 #include "runtime/topology.h"
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
 
 namespace prte::runtime {
 namespace {
@@ -39,24 +44,81 @@ class DiscoveryEnvironment {
     bool set_ = false;
 };
 
-hwloc_topology_t load()
+// The process's one topology, and whether it was loaded (a failed discovery is not retried).
+struct SharedTopology {
+    hwloc_topology_t topology = nullptr;
+    bool loaded = false;
+};
+
+SharedTopology& shared()
 {
+    static SharedTopology shared;
+    return shared;
+}
+
+// hwloc reads the file only when it loads the topology, and then says no more than "failed":
+// the file is opened first so that a missing or unreadable one is named with the reason.
+Status check_readable(const std::string& file)
+{
+    std::FILE* f = std::fopen(file.c_str(), "r");
+    if (!f) return {Errc::not_found, fmt::format("cannot read topology file '{}': {}", file, std::strerror(errno))};
+    std::fclose(f);
+    return {};
+}
+
+Status load(const std::string& file, hwloc_topology_t& out)
+{
+    if (!file.empty()) {
+        if (Status st = check_readable(file); !st) return st;
+    }
     DiscoveryEnvironment environment;
     hwloc_topology_t topology = nullptr;
-    if (hwloc_topology_init(&topology) != 0) return nullptr;
+    if (hwloc_topology_init(&topology) != 0) return {Errc::internal, "hwloc cannot start reading this node"};
+    // As PRRTE does with its topology file: the file stands for the machine this process runs on,
+    // so hwloc's binding calls still act on this machine instead of doing nothing.
+    if (!file.empty() && (hwloc_topology_set_xml(topology, file.c_str()) != 0 ||
+                          hwloc_topology_set_flags(topology, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM) != 0)) {
+        hwloc_topology_destroy(topology);
+        return {Errc::bad_file, fmt::format("topology file '{}' is not one hwloc can read", file)};
+    }
     if (hwloc_topology_load(topology) != 0) {
         hwloc_topology_destroy(topology);
-        return nullptr;
+        if (file.empty()) return {Errc::internal, "hwloc cannot discover this node"};
+        return {Errc::bad_file, fmt::format("topology file '{}' is not an hwloc XML topology", file)};
     }
-    return topology;
+    if (!file.empty() && hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU) <= 0) {
+        hwloc_topology_destroy(topology);
+        return {Errc::bad_file, fmt::format("the topology in file '{}' has no processing units", file)};
+    }
+    out = topology;
+    return {};
 }
 
 }  // namespace
 
+Status load_shared_topology(const std::string& file)
+{
+    SharedTopology& s = shared();
+    if (s.loaded) {
+        if (file.empty()) return {};
+        return {Errc::internal, fmt::format("the topology was discovered before topology file '{}' could be used "
+                                            "(load_shared_topology must come first)", file)};
+    }
+    hwloc_topology_t topology = nullptr;
+    Status st = load(file, topology);
+    // A discovery that fails leaves the process without a topology (as before: counts are zero,
+    // nothing is bound); a file that fails is the user's error, and the program stops.
+    if (!st && !file.empty()) return st;
+    s.topology = topology;
+    s.loaded = true;
+    return {};
+}
+
 hwloc_topology_t shared_topology()
 {
-    static hwloc_topology_t topology = load();
-    return topology;
+    SharedTopology& s = shared();
+    if (!s.loaded) load_shared_topology("");
+    return s.topology;
 }
 
 NodeTopology local_topology()

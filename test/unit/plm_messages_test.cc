@@ -17,8 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "mca/plm/base/plm_daemons.h"
 #include "pmix_server_env.h"
 #include "rml/buffer.h"
+#include "runtime/hw_topology.h"
 
 namespace {
 
@@ -128,7 +130,8 @@ std::vector<Decoder> all_decoders()
 {
     std::vector<Decoder> out;
     out.push_back(simple<msg::DaemonReport>(
-        "daemon report", {{7, "node07", "tcp://127.0.0.1:4007", {1, 1, 4, 8}}, {1, "n", "", {0, 0, 0, 0}}}));
+        "daemon report", {{7, "node07", "tcp://127.0.0.1:4007", {1, 1, 4, 8}, "<topology version=\"2.0\"/>\n"},
+                          {1, "n", "", {0, 0, 0, 0}, ""}}));
     out.push_back(simple<msg::Wireup>("wireup", {sample_wireup(), msg::Wireup{1, {{0, "head", "u", 1, true}}, {}}}));
     out.push_back(simple<msg::DaemonCommand>(
         "daemon command", {{msg::Command::exit, "", 0, {}},
@@ -345,6 +348,139 @@ TEST(PlmMessages, ALaunchMessageNamesTheSpawningProcess)
     by_tool.originator.reset();
     ASSERT_TRUE(msg::decode_job(msg::encode_job(by_tool), pool(), out));
     EXPECT_FALSE(out->originator.has_value());
+}
+
+// A daemon's call home carries its whole hwloc topology (issue 25): the XML arrives as it was sent,
+// and the master records it on the node - the counts from it, and one shared object for every
+// node that sent the same text.
+TEST(PlmMessages, ADaemonReportCarriesItsTopologyAsXml)
+{
+    std::string error;
+    auto topology = prte::runtime::HwTopology::from_synthetic("pack:2 core:4 pu:2", error);
+    ASSERT_TRUE(topology) << error;
+    msg::DaemonReport sent{3, "node03", "tcp://127.0.0.1:4003", {1, 1, 1, 1}, topology->xml()};
+    ASSERT_FALSE(sent.topology_xml.empty());
+    msg::DaemonReport got;
+    ASSERT_TRUE(msg::decode(msg::encode(sent), got));
+    EXPECT_EQ(got.topology_xml, sent.topology_xml);
+
+    prte::runtime::HwTopologyCache cache;
+    prte::runtime::Node first;
+    first.name = "node03";
+    ASSERT_TRUE(prte::plm::base::record_topology(first, got, cache));
+    ASSERT_TRUE(first.hw);
+    // The counts are the topology's, not the ones the report carried beside it.
+    EXPECT_EQ(first.topology.packages, 2);
+    EXPECT_EQ(first.topology.cores, 8);
+    EXPECT_EQ(first.topology.hwthreads, 16);
+    EXPECT_EQ(first.hw->objects(prte::runtime::HwLevel::core).size(), 8u);
+
+    msg::DaemonReport twin = got;
+    twin.rank = 4;
+    twin.node_name = "node04";
+    prte::runtime::Node second;
+    second.name = "node04";
+    ASSERT_TRUE(prte::plm::base::record_topology(second, twin, cache));
+    EXPECT_EQ(first.hw, second.hw) << "nodes that sent the same topology share one object";
+    EXPECT_EQ(cache.size(), 1u);
+}
+
+// What a daemon sends leaves out its host's name, so that identical nodes send identical text and
+// the master keeps one topology for all of them; the rest is hwloc's XML as it was.
+TEST(PlmMessages, TheTopologySentLeavesOutTheHostName)
+{
+    std::string error;
+    auto topology = prte::runtime::HwTopology::from_synthetic("pack:2 core:4 pu:2", error);
+    ASSERT_TRUE(topology) << error;
+    std::string xml = topology->xml();
+    size_t root_end = xml.find('>', xml.find("<object type=\"Machine\""));
+    ASSERT_NE(root_end, std::string::npos) << xml;
+    auto on_host = [&](const std::string& host) {
+        return xml.substr(0, root_end + 1) + "\n    <info name=\"HostName\" value=\"" + host + "\"/>" +
+               xml.substr(root_end + 1);
+    };
+    std::string a = msg::topology_xml_to_send(on_host("node17"));
+    std::string b = msg::topology_xml_to_send(on_host("n&quot;2"));
+    EXPECT_EQ(a, b) << "identical nodes send identical text";
+    EXPECT_EQ(a, xml) << "nothing but the host's name is taken out";
+    EXPECT_EQ(msg::topology_xml_to_send(xml), xml) << "a topology without a host name is sent as it is";
+
+    prte::runtime::HwTopologyCache cache;
+    prte::runtime::Node n17, n2;
+    n17.name = "node17";
+    n2.name = "n2";
+    ASSERT_TRUE(prte::plm::base::record_topology(n17, {17, "node17", "u", {}, a}, cache));
+    ASSERT_TRUE(prte::plm::base::record_topology(n2, {2, "n2", "u", {}, b}, cache));
+    EXPECT_EQ(n17.hw, n2.hw);
+    EXPECT_EQ(n17.topology.cores, 8);
+}
+
+// This machine's own export names its host (hwloc's Linux backend does), and what is sent does not.
+TEST(PlmMessages, ThisMachinesTopologyIsSentWithoutItsHostName)
+{
+    auto local = prte::runtime::HwTopology::local();
+    ASSERT_TRUE(local);
+    std::string xml = local->xml();
+    if (xml.find("name=\"HostName\"") == std::string::npos) GTEST_SKIP() << "hwloc names no host here";
+    std::string sent = msg::topology_xml_to_send(xml);
+    EXPECT_EQ(sent.find("name=\"HostName\""), std::string::npos);
+    std::string error;
+    auto again = prte::runtime::HwTopology::from_xml(sent, "the sent topology", error);
+    ASSERT_TRUE(again) << error;
+    EXPECT_EQ(again->counts().hwthreads, local->counts().hwthreads);
+}
+
+// A topology hwloc cannot read refuses the daemon, naming it and its node on one line; the node
+// keeps what it had.
+TEST(PlmMessages, ATopologyHwlocCannotReadNamesTheDaemonAndItsNode)
+{
+    std::string error;
+    auto topology = prte::runtime::HwTopology::from_synthetic("pack:1 core:2 pu:1", error);
+    ASSERT_TRUE(topology) << error;
+    std::string xml = topology->xml();
+    // Cut short, not XML, and XML of a machine without a processing unit.
+    const std::string empty_machine = "<?xml version=\"1.0\"?>\n<topology version=\"2.0\"></topology>\n";
+    for (const std::string& corrupt : {xml.substr(0, xml.size() / 2), std::string("not a topology"), empty_machine}) {
+        msg::DaemonReport report{5, "node05", "tcp://127.0.0.1:4005", {1, 1, 2, 2}, corrupt};
+        msg::DaemonReport got;
+        ASSERT_TRUE(msg::decode(msg::encode(report), got)) << "the message is sound; its topology is not";
+        prte::runtime::HwTopologyCache cache;
+        prte::runtime::Node node;
+        node.name = "node05";
+        node.topology = {9, 9, 9, 9};
+        prte::Status st = prte::plm::base::record_topology(node, got, cache);
+        ASSERT_FALSE(st) << "accepted: " << corrupt.substr(0, 80);
+        EXPECT_EQ(st.message().rfind("daemon 5 on node node05 is refused: ", 0), 0u) << st.message();
+        EXPECT_EQ(st.message().find('\n'), std::string::npos) << st.message();
+        EXPECT_FALSE(node.hw);
+        EXPECT_EQ(node.topology.cores, 9) << "the node keeps what it had";
+        EXPECT_EQ(cache.size(), 0u);
+    }
+}
+
+// A daemon whose hwloc could not read its node sends no XML: the node keeps the counts, no topology.
+TEST(PlmMessages, AReportWithoutTopologyKeepsItsCounts)
+{
+    msg::DaemonReport report{6, "node06", "u", {1, 2, 3, 4}, ""};
+    prte::runtime::HwTopologyCache cache;
+    prte::runtime::Node node;
+    node.name = "node06";
+    ASSERT_TRUE(prte::plm::base::record_topology(node, report, cache));
+    EXPECT_FALSE(node.hw);
+    EXPECT_EQ(node.topology.numa_domains, 2);
+    EXPECT_EQ(node.topology.hwthreads, 4);
+}
+
+// The XML field cut short is refused by the decoder like any other field, naming it.
+TEST(PlmMessages, ATruncatedTopologyFieldIsRefused)
+{
+    msg::DaemonReport report{7, "node07", "u", {1, 1, 1, 1}, std::string(300, 'x')};
+    Payload in = msg::encode(report);
+    in.resize(in.size() - 100);
+    msg::DaemonReport out;
+    prte::Status st = msg::decode(in, out);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.message().rfind("daemon report: field 8 (string)", 0), 0u) << st.message();
 }
 
 // One mutation of a valid frame, chosen by the generator.

@@ -69,9 +69,25 @@ TEST(RmapsReport, MapShowsPoliciesAndEachNodesRanksInPoolOrder)
     EXPECT_EQ(text.find("unused"), std::string::npos) << "a node with none of the job's ranks is left out";
     EXPECT_EQ(count(text, "Process jobid: prte-host-1@3 "), 3u);
 
+    EXPECT_EQ(text.find("Bound:"), std::string::npos) << "no binding is shown while placement binds nothing";
+
     job.mapping = {};
     text = prte::rmaps::base::map_report(job, pool);
     EXPECT_NE(text.find("Mapping policy: DEFAULT  Binding policy: NONE\n"), std::string::npos) << text;
+}
+
+// Once placement has bound a process (rmaps/base fills Proc::binding at map time), its line says where.
+TEST(RmapsReport, MapShowsEachBoundRanksBinding)
+{
+    prte::runtime::NodePool pool;
+    pool.add(make_node("n1", 2));
+    prte::runtime::Job job;
+    job.nspace = "prte-host-1@4";
+    prte::rmaps::base::claim_slot(job, *pool.find("n1"), 0).binding = "core 1 (cpus 2-3)";
+    prte::rmaps::base::claim_slot(job, *pool.find("n1"), 0);
+    std::string text = prte::rmaps::base::map_report(job, pool);
+    EXPECT_NE(text.find("App: 0 Process rank: 0 Local rank: 0 Bound: core 1 (cpus 2-3)\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("App: 0 Process rank: 1 Local rank: 0\n"), std::string::npos) << "an unbound rank: " << text;
 }
 
 }  // namespace

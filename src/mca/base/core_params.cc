@@ -41,6 +41,12 @@ void register_runtime_params(ParamRegistry& registry)
                           "closes, before a watchdog thread (independent of its event loop) kills its processes and "
                           "ends it; the master waits this long plus 2 s for its daemons when the DVM stops",
                           {1, 3600});
+    // PRRTE's name. Read by program::init before the topology is first used; a DVM passes it on
+    // to the daemons it launches, like any parameter it was given.
+    registry.register_string({"hwloc", "", "use_topo_file"}, "",
+                             "An hwloc XML file (lstopo --of xml) this process takes as its node's topology instead "
+                             "of discovering it: its slots, binding and the topology its daemon sends the master "
+                             "come from the file. Empty: discover the node");
     registry.register_bool({"prte", "", "test_wedge_on_sigusr2"}, defaults.test_wedge_on_sigusr2,
                            "Testing only: a daemon's event loop blocks for good on SIGUSR2, as a wedged PMIx server once "
                            "made it, so that tests can prove the exit watchdog");
@@ -106,6 +112,11 @@ runtime::Settings runtime_settings(ParamRegistry& registry)
     s.test_hold_launch = core_param(registry, "prte_test_hold_launch").as_bool();
     s.test_wedge_on_sigusr2 = core_param(registry, "prte_test_wedge_on_sigusr2").as_bool();
     return s;
+}
+
+std::string topology_file(ParamRegistry& registry)
+{
+    return core_param(registry, "hwloc_use_topo_file").as_string();
 }
 
 rml::Options messenger_options(ParamRegistry& registry, runtime::Rank self, std::string secret)

@@ -1,9 +1,9 @@
 // The core parameters: those of the runtime (prte_node_name, prte_elastic_*,
-// prte_daemon_exit_timeout, the test-only prte_test_*) and of the messenger (rml_radix,
-// oob_tcp_if_include, rml_base_verbose). They are registered here, in every program (prte_info
-// lists them; launched daemons get the DVM's values), and turned into the plain values the runtime
-// and rml take: neither of those floors sees the registry. A framework's or component's own
-// parameters are registered by its register_params hook instead.
+// prte_daemon_exit_timeout, hwloc_use_topo_file, the test-only prte_test_*) and of the messenger
+// (rml_radix, oob_tcp_if_include, rml_base_verbose). They are registered here, in every program
+// (prte_info lists them; launched daemons get the DVM's values), and turned into the plain values
+// the runtime and rml take: neither of those floors sees the registry. A framework's or
+// component's own parameters are registered by its register_params hook instead.
 #pragma once
 
 #include <string>
@@ -18,6 +18,9 @@ void register_core_params(ParamRegistry& registry);
 
 // The runtime's settings from the core parameters.
 runtime::Settings runtime_settings(ParamRegistry& registry);
+
+// hwloc_use_topo_file: the XML file this process takes its topology from (empty: discover it).
+std::string topology_file(ParamRegistry& registry);
 
 // The messenger's options for daemon `self` of the DVM whose secret is `secret`.
 rml::Options messenger_options(ParamRegistry& registry, runtime::Rank self, std::string secret);

@@ -29,7 +29,6 @@
 #include "rml/rml.h"
 #include "runtime/dvm_registry.h"
 #include "runtime/runtime.h"
-#include "runtime/topology.h"
 #include "tools/cli_parse.h"
 #include "tools/prte/daemonize.h"
 #include "tools/prte/log_file.h"
@@ -178,8 +177,8 @@ int main(int argc, char** argv)
         if (int parent_exit = daemonizer.fork_and_wait(); parent_exit >= 0) return parent_exit;
     }
 
-    prte::runtime::shared_topology();  // discovered once, before any thread (runtime/topology.h)
     auto& rt = prte::runtime::Runtime::instance();
+    // init loads the topology (discovered, or hwloc_use_topo_file) before any thread starts.
     if (prte::Status st = prte::program::init(prte::runtime::ProcessRole::master, environ, mca_settings); !st) {
         prte::output::error("{}", st.message());
         rt.finalize();

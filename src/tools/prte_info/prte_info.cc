@@ -70,7 +70,12 @@ int main(int argc, char** argv)
     if (!request.param.empty()) {
         const std::string& fw = request.param[0];
         prte::mca::Framework* framework = fw == "all" ? nullptr : prte::program::find_framework(fw);
-        if (fw != "all" && fw != "mca" && fw != "prte" && !framework) {
+        // Core parameters are named after what they configure, not a framework (prte_*, mca_*,
+        // rml_*, hwloc_use_topo_file): any such first word with parameters is shown too.
+        const std::vector<const prte::mca::Param*> params = prte::mca::ParamRegistry::instance().all();
+        bool core_prefix = std::any_of(params.begin(), params.end(),
+                                       [&](const prte::mca::Param* p) { return p->name().framework == fw; });
+        if (fw != "all" && !core_prefix && !framework) {
             return usage_error("--param: unknown framework '" + fw + "'");
         }
         const std::string& component = request.param[1];

@@ -113,19 +113,27 @@ void on_report(Rank origin, rml::Payload&& payload)
         output::warning("dropped an unexpected report from daemon {} (node {})", report.rank, report.node_name);
         return;
     }
+    runtime::Node* node = d->node;
+    // A daemon whose hardware the master cannot read could never be placed on: it is refused now,
+    // as a daemon that failed to start, rather than left to the call-home timeout.
+    if (Status st = record_topology(*node, report, rt().topologies()); !st) {
+        daemon_failed(report.rank, st.message());
+        return;
+    }
     d->reported = true;
     ++master().reported;
     messenger().set_contact(report.rank, report.uri);
-    runtime::Node* node = d->node;
     if (report.node_name != node->name) {
         verbose()(2, "daemon {} launched for node {} calls itself {}", report.rank, node->name, report.node_name);
         node->aliases.push_back(report.node_name);
     }
-    node->topology = report.topology;
-    if (!node->slots_given) node->slots = slots_from(report.topology);
+    if (!node->slots_given) node->slots = slots_from(node->topology);
     node->state = node->state == runtime::NodeState::not_included ? node->state : runtime::NodeState::up;
-    verbose()(5, "daemon {} on node {} called home ({} cores, {} hwthreads, {} NUMA): {}/{} reported", report.rank,
-              node->name, report.topology.cores, report.topology.hwthreads, report.topology.numa_domains,
+    verbose()(5, "daemon {} on node {} called home ({} cores, {} hwthreads, {} NUMA; {}): {}/{} reported", report.rank,
+              node->name, node->topology.cores, node->topology.hwthreads, node->topology.numa_domains,
+              node->hw ? fmt::format("{} distinct topolog{} known", rt().topologies().size(),
+                                     rt().topologies().size() == 1 ? "y" : "ies")
+                       : std::string("it sent no topology"),
               master().reported, master().daemons.size() - 1);
     module()->daemon_reported(report.rank);
     if (rt().campaigns().daemon_reported(report.rank)) return;
@@ -263,6 +271,22 @@ void relay_daemon_line(Rank rank, const std::string& node, const std::string& li
     std::fprintf(stderr, "[%s] daemon %u: %s\n", node.c_str(), static_cast<unsigned>(rank), line.c_str());
 }
 
+Status record_topology(runtime::Node& node, const msg::DaemonReport& report, runtime::HwTopologyCache& cache)
+{
+    if (report.topology_xml.empty()) {
+        node.hw = nullptr;
+        node.topology = report.topology;
+        return {};
+    }
+    std::string error;
+    runtime::HwTopologyPtr hw = cache.get(
+        report.topology_xml, fmt::format("the topology daemon {} on node {} sent", report.rank, node.name), error);
+    if (!hw) return {Errc::bad_file, fmt::format("daemon {} on node {} is refused: {}", report.rank, node.name, error)};
+    node.hw = std::move(hw);
+    node.topology = node.hw->counts();
+    return {};
+}
+
 runtime::Node* node_of_daemon(Rank rank)
 {
     Daemon* d = daemon(rank);
@@ -325,6 +349,7 @@ void reset_node(runtime::Node& node)
     node.daemon_launched = false;
     node.state = runtime::NodeState::down;
     node.topology = {};
+    node.hw = nullptr;
     node.ras_component.clear();
     node.alloc_id.clear();
     node.scheduler_job.clear();

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "mca/grpcomm/grpcomm.h"
+#include "mca/plm/base/plm_messages.h"
 #include "rml/types.h"
+#include "runtime/hw_topology.h"
 #include "runtime/job_table.h"
 #include "util/status.h"
 
@@ -43,6 +45,12 @@ void relay_daemon_line(runtime::Rank rank, const std::string& node, const std::s
 // From now on each daemon's lines go to <dir>/prted.<rank>.<node>.log; empty: to stderr again.
 void set_daemon_log_dir(std::string dir);
 std::string daemon_log_path(runtime::Rank rank, const std::string& node);
+
+// The hardware daemon `report.rank` reported, recorded on its node: `hw` from the XML it sent (one
+// object per distinct text, shared through `cache`) and the counts from that; without XML (hwloc
+// could not read that node) only the counts it sent. XML that hwloc cannot read is an error
+// naming the daemon and the node, and leaves the node as it was.
+Status record_topology(runtime::Node& node, const msg::DaemonReport& report, runtime::HwTopologyCache& cache);
 
 runtime::Node* node_of_daemon(runtime::Rank rank);
 // Daemons other than the master that have called home and not left.

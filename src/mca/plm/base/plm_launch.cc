@@ -15,6 +15,7 @@
 #include "mca/ras/base/ras_base.h"
 #include "mca/rmaps/base/rmaps_base.h"
 #include "mca/rmaps/base/rmaps_report.h"
+#include "runtime/hw_topology.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
 #include "util/strings.h"
@@ -75,8 +76,9 @@ void adopt_master_node(runtime::NodePool& pool)
     node->daemon = me.rank;
     node->daemon_launched = true;
     // Daemon 0 never calls home, so no report carries its node's hardware: the master reads its own
-    // (the process's shared topology, already discovered).
-    node->topology = runtime::local_topology();
+    // (the process's shared topology, already discovered or read from hwloc_use_topo_file).
+    node->hw = runtime::HwTopology::local();
+    node->topology = node->hw ? node->hw->counts() : runtime::local_topology();
 }
 
 void setup_job(const JobPtr& job)
@@ -157,9 +159,10 @@ void launch_daemons(const JobPtr& job)
         activate(job, JobState::daemons_reported);
         return;
     }
+    // A simulated node (ras/simulator) never gets a daemon: the DVM is ready without it.
     std::vector<runtime::Node*> need;
     for (runtime::Node* node : rt().pool().nodes()) {
-        if (!node->daemon_launched && node->state != runtime::NodeState::down) need.push_back(node);
+        if (!node->daemon_launched && !node->simulated && node->state != runtime::NodeState::down) need.push_back(node);
     }
     if (need.empty()) {
         activate(job, JobState::daemons_reported);
@@ -209,10 +212,45 @@ void map(const JobPtr& job)
 
 void mapping_complete(const JobPtr& job) { activate(job, JobState::system_prep); }
 
+// The first node of the job's map that is simulated (ras/simulator), if any.
+const runtime::Node* simulated_node_of(const runtime::Job& job)
+{
+    for (const auto& proc : job.procs) {
+        if (proc->node && proc->node->simulated) return proc->node;
+    }
+    return nullptr;
+}
+
+// --map-by ...:DONOTLAUNCH: the job is mapped and its reports are on their way to the spawner; it
+// ends here, successfully, without a process. The spawner is answered as for a job that started,
+// so that it learns the namespace and pulls the reports (state/dvm announces the end once it has);
+// cleanup releases the slots the map claimed.
+void end_without_launch(const JobPtr& job)
+{
+    verbose()(1, "job {} mapped {} process(es) and ends without starting them: its mapping asked for DONOTLAUNCH",
+              job->nspace, job->num_procs());
+    if (job->on_spawned) {
+        auto answer = std::exchange(job->on_spawned, nullptr);
+        answer({}, job->nspace);
+    }
+    activate(job, JobState::terminated);
+}
+
 void complete_setup(const JobPtr& job)
 {
     if (job->num_procs() == 0) {
         fail_job(job, JobState::map_failed, {Errc::out_of_resource, fmt::format("job {} maps no process", job->nspace)});
+        return;
+    }
+    if (job->mapping.donotlaunch) {
+        end_without_launch(job);
+        return;
+    }
+    if (const runtime::Node* node = simulated_node_of(*job)) {
+        fail_job(job, JobState::failed_to_launch,
+                 {Errc::not_supported, fmt::format("node {} is simulated (ras/simulator): nothing can run there; add "
+                                                   "--map-by :DONOTLAUNCH to see the placement",
+                                                   node->name)});
         return;
     }
     activate(job, JobState::launch_apps);

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstring>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -63,6 +64,7 @@ rml::Payload encode(const DaemonReport& d)
     rml::Writer w;
     w.u32(d.rank).str(d.node_name).str(d.uri);
     w.i32(d.topology.packages).i32(d.topology.numa_domains).i32(d.topology.cores).i32(d.topology.hwthreads);
+    w.str(d.topology_xml);
     return w.take();
 }
 
@@ -77,7 +79,30 @@ Status decode(const rml::Payload& in, DaemonReport& d)
         *count = r.i32();
         if (r.ok() && *count < 0) r.fail(fmt::format("a negative count ({}) in the node's topology", *count));
     }
+    d.topology_xml = r.str();
     return finish(r);
+}
+
+std::string topology_xml_to_send(std::string xml)
+{
+    // hwloc writes each info on a line of its own and escapes quotes in values (&quot;), so the
+    // attribute ends at the first "/> after it.
+    constexpr std::string_view kHostName = "<info name=\"HostName\" value=\"";
+    size_t at = xml.find(kHostName);
+    if (at == std::string::npos) return xml;
+    size_t end = xml.find("\"/>", at + kHostName.size());
+    if (end == std::string::npos) return xml;
+    size_t line_start = xml.rfind('\n', at);
+    size_t line_end = xml.find('\n', end);
+    // The whole line, indentation and newline included, when it holds nothing else.
+    bool own_line = line_start != std::string::npos && line_end != std::string::npos &&
+                    xml.find_first_not_of(" \t", line_start + 1) == at && line_end == end + 3;
+    if (own_line) {
+        xml.erase(line_start + 1, line_end - line_start);
+    } else {
+        xml.erase(at, end + 3 - at);
+    }
+    return xml;
 }
 
 rml::Payload encode(const Wireup& wu)

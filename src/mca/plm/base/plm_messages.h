@@ -15,15 +15,23 @@
 
 namespace prte::plm::msg {
 
-// A new daemon calls home (tag daemon_report).
+// A new daemon calls home (tag daemon_report) with its node's hardware: the counts, and the whole
+// hwloc topology as XML (HwTopology::xml) on which the master places processes; the XML is empty
+// when hwloc could not read the node. The decoder takes the XML as text: the master parses it
+// (plm_daemons.h, record_topology), where it can name the daemon and node it came from.
 struct DaemonReport {
     runtime::Rank rank = runtime::kInvalidRank;
     std::string node_name;
     std::string uri;
     runtime::NodeTopology topology;
+    std::string topology_xml;
 };
 rml::Payload encode(const DaemonReport& r);
 Status decode(const rml::Payload& in, DaemonReport& out);
+// The XML a daemon sends for its topology: hwloc's export without the root's HostName, which is
+// all that tells apart the topologies of otherwise identical nodes, so that the master, which keeps
+// one topology per distinct text, keeps one for a thousand such nodes rather than a thousand.
+std::string topology_xml_to_send(std::string xml);
 
 // Every daemon's contact and node, broadcast once all have called home (tag wireup).
 struct WireupEntry {

@@ -61,8 +61,11 @@ std::string map_report(const runtime::Job& job, const runtime::NodePool& pool)
         out += fmt::format("\nData for node: {}\tNum slots: {}\tMax slots: {}\tNum procs: {}\n", node->name, node->slots,
                            node->slots_max, it->second.size());
         for (const runtime::Proc* proc : it->second) {
-            out += fmt::format("        Process jobid: {} App: {} Process rank: {} Local rank: {}\n", job.nspace,
+            out += fmt::format("        Process jobid: {} App: {} Process rank: {} Local rank: {}", job.nspace,
                                proc->app_index, proc->rank, proc->local_rank);
+            // Where placement bound it (rmaps/base fills it at map time); nothing while it is unbound.
+            if (!proc->binding.empty()) out += fmt::format(" Bound: {}", proc->binding);
+            out += "\n";
         }
     }
     out += "\n=============================================================\n";

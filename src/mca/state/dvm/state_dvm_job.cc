@@ -134,8 +134,9 @@ void dvm_notify(const JobPtr& job)
         answer({}, job->nspace);
     }
     // Output held for a spawner that has not pulled it yet goes first: the end follows it. A job
-    // that never started has no output, and its spawner, refused, will not pull.
-    if (!any_proc_started(*job)) {
+    // that never started has no output, and its spawner, refused, will not pull - unless it was
+    // mapped with DONOTLAUNCH: its spawner was answered and pulls the map and allocation reports.
+    if (!any_proc_started(*job) && !job->mapping.donotlaunch) {
         announce_end(job);
         return;
     }
