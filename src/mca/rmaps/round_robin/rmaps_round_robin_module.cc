@@ -109,9 +109,14 @@ Status not_enough_slots(const Job& job, const AppContext& app, const std::vector
                                         "most {} process(es) or allow it with --map-by :OVERSUBSCRIBE",
                                         total_free(nodes))
                           : std::string("add --map-by :OVERSUBSCRIBE to oversubscribe");
+    // With PE=n a node's room is its free CPUs divided by n: say so, or the count looks wrong.
+    std::string pe = job.mapping.pes_per_proc > 0
+                         ? fmt::format(" (PE={}: each process needs {} free {}s of its own)", job.mapping.pes_per_proc,
+                                       job.mapping.pes_per_proc, job.mapping.hwtcpus ? "hwthread" : "core")
+                         : std::string();
     return {Errc::out_of_resource,
-            fmt::format("not enough slots for {}: {} requested, {} available on {}; {}", describe_app(app), requested,
-                        total_free(nodes), describe_nodes(nodes, [](const NodeCapacity& c) { return c.free; }), fix)};
+            fmt::format("not enough slots for {}: {} requested, {} available on {}{}; {}", describe_app(app), requested,
+                        total_free(nodes), describe_nodes(nodes, [](const NodeCapacity& c) { return c.free; }), pe, fix)};
 }
 
 Status beyond_hard_limits(const AppContext& app, const std::vector<NodeCapacity>& nodes, int64_t requested)
