@@ -64,7 +64,9 @@ bool oversubscribed(const runtime::Job& job, const Node& node, const HwTopology&
     size_t cpus = topo.cpus(job.mapping.hwtcpus).size();
     size_t each = static_cast<size_t>(std::max(1, job.mapping.pes_per_proc));
     size_t others = static_cast<size_t>(std::max(0, node.num_procs - static_cast<int>(ours)));
-    return node.slots_inuse > node.slots || (ours * each + others) > cpus;
+    // Slots that came from the hardware count hwthreads when the job does (:HWTCPUS).
+    int slots = !node.slots_given && job.mapping.hwtcpus ? static_cast<int>(cpus) : node.slots;
+    return node.slots_inuse > slots || (ours * each + others) > cpus;
 }
 
 // The most processes bound to any one CPU of `set`, by `load` (a node's pu_load).
