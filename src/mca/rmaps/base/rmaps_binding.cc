@@ -1,6 +1,7 @@
 // Step 3 of placement inside a node (rmaps_placement.h): the CPUs each process is bound to.
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -106,6 +107,9 @@ struct NodeBinder {
     const HwTopology& topo;
     std::map<hwloc_obj_t, int> bound;  // this job's processes per binding object
     std::vector<uint16_t> before;      // the node's pu_load from the jobs bound before this one
+    // Per binding object, its CPU list and CPU count: every process bound there shares them, and a
+    // 100,000-rank job would otherwise print and count them again for each.
+    std::map<hwloc_obj_t, std::pair<std::string, int>> described;
 
     Status bind(Proc& proc, const Place* place, bool by_default, HwLevel level);
 };
@@ -131,9 +135,13 @@ Status NodeBinder::bind(Proc& proc, const Place* place, bool by_default, HwLevel
                             "run unbound where a node lacks it, or bind to another level",
                             level_name, node.name, level_name, level_name)};
     }
-    // The objects of the level inside the process's place, else the one that holds it.
+    // The objects of the level inside the process's place, else the one that holds it; the place
+    // itself when it is of the level (mapped and bound by core, the default).
     std::vector<hwloc_obj_t> candidates;
-    if (place && place->object) {
+    if (place && place->object && place->object->type == objects.front()->type &&
+        place->object->depth == objects.front()->depth) {
+        candidates.push_back(place->object);
+    } else if (place && place->object) {
         for (hwloc_obj_t o : objects) {
             if (hwloc_bitmap_isincluded(o->cpuset, place->object->cpuset)) candidates.push_back(o);
         }
@@ -150,11 +158,15 @@ Status NodeBinder::bind(Proc& proc, const Place* place, bool by_default, HwLevel
         return max_load(before, a->cpuset) < max_load(before, b->cpuset);
     });
     const int on_object = ++bound[chosen];
-    if (!by_default && !m.bind_overload_allowed) {
-        const HwLevel cpu_level = m.hwtcpus || level == HwLevel::hwthread ? HwLevel::hwthread : HwLevel::core;
+    const HwLevel cpu_level = m.hwtcpus || level == HwLevel::hwthread ? HwLevel::hwthread : HwLevel::core;
+    auto [text, added] = described.try_emplace(chosen);
+    if (added) {
         int cpus = 0;
         for (hwloc_obj_t c : topo.objects(cpu_level)) cpus += hwloc_bitmap_isincluded(c->cpuset, chosen->cpuset) ? 1 : 0;
-        if (cpus == 0) cpus = hwloc_bitmap_weight(chosen->cpuset);
+        text->second = {runtime::cpu_list(chosen->cpuset), cpus == 0 ? hwloc_bitmap_weight(chosen->cpuset) : cpus};
+    }
+    if (!by_default && !m.bind_overload_allowed) {
+        const int cpus = text->second.second;
         // Processes other jobs bound to these very CPUs count too (a CPU-level object).
         int others = level == cpu_level ? static_cast<int>(max_load(before, chosen->cpuset)) : 0;
         if (on_object + others > cpus) {
@@ -165,7 +177,7 @@ Status NodeBinder::bind(Proc& proc, const Place* place, bool by_default, HwLevel
                                 runtime::to_string(cpu_level), level_name)};
         }
     }
-    proc.cpuset = runtime::cpu_list(chosen->cpuset);
+    proc.cpuset = text->second.first;
     proc.binding = fmt::format("{} {} (cpus {})", level_name, chosen->logical_index, proc.cpuset);
     add_load(node, chosen->cpuset, 1);
     proc.cpus_counted = true;
@@ -190,9 +202,9 @@ Status bind_procs(runtime::Job& job, const Places& places)
     if (m.bind_to == BindTo::none) return {};
     const bool by_default = !m.bind_given();
     const HwLevel level = by_default ? default_level(job) : *level_of(m.bind_to);
-    std::map<Node*, size_t> ours;
+    std::unordered_map<Node*, size_t> ours;
     for (const auto& proc : job.procs) ours[proc->node]++;
-    std::map<Node*, std::unique_ptr<NodeBinder>> binders;
+    std::unordered_map<Node*, std::unique_ptr<NodeBinder>> binders;
     for (auto& proc : job.procs) {
         Node& node = *proc->node;
         const HwTopology* topo = topology_of(node);

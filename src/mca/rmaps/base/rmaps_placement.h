@@ -19,7 +19,7 @@
 
 #include <hwloc.h>
 
-#include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/hw_topology.h"
@@ -33,7 +33,7 @@ struct Place {
     hwloc_obj_t object = nullptr;     // the place: an object of the mapping level, or a CPU
     std::vector<hwloc_obj_t> cpus;    // PE= or pe-list: the CPUs chosen for it
 };
-using Places = std::map<const runtime::Proc*, Place>;
+using Places = std::unordered_map<const runtime::Proc*, Place>;
 
 // The level a mapping policy places processes at (machine for slot, node, seq, rankfile, pe-list,
 // ppr:N:node).

@@ -1,6 +1,7 @@
 // Step 1 of placement inside a node (rmaps_placement.h): each process's place.
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -32,9 +33,13 @@ unsigned load_of(const Node& node, const hwloc_obj* obj)
 // `objects` least loaded first, in their logical order among equals.
 std::vector<hwloc_obj_t> by_load(const Node& node, const std::vector<hwloc_obj_t>& objects)
 {
-    std::vector<hwloc_obj_t> out = objects;
-    std::stable_sort(out.begin(), out.end(),
-                     [&node](hwloc_obj_t a, hwloc_obj_t b) { return load_of(node, a) < load_of(node, b); });
+    std::vector<std::pair<unsigned, hwloc_obj_t>> loads;
+    loads.reserve(objects.size());
+    for (hwloc_obj_t o : objects) loads.emplace_back(load_of(node, o), o);
+    std::stable_sort(loads.begin(), loads.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<hwloc_obj_t> out;
+    out.reserve(objects.size());
+    for (const auto& [load, o] : loads) out.push_back(o);
     return out;
 }
 
@@ -42,7 +47,7 @@ std::vector<hwloc_obj_t> by_load(const Node& node, const std::vector<hwloc_obj_t
 std::vector<std::pair<Node*, std::vector<Proc*>>> procs_by_node(const runtime::Job& job)
 {
     std::vector<std::pair<Node*, std::vector<Proc*>>> out;
-    std::map<const Node*, size_t> index;
+    std::unordered_map<const Node*, size_t> index;
     for (const auto& proc : job.procs) {
         auto [it, added] = index.emplace(proc->node, out.size());
         if (added) out.push_back({proc->node, {}});
@@ -53,25 +58,47 @@ std::vector<std::pair<Node*, std::vector<Proc*>>> procs_by_node(const runtime::J
 
 const char* cpu_word(const runtime::MappingPolicy& m) { return m.hwtcpus ? "hwthread" : "core"; }
 
+// What choose_pe_cpus knows of one node while the job's processes are placed on it.
+struct CpuUse {
+    std::vector<unsigned> load;  // processes of running jobs on each CPU (fixed while placing)
+    std::vector<unsigned> used;  // this job's processes given each CPU so far
+    std::unordered_map<hwloc_obj_t, std::vector<size_t>> inside;  // CPUs inside each mapped object
+    size_t cursor = 0;           // where overloading goes on, round the CPUs
+};
+
 // PE=n: n CPUs for each process, inside its mapped object when it has room, else anywhere on the
 // node; CPUs no process uses first. More than the node has is refused unless :overload-allowed.
 Status choose_pe_cpus(const runtime::Job& job, const Node& node, const HwTopology& topo, hwloc_obj_t within,
-                      std::vector<unsigned>& used, Place& place)
+                      CpuUse& use, Place& place)
 {
     const auto& cpus = topo.cpus(job.mapping.hwtcpus);
     const size_t n = static_cast<size_t>(job.mapping.pes_per_proc);
-    auto pick = [&](bool inside_only, unsigned max_use) {
-        std::vector<size_t> chosen;
-        for (size_t i = 0; i < cpus.size() && chosen.size() < n; ++i) {
-            if (inside_only && within && !hwloc_bitmap_isincluded(cpus[i]->cpuset, within->cpuset)) continue;
-            if (used[i] + load_of(node, cpus[i]) > max_use) continue;
+    std::vector<size_t> chosen;
+    auto pick_free = [&](auto&& indices) {
+        chosen.clear();
+        for (size_t i : indices) {
+            if (use.used[i] + use.load[i] > 0) continue;
             chosen.push_back(i);
+            if (chosen.size() == n) return true;
         }
-        return chosen;
+        return false;
     };
-    std::vector<size_t> chosen = pick(true, 0);
-    if (chosen.size() < n) chosen = pick(false, 0);
-    if (chosen.size() < n) {
+    bool found = false;
+    if (within) {
+        auto [it, added] = use.inside.try_emplace(within);
+        if (added) {
+            for (size_t i = 0; i < cpus.size(); ++i) {
+                if (hwloc_bitmap_isincluded(cpus[i]->cpuset, within->cpuset)) it->second.push_back(i);
+            }
+        }
+        found = pick_free(it->second);
+    }
+    if (!found) {
+        std::vector<size_t> all(cpus.size());
+        std::iota(all.begin(), all.end(), 0);
+        found = pick_free(all);
+    }
+    if (!found) {
         if (!job.mapping.bind_overload_allowed) {
             return {Errc::out_of_resource,
                     fmt::format("PE={} needs {} free {}(s) for each process, and node {} has no more ({} {}(s) in "
@@ -79,15 +106,14 @@ Status choose_pe_cpus(const runtime::Job& job, const Node& node, const HwTopolog
                                 n, n, cpu_word(job.mapping), node.name, cpus.size(), cpu_word(job.mapping),
                                 cpu_word(job.mapping))};
         }
-        // Overloaded on purpose: the least used CPUs, in order.
-        std::vector<size_t> order(cpus.size());
-        std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return used[a] < used[b]; });
-        chosen.assign(order.begin(), order.begin() + static_cast<long>(std::min(n, order.size())));
+        // Overloaded on purpose: the next n CPUs round the node, so that the load stays even.
+        chosen.clear();
+        for (size_t k = 0; k < std::min(n, cpus.size()); ++k) chosen.push_back((use.cursor + k) % cpus.size());
+        use.cursor = (use.cursor + n) % cpus.size();
         std::sort(chosen.begin(), chosen.end());
     }
     for (size_t i : chosen) {
-        ++used[i];
+        ++use.used[i];
         place.cpus.push_back(cpus[i]);
     }
     place.object = within ? within : place.cpus.front();
@@ -162,7 +188,11 @@ Status assign_places(runtime::Job& job, Places& places)
                                                      "placed by {} there", node->name, runtime::to_string(level))};
         }
         const auto& cpus = topo->cpus(m.hwtcpus);
-        std::vector<unsigned> used(cpus.size(), 0);
+        CpuUse use;
+        use.used.assign(cpus.size(), 0);
+        if (m.pes_per_proc > 0) {
+            for (hwloc_obj_t cpu : cpus) use.load.push_back(load_of(*node, cpu));
+        }
         // The objects processes go round: the mapping level's, or CPUs for slot, node and seq.
         std::vector<hwloc_obj_t> objects = level == HwLevel::machine ? cpus : topo->objects(level);
         if (objects.empty()) {
@@ -184,7 +214,7 @@ Status assign_places(runtime::Job& job, Places& places)
                 hwloc_obj_t within = level == HwLevel::machine || level == HwLevel::core || level == HwLevel::hwthread
                                          ? nullptr
                                          : mapped;
-                if (Status st = choose_pe_cpus(job, *node, *topo, within, used, place); !st) return st;
+                if (Status st = choose_pe_cpus(job, *node, *topo, within, use, place); !st) return st;
             } else {
                 place.object = mapped;
             }

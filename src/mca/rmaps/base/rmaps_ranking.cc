@@ -1,6 +1,7 @@
 // Step 2 of placement inside a node (rmaps_placement.h): the order of the ranks, --rank-by.
 #include <algorithm>
 #include <deque>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -46,8 +47,12 @@ std::vector<Proc*> round_robin(std::vector<Queue>& queues)
     return out;
 }
 
-// The logical index of the `level` object a process's place lies in (or that lies in it), so that
-// processes can be grouped by it; -1 when the node has no such object.
+// A place wider than the ranking level (mapped by package, ranked by core): PRRTE then numbers
+// the node's processes as mapped, a plain progression (docs/placement/fundamentals.rst).
+constexpr int kFiner = -2;
+
+// The logical index of the `level` object a process's place lies in, so that processes can be
+// grouped by it; -1 when the node's topology is unknown, kFiner when the place is wider.
 int object_index(const Node& node, const Place* place, HwLevel level)
 {
     const runtime::HwTopology* topo = topology_of(node);
@@ -56,10 +61,7 @@ int object_index(const Node& node, const Place* place, HwLevel level)
     for (size_t i = 0; i < objects.size(); ++i) {
         if (hwloc_bitmap_isincluded(place->object->cpuset, objects[i]->cpuset)) return static_cast<int>(i);
     }
-    for (size_t i = 0; i < objects.size(); ++i) {
-        if (hwloc_bitmap_isincluded(objects[i]->cpuset, place->object->cpuset)) return static_cast<int>(i);
-    }
-    return -1;
+    return kFiner;
 }
 
 // One app's processes in their new rank order.
@@ -104,9 +106,18 @@ std::vector<Proc*> order_app(const runtime::MappingPolicy& m, const std::vector<
     std::vector<std::vector<Queue>> per_node;
     for (Node* n : nodes) {
         std::map<int, Queue> by_object;
-        for (Proc* p : on_node[n]) by_object[object_index(*n, place_of(p), *level)].push_back(p);
+        bool wider = false;
+        for (Proc* p : on_node[n]) {
+            int index = object_index(*n, place_of(p), *level);
+            wider = wider || index == kFiner;
+            by_object[index].push_back(p);
+        }
         std::vector<Queue> queues;
-        for (auto& [index, q] : by_object) queues.push_back(std::move(q));
+        if (wider) {
+            for (Proc* p : on_node[n]) queues.push_back(Queue{p});
+        } else {
+            for (auto& [index, q] : by_object) queues.push_back(std::move(q));
+        }
         per_node.push_back(std::move(queues));
     }
     if (by == RankBy::fill) {

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -136,7 +137,21 @@ Status cpus_on(const Job& job, const std::string& file, const Entry& e, const No
     return {};
 }
 
-Status find_node(const std::string& file, const Entry& e, const std::vector<Node*>& usable, Node*& node)
+using NodesByName = std::unordered_map<std::string, Node*>;
+
+// The app's usable nodes by name and alias, built once: a rankfile has a line per rank.
+NodesByName index_names(const std::vector<Node*>& usable)
+{
+    NodesByName out;
+    for (Node* n : usable) {
+        out.emplace(n->name, n);
+        for (const std::string& alias : n->aliases) out.emplace(alias, n);
+    }
+    return out;
+}
+
+Status find_node(const std::string& file, const Entry& e, const std::vector<Node*>& usable, const NodesByName& names,
+                 Node*& node)
 {
     if (e.host.rfind("+n", 0) == 0) {
         auto index = util::parse_int(e.host.substr(2));
@@ -147,11 +162,9 @@ Status find_node(const std::string& file, const Entry& e, const std::vector<Node
         node = usable[static_cast<size_t>(*index)];
         return {};
     }
-    for (Node* n : usable) {
-        if (n->name == e.host || std::find(n->aliases.begin(), n->aliases.end(), e.host) != n->aliases.end()) {
-            node = n;
-            return {};
-        }
+    if (auto it = names.find(e.host); it != names.end()) {
+        node = it->second;
+        return {};
     }
     return at_line(file, e.line, fmt::format("host {} is not a node this app may use", e.host));
 }
@@ -174,6 +187,7 @@ Status RankFileModule::map(Job& job, const MapContext& context)
         if (Status st = base::app_candidates(job, app, context, usable); !st) return st;
         int64_t count = app.num_procs > 0 ? app.num_procs : static_cast<int64_t>(entries.size()) - next;
         if (count <= 0) return {Errc::bad_param, fmt::format("rankfile {} has no rank left for {}", file, base::describe_app(app))};
+        const NodesByName names = index_names(*usable);
         std::map<Node*, int64_t> per_node;
         std::vector<std::pair<Node*, const Entry*>> placed;
         for (int64_t rank = next; rank < next + count; ++rank) {
@@ -183,7 +197,7 @@ Status RankFileModule::map(Job& job, const MapContext& context)
                                                      rank, base::describe_app(app), next, next + count - 1)};
             }
             Node* node = nullptr;
-            if (Status st = find_node(file, it->second, *usable, node); !st) return st;
+            if (Status st = find_node(file, it->second, *usable, names, node); !st) return st;
             per_node[node]++;
             placed.emplace_back(node, &it->second);
         }

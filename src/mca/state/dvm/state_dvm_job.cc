@@ -1,6 +1,8 @@
 // The master's own job-state callbacks (the "(dvm-local)" entries of spec 7.4.3).
 #include "mca/state/dvm/state_dvm.h"
 
+#include <malloc.h>
+
 #include <fmt/format.h>
 
 #include "mca/grpcomm/base/grpcomm_base.h"
@@ -156,6 +158,9 @@ void announce_end(const JobPtr& job)
     activate(job, JobState::notified);
 }
 
+// Jobs of at least this many processes give their memory back to the system when they end.
+constexpr size_t kLargeJob = 10000;
+
 void cleanup_job(const JobPtr& job)
 {
     if (!job->is_daemon_job) {
@@ -167,7 +172,11 @@ void cleanup_job(const JobPtr& job)
             rmaps::base::release_proc(*proc);
             proc->node = nullptr;
         }
+        const bool large = job->procs.size() >= kLargeJob;
         rt().jobs().remove(job->nspace);
+        // glibc keeps what a large job's records freed (tens of MB for 100,000 ranks) instead of
+        // giving it back; a DVM that lives for months should return to its idle size.
+        if (large) malloc_trim(0);
     }
     rt().finish_shutdown_when_idle();
 }
