@@ -54,7 +54,7 @@ TEST(RmapsReport, MapShowsPoliciesAndEachNodesRanksInPoolOrder)
     std::string text = prte::rmaps::base::map_report(job, pool);
     EXPECT_EQ(text.rfind("========================   JOB MAP   ========================\n", 0), 0u) << text;
     EXPECT_NE(text.find("Data for JOB prte-host-1@3 Total slots allocated 6\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("Mapping policy: PPR:1:NODE:NOOVERSUBSCRIBE  Binding policy: CORE\n"), std::string::npos)
+    EXPECT_NE(text.find("Mapping policy: PPR:1:NODE:NOOVERSUBSCRIBE  Ranking policy: AS MAPPED  Binding policy: CORE\n"), std::string::npos)
         << text;
     size_t n1 = text.find("Data for node: n1\tNum slots: 2\tMax slots: 0\tNum procs: 1\n");
     size_t n2 = text.find("Data for node: n2\tNum slots: 2\tMax slots: 0\tNum procs: 2\n");
@@ -73,7 +73,7 @@ TEST(RmapsReport, MapShowsPoliciesAndEachNodesRanksInPoolOrder)
 
     job.mapping = {};
     text = prte::rmaps::base::map_report(job, pool);
-    EXPECT_NE(text.find("Mapping policy: DEFAULT  Binding policy: NONE\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("Mapping policy: DEFAULT  Ranking policy: AS MAPPED  Binding policy: CORE (DEFAULT)\n"), std::string::npos) << text;
 }
 
 // Once placement has bound a process (rmaps/base fills Proc::binding at map time), its line says where.

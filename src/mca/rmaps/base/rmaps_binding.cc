@@ -48,7 +48,9 @@ std::optional<HwLevel> level_of(BindTo b)
 // PRRTE's default binding (its set_default_binding): PE= and pe-list bind to their CPUs; a
 // mapping by an object binds to that object; slot, node and seq bind to a CPU for at most two
 // processes, to a NUMA domain above.
-HwLevel default_level(const runtime::Job& job)
+}  // namespace
+
+HwLevel default_binding_level(const runtime::Job& job)
 {
     const auto& m = job.mapping;
     const HwLevel cpu = m.hwtcpus ? HwLevel::hwthread : HwLevel::core;
@@ -57,6 +59,8 @@ HwLevel default_level(const runtime::Job& job)
     if (mapped != HwLevel::machine) return mapped;
     return job.procs.size() <= 2 ? cpu : HwLevel::numa;
 }
+
+namespace {
 
 // The processes of all jobs on the node, against its CPUs: PRRTE binds nothing by default on a
 // node that is oversubscribed.
@@ -201,7 +205,7 @@ Status bind_procs(runtime::Job& job, const Places& places)
     }
     if (m.bind_to == BindTo::none) return {};
     const bool by_default = !m.bind_given();
-    const HwLevel level = by_default ? default_level(job) : *level_of(m.bind_to);
+    const HwLevel level = by_default ? default_binding_level(job) : *level_of(m.bind_to);
     std::unordered_map<Node*, size_t> ours;
     for (const auto& proc : job.procs) ours[proc->node]++;
     std::unordered_map<Node*, std::unique_ptr<NodeBinder>> binders;

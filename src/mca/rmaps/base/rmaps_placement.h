@@ -43,6 +43,10 @@ runtime::HwLevel mapping_level(const runtime::MappingPolicy& mapping);
 // a simulated node without one.
 const runtime::HwTopology* topology_of(const runtime::Node& node);
 
+// The level a job is bound to without --bind-to (PRRTE's default rules above); a CPU level for
+// PE= and pe-list.
+runtime::HwLevel default_binding_level(const runtime::Job& job);
+
 // Step 1: each process's place on its node. Fails when a node lacks the mapping's level.
 Status assign_places(runtime::Job& job, Places& places);
 // Step 2: reorders job.procs by --rank-by (within each app) and renumbers the ranks.

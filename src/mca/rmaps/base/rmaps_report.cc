@@ -1,5 +1,7 @@
 #include "mca/rmaps/base/rmaps_report.h"
 
+#include "mca/rmaps/base/rmaps_placement.h"
+
 #include <cctype>
 #include <map>
 #include <vector>
@@ -51,10 +53,16 @@ std::string map_report(const runtime::Job& job, const runtime::NodePool& pool)
         if (node_is_usable(*node)) total_slots += node->slots;
     }
     // Unset binds nothing (odls/default binds only when asked).
-    const char* binding = job.mapping.bind_to == runtime::BindTo::unset ? "none" : runtime::to_string(job.mapping.bind_to);
+    // Without --bind-to, the level PRRTE's default picks for this job (rmaps_binding.cc).
+    std::string binding = job.mapping.bind_to == runtime::BindTo::unset
+                              ? std::string(runtime::to_string(default_binding_level(job))) + " (default)"
+                              : runtime::to_string(job.mapping.bind_to);
     std::string out = "========================   JOB MAP   ========================\n";
     out += fmt::format("Data for JOB {} Total slots allocated {}\n", job.nspace, total_slots);
-    out += fmt::format("    Mapping policy: {}  Binding policy: {}\n", mapping_policy(job.mapping), upper(binding));
+    out += fmt::format("    Mapping policy: {}  Ranking policy: {}  Binding policy: {}\n", mapping_policy(job.mapping),
+                       upper(job.mapping.rank_by == runtime::RankBy::unset ? "as mapped"
+                                                                            : runtime::to_string(job.mapping.rank_by)),
+                       upper(binding));
     for (const runtime::Node* node : pool.nodes()) {
         auto it = placed.find(node);
         if (it == placed.end()) continue;
