@@ -18,7 +18,7 @@ expect_status list 0
 expect_line list out "mca:ras:goodtest:version:9.8.7"
 expect_line list out "mca:ras:goodtest:path:$good/mca_ras_goodtest.so"
 expect_line list out "mca:ras:hosts:path:$builtin/mca_ras_hosts.so"
-expect_line list out "mca:rmaps:round_robin:interface:1"
+expect_line list out "mca:rmaps:round_robin:interface:2"
 
 run version "$PRTE_INFO" --version --parsable
 expect_status version 0
