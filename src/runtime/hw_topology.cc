@@ -101,14 +101,6 @@ std::shared_ptr<const HwTopology> HwTopology::from_xml(const std::string& xml, c
     return std::shared_ptr<const HwTopology>(new HwTopology(t, true));
 }
 
-std::shared_ptr<const HwTopology> HwTopology::from_xml_file(const std::string& path, std::string& error)
-{
-    hwloc_topology_t t = load_with([&](hwloc_topology_t topo) { return hwloc_topology_set_xml(topo, path.c_str()); },
-                                   error, "topology file " + path);
-    if (!t) return nullptr;
-    return std::shared_ptr<const HwTopology>(new HwTopology(t, true));
-}
-
 std::shared_ptr<const HwTopology> HwTopology::from_synthetic(const std::string& description, std::string& error)
 {
     hwloc_topology_t t = load_with(

@@ -31,7 +31,6 @@ class HwTopology {
     // nullptr and `error` set (one line, naming the source) when hwloc cannot read it.
     static std::shared_ptr<const HwTopology> from_xml(const std::string& xml, const std::string& source,
                                                       std::string& error);
-    static std::shared_ptr<const HwTopology> from_xml_file(const std::string& path, std::string& error);
     // hwloc's synthetic description, e.g. "pack:2 l3:2 core:4 pu:2" (tests, benchmarks).
     static std::shared_ptr<const HwTopology> from_synthetic(const std::string& description, std::string& error);
     // This process's topology (runtime/topology.h: discovered once, or read from hwloc_use_topo_file).

@@ -403,46 +403,42 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
 
 }  // namespace
 
+namespace {
+
+// The DVM's own readers (runtime/placement_spec.h), so that prun refuses what the DVM would; an
+// error names the option and its value as the user wrote them.
+template <typename Read>
+Status read_placement(const char* option, const std::string& value, Read read)
+{
+    if (value.empty()) return {};
+    if (Status st = read(); !st) return {Errc::bad_param, fmt::format("{} {}: {}", option, value, st.message())};
+    return {};
+}
+
+}  // namespace
+
 Status check_map_by(const std::string& value)
 {
-    // The DVM's own reader (runtime/placement_spec.h), so that prun refuses what the DVM would.
     runtime::MappingPolicy mapping;
     runtime::JobReports reports;
-    if (Status st = runtime::parse_map_by(value, mapping, reports); !st) {
-        return {Errc::bad_param, fmt::format("--map-by {}: {}", value, st.message())};
-    }
-    return {};
+    return read_placement("--map-by", value, [&] { return runtime::parse_map_by(value, mapping, reports); });
 }
 
 Status check_bind_to(const std::string& value)
 {
     runtime::MappingPolicy mapping;
     runtime::JobReports reports;
-    if (Status st = runtime::parse_bind_to(value, mapping, reports); !st) {
-        return {Errc::bad_param, fmt::format("--bind-to {}: {}", value, st.message())};
-    }
-    return {};
+    return read_placement("--bind-to", value, [&] { return runtime::parse_bind_to(value, mapping, reports); });
 }
 
 Status check_placement(const Request& r)
 {
     runtime::MappingPolicy mapping;
     runtime::JobReports reports;
-    if (!r.map_by.empty()) {
-        if (Status st = runtime::parse_map_by(r.map_by, mapping, reports); !st) {
-            return {Errc::bad_param, fmt::format("--map-by {}: {}", r.map_by, st.message())};
-        }
-    }
-    if (!r.rank_by.empty()) {
-        if (Status st = runtime::parse_rank_by(r.rank_by, mapping); !st) {
-            return {Errc::bad_param, fmt::format("--rank-by {}: {}", r.rank_by, st.message())};
-        }
-    }
-    if (!r.bind_to.empty()) {
-        if (Status st = runtime::parse_bind_to(r.bind_to, mapping, reports); !st) {
-            return {Errc::bad_param, fmt::format("--bind-to {}: {}", r.bind_to, st.message())};
-        }
-    }
+    Status st = read_placement("--map-by", r.map_by, [&] { return runtime::parse_map_by(r.map_by, mapping, reports); });
+    if (st) st = read_placement("--rank-by", r.rank_by, [&] { return runtime::parse_rank_by(r.rank_by, mapping); });
+    if (st) st = read_placement("--bind-to", r.bind_to, [&] { return runtime::parse_bind_to(r.bind_to, mapping, reports); });
+    if (!st) return st;
     return runtime::check_combination(mapping);
 }
 

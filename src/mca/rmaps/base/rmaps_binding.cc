@@ -45,11 +45,31 @@ std::optional<HwLevel> level_of(BindTo b)
     }
 }
 
+}  // namespace
+
+unsigned load_sum(const std::vector<uint16_t>& pu_load, hwloc_const_bitmap_t set)
+{
+    unsigned sum = 0;
+    int pu = -1;
+    while ((pu = hwloc_bitmap_next(set, pu)) != -1) {
+        if (static_cast<size_t>(pu) < pu_load.size()) sum += pu_load[static_cast<size_t>(pu)];
+    }
+    return sum;
+}
+
+unsigned load_max(const std::vector<uint16_t>& pu_load, hwloc_const_bitmap_t set)
+{
+    unsigned most = 0;
+    int pu = -1;
+    while ((pu = hwloc_bitmap_next(set, pu)) != -1) {
+        if (static_cast<size_t>(pu) < pu_load.size()) most = std::max<unsigned>(most, pu_load[static_cast<size_t>(pu)]);
+    }
+    return most;
+}
+
 // PRRTE's default binding (its set_default_binding): PE= and pe-list bind to their CPUs; a
 // mapping by an object binds to that object; slot, node and seq bind to a CPU for at most two
 // processes, to a NUMA domain above.
-}  // namespace
-
 HwLevel default_binding_level(const runtime::Job& job)
 {
     const auto& m = job.mapping;
@@ -72,17 +92,6 @@ bool oversubscribed(const runtime::Job& job, const Node& node, const HwTopology&
     // Slots that came from the hardware count hwthreads when the job does (:HWTCPUS).
     int slots = !node.slots_given && job.mapping.hwtcpus ? static_cast<int>(cpus) : node.slots;
     return node.slots_inuse > slots || (ours * each + others) > cpus;
-}
-
-// The most processes bound to any one CPU of `set`, by `load` (a node's pu_load).
-unsigned max_load(const std::vector<uint16_t>& load, hwloc_const_bitmap_t set)
-{
-    unsigned most = 0;
-    int pu = -1;
-    while ((pu = hwloc_bitmap_next(set, pu)) != -1) {
-        if (static_cast<size_t>(pu) < load.size()) most = std::max<unsigned>(most, load[static_cast<size_t>(pu)]);
-    }
-    return most;
 }
 
 // "cores 0-1", "core 3": the logical ids of the CPUs a PE= or pe-list process has.
@@ -159,7 +168,7 @@ Status NodeBinder::bind(Proc& proc, const Place* place, bool by_default, HwLevel
     // Round the candidates: the one this job has bound fewest to, then the least loaded.
     hwloc_obj_t chosen = *std::min_element(candidates.begin(), candidates.end(), [&](hwloc_obj_t a, hwloc_obj_t b) {
         if (bound[a] != bound[b]) return bound[a] < bound[b];
-        return max_load(before, a->cpuset) < max_load(before, b->cpuset);
+        return load_max(before, a->cpuset) < load_max(before, b->cpuset);
     });
     const int on_object = ++bound[chosen];
     const HwLevel cpu_level = m.hwtcpus || level == HwLevel::hwthread ? HwLevel::hwthread : HwLevel::core;
@@ -172,7 +181,7 @@ Status NodeBinder::bind(Proc& proc, const Place* place, bool by_default, HwLevel
     if (!by_default && !m.bind_overload_allowed) {
         const int cpus = text->second.second;
         // Processes other jobs bound to these very CPUs count too (a CPU-level object).
-        int others = level == cpu_level ? static_cast<int>(max_load(before, chosen->cpuset)) : 0;
+        int others = level == cpu_level ? static_cast<int>(load_max(before, chosen->cpuset)) : 0;
         if (on_object + others > cpus) {
             return {Errc::out_of_resource,
                     fmt::format("cannot bind {} processes to {} {} on node {}: it has {} {}(s); add --bind-to "
@@ -211,7 +220,7 @@ Status bind_procs(runtime::Job& job, const Places& places)
     std::unordered_map<Node*, std::unique_ptr<NodeBinder>> binders;
     for (auto& proc : job.procs) {
         Node& node = *proc->node;
-        const HwTopology* topo = topology_of(node);
+        const HwTopology* topo = node.hw.get();
         if (!topo) {
             if (by_default || m.bind_if_supported) continue;
             return {Errc::not_supported, fmt::format("cannot bind on node {}: its topology is unknown", node.name)};

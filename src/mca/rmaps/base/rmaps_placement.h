@@ -39,9 +39,16 @@ using Places = std::unordered_map<const runtime::Proc*, Place>;
 // ppr:N:node).
 runtime::HwLevel mapping_level(const runtime::MappingPolicy& mapping);
 
-// The node's topology: its own, or this process's for a real node that has not sent one; null for
-// a simulated node without one.
-const runtime::HwTopology* topology_of(const runtime::Node& node);
+// Processes of running jobs bound to the CPUs of `set`, from a node's pu_load: their sum over
+// the set's hwthreads (how loaded an object is), and the most on any one of them (how many share
+// a CPU there).
+unsigned load_sum(const std::vector<uint16_t>& pu_load, hwloc_const_bitmap_t set);
+unsigned load_max(const std::vector<uint16_t>& pu_load, hwloc_const_bitmap_t set);
+
+// The job's processes among `procs` grouped by node: nodes in order of first appearance, each with
+// its processes in the order given.
+using ProcsByNode = std::vector<std::pair<runtime::Node*, std::vector<runtime::Proc*>>>;
+ProcsByNode group_by_node(const std::vector<runtime::Proc*>& procs);
 
 // The level a job is bound to without --bind-to (PRRTE's default rules above); a CPU level for
 // PE= and pe-list.

@@ -7,7 +7,6 @@
 
 #include "mca/rmaps/base/rmaps_base.h"
 #include "mca/rmaps/base/rmaps_placement.h"
-#include "runtime/runtime.h"
 
 namespace prte::rmaps::base {
 namespace {
@@ -18,41 +17,16 @@ using runtime::MapBy;
 using runtime::Node;
 using runtime::Proc;
 
-// Processes of running jobs bound inside `obj` (their hwthreads' load summed): what "least loaded"
-// compares, so that a second job in the DVM is placed on the CPUs the first left free.
-unsigned load_of(const Node& node, const hwloc_obj* obj)
-{
-    unsigned load = 0;
-    int pu = -1;
-    while ((pu = hwloc_bitmap_next(obj->cpuset, pu)) != -1) {
-        if (static_cast<size_t>(pu) < node.pu_load.size()) load += node.pu_load[static_cast<size_t>(pu)];
-    }
-    return load;
-}
-
 // `objects` least loaded first, in their logical order among equals.
 std::vector<hwloc_obj_t> by_load(const Node& node, const std::vector<hwloc_obj_t>& objects)
 {
     std::vector<std::pair<unsigned, hwloc_obj_t>> loads;
     loads.reserve(objects.size());
-    for (hwloc_obj_t o : objects) loads.emplace_back(load_of(node, o), o);
+    for (hwloc_obj_t o : objects) loads.emplace_back(load_sum(node.pu_load, o->cpuset), o);
     std::stable_sort(loads.begin(), loads.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<hwloc_obj_t> out;
     out.reserve(objects.size());
     for (const auto& [load, o] : loads) out.push_back(o);
-    return out;
-}
-
-// The job's processes on each node, in mapping order, nodes in order of first appearance.
-std::vector<std::pair<Node*, std::vector<Proc*>>> procs_by_node(const runtime::Job& job)
-{
-    std::vector<std::pair<Node*, std::vector<Proc*>>> out;
-    std::unordered_map<const Node*, size_t> index;
-    for (const auto& proc : job.procs) {
-        auto [it, added] = index.emplace(proc->node, out.size());
-        if (added) out.push_back({proc->node, {}});
-        out[it->second].second.push_back(proc.get());
-    }
     return out;
 }
 
@@ -162,23 +136,28 @@ HwLevel mapping_level(const runtime::MappingPolicy& mapping)
     }
 }
 
-const HwTopology* topology_of(const Node& node)
+ProcsByNode group_by_node(const std::vector<Proc*>& procs)
 {
-    if (node.hw) return node.hw.get();
-    // The master knows its own node's hardware; any other node's comes with its daemon's call home.
-    if (!node.simulated && node.name == runtime::Runtime::instance().identity().node_name) {
-        return HwTopology::local().get();
+    ProcsByNode out;
+    std::unordered_map<const Node*, size_t> index;
+    for (Proc* proc : procs) {
+        auto [it, added] = index.emplace(proc->node, out.size());
+        if (added) out.push_back({proc->node, {}});
+        out[it->second].second.push_back(proc);
     }
-    return nullptr;
+    return out;
 }
 
 Status assign_places(runtime::Job& job, Places& places)
 {
     const auto& m = job.mapping;
     const HwLevel level = mapping_level(m);
-    for (auto& [node, procs] : procs_by_node(job)) {
-        const HwTopology* topo = topology_of(*node);
-        if (m.by == MapBy::rankfile) continue;  // the rankfile gave each process its CPUs
+    if (m.by == MapBy::rankfile) return {};  // the rankfile gave each process its CPUs
+    std::vector<Proc*> all;
+    all.reserve(job.procs.size());
+    for (const auto& proc : job.procs) all.push_back(proc.get());
+    for (auto& [node, procs] : group_by_node(all)) {
+        const HwTopology* topo = node->hw.get();
         if (!topo) {
             // Unknown hardware: only a placement that names no object can go on without it.
             const bool names_object = (m.by != MapBy::unset && level != HwLevel::machine) || m.pes_per_proc > 0 ||
@@ -191,7 +170,7 @@ Status assign_places(runtime::Job& job, Places& places)
         CpuUse use;
         use.used.assign(cpus.size(), 0);
         if (m.pes_per_proc > 0) {
-            for (hwloc_obj_t cpu : cpus) use.load.push_back(load_of(*node, cpu));
+            for (hwloc_obj_t cpu : cpus) use.load.push_back(load_sum(node->pu_load, cpu->cpuset));
         }
         // The objects processes go round: the mapping level's, or CPUs for slot, node and seq.
         std::vector<hwloc_obj_t> objects = level == HwLevel::machine ? cpus : topo->objects(level);

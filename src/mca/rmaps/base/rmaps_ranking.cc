@@ -55,7 +55,7 @@ constexpr int kFiner = -2;
 // grouped by it; -1 when the node's topology is unknown, kFiner when the place is wider.
 int object_index(const Node& node, const Place* place, HwLevel level)
 {
-    const runtime::HwTopology* topo = topology_of(node);
+    const runtime::HwTopology* topo = node.hw.get();
     if (!topo || !place || !place->object) return -1;
     const auto& objects = topo->objects(level);
     for (size_t i = 0; i < objects.size(); ++i) {
@@ -68,12 +68,7 @@ int object_index(const Node& node, const Place* place, HwLevel level)
 std::vector<Proc*> order_app(const runtime::MappingPolicy& m, const std::vector<Proc*>& procs, const Places& places)
 {
     // Nodes in order of first appearance, each with its processes in mapping order.
-    std::vector<Node*> nodes;
-    std::map<Node*, std::vector<Proc*>> on_node;
-    for (Proc* p : procs) {
-        if (!on_node.count(p->node)) nodes.push_back(p->node);
-        on_node[p->node].push_back(p);
-    }
+    const ProcsByNode groups = group_by_node(procs);
     auto place_of = [&places](const Proc* p) -> const Place* {
         auto it = places.find(p);
         return it == places.end() ? nullptr : &it->second;
@@ -93,28 +88,28 @@ std::vector<Proc*> order_app(const runtime::MappingPolicy& m, const std::vector<
     if (by == RankBy::unset) return procs;  // as mapped
     std::vector<Proc*> out;
     if (by == RankBy::slot) {
-        for (Node* n : nodes) out.insert(out.end(), on_node[n].begin(), on_node[n].end());
+        for (const auto& [node, mine] : groups) out.insert(out.end(), mine.begin(), mine.end());
         return out;
     }
     if (by == RankBy::node) {
         std::vector<Queue> queues;
-        for (Node* n : nodes) queues.emplace_back(on_node[n].begin(), on_node[n].end());
+        for (const auto& [node, mine] : groups) queues.emplace_back(mine.begin(), mine.end());
         return round_robin(queues);
     }
     if (by == RankBy::fill) level = mapping_level(m) == HwLevel::machine ? HwLevel::core : mapping_level(m);
     // By an object: a queue per object of each node, in logical order.
     std::vector<std::vector<Queue>> per_node;
-    for (Node* n : nodes) {
+    for (const auto& [n, mine] : groups) {
         std::map<int, Queue> by_object;
         bool wider = false;
-        for (Proc* p : on_node[n]) {
+        for (Proc* p : mine) {
             int index = object_index(*n, place_of(p), *level);
             wider = wider || index == kFiner;
             by_object[index].push_back(p);
         }
         std::vector<Queue> queues;
         if (wider) {
-            for (Proc* p : on_node[n]) queues.push_back(Queue{p});
+            for (Proc* p : mine) queues.push_back(Queue{p});
         } else {
             for (auto& [index, q] : by_object) queues.push_back(std::move(q));
         }

@@ -31,20 +31,13 @@ bool oversubscribe_allowed(const runtime::Job& job, const MapContext&)
 
 int64_t free_slots(const runtime::Job& job, const runtime::Node& node)
 {
-    const runtime::HwTopology* topo = topology_of(node);
+    const runtime::HwTopology* topo = node.hw.get();
     int64_t slots = node.slots;
     if (!node.slots_given && job.mapping.hwtcpus && topo) slots = static_cast<int64_t>(topo->cpus(true).size());
     int64_t free = std::max<int64_t>(0, slots - node.slots_inuse);
     if (job.mapping.pes_per_proc > 0 && topo) {
         int64_t idle = 0;  // CPUs no running process is bound to
-        for (hwloc_obj_t cpu : topo->cpus(job.mapping.hwtcpus)) {
-            bool busy = false;
-            int pu = -1;
-            while (!busy && (pu = hwloc_bitmap_next(cpu->cpuset, pu)) != -1) {
-                busy = static_cast<size_t>(pu) < node.pu_load.size() && node.pu_load[static_cast<size_t>(pu)] > 0;
-            }
-            idle += busy ? 0 : 1;
-        }
+        for (hwloc_obj_t cpu : topo->cpus(job.mapping.hwtcpus)) idle += load_max(node.pu_load, cpu->cpuset) == 0 ? 1 : 0;
         free = std::min(free, idle / job.mapping.pes_per_proc);
     }
     return free;

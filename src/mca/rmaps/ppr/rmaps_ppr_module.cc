@@ -44,7 +44,7 @@ const char* object_names(MapBy object)
 int objects_on(const Job& job, const Node& node, MapBy object)
 {
     if (object == MapBy::node) return 1;
-    const runtime::HwTopology* topo = base::topology_of(node);
+    const runtime::HwTopology* topo = node.hw.get();
     if (!topo) return 0;
     runtime::MappingPolicy probe = job.mapping;
     probe.by = object;

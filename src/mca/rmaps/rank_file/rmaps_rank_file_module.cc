@@ -93,7 +93,7 @@ bool parse_ids(const std::string& list, std::vector<int>& out)
 // The CPUs of slot=<cpus> on `node`, as a list of OS indices, and how to say them.
 Status cpus_on(const Job& job, const std::string& file, const Entry& e, const Node& node, std::string& cpuset)
 {
-    const runtime::HwTopology* topo = base::topology_of(node);
+    const runtime::HwTopology* topo = node.hw.get();
     if (!topo) return at_line(file, e.line, fmt::format("the topology of node {} is unknown", node.name));
     const bool hwt = job.mapping.hwtcpus;
     const char* word = hwt ? "hwthread" : "core";

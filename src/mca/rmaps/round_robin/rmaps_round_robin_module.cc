@@ -230,7 +230,7 @@ std::vector<size_t> plan_span(const std::vector<NodeCapacity>& nodes, const std:
 // How many objects of the job's mapping level `node` has, for :SPAN (1 when unknown).
 int64_t objects_for_span(const Job& job, const Node& node)
 {
-    const runtime::HwTopology* topo = base::topology_of(node);
+    const runtime::HwTopology* topo = node.hw.get();
     if (!topo) return 1;
     return std::max<int64_t>(1, static_cast<int64_t>(topo->objects(base::mapping_level(job.mapping)).size()));
 }
