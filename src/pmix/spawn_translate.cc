@@ -135,6 +135,9 @@ Status translate_app(const pmix_app_t& in, size_t index, runtime::AppContext& ap
             if (!st) return st;
         } else if (PMIX_CHECK_KEY(&info, PMIX_WDIR)) {
             if (Status s = need_string(info, app.working_dir); !s) return s;
+        } else if (PMIX_CHECK_KEY(&info, PMIX_MAPBY)) {
+            // Read against the job's policy once that is known (translate_spawn).
+            if (Status s = need_string(info, app.map_by); !s) return s;
         } else {
             notes.push_back(fmt::format("app {} directive {} ignored: not supported", index, info.key));
         }
@@ -216,6 +219,19 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
     if (PMIX_CHECK_KEY(&info, PMIX_DISPLAY_MAP)) return need_flag(info, job.reports.map);
     if (PMIX_CHECK_KEY(&info, PMIX_DISPLAY_ALLOCATION)) return need_flag(info, job.reports.allocation);
     if (PMIX_CHECK_KEY(&info, PMIX_REPORT_BINDINGS)) return need_flag(info, job.reports.bindings);
+    if (PMIX_CHECK_KEY(&info, PMIX_DISPLAY_TOPOLOGY)) {
+        // The hosts whose topology is shown, separated by ',' (the standard's) or ';' (PRRTE's prun,
+        // whose --display list is itself comma-separated); none, or "*", means every node.
+        if (!(st = need_string(info, text))) return st;
+        job.reports.topology = true;
+        job.reports.topology_hosts.clear();
+        for (std::string host : util::split(text, ';')) {
+            for (const std::string& name : util::split(host, ',', true)) {
+                if (name != "*") job.reports.topology_hosts.push_back(name);
+            }
+        }
+        return {};
+    }
     if (PMIX_CHECK_KEY(&info, kSpawnerPid)) {
         std::optional<int64_t> pid = value_integer(info.value);
         if (!pid || *pid <= 0) return {Errc::bad_param, fmt::format("spawn directive {} must be a positive pid", info.key)};
@@ -292,6 +308,14 @@ Status translate_spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_ap
         return {Errc::bad_param, "spawn directives " PMIX_MAPBY "/" PMIX_RANKBY "/" PMIX_BINDTO ": " + st.message()};
     }
     if (Status st = translate_stdin(job_info, ninfo, job.stdin_target); !st) return st;
+    for (size_t i = 0; i < napps; ++i) {
+        if (translated[i].map_by.empty()) continue;
+        runtime::MappingPolicy app_policy;
+        if (Status st = runtime::app_mapping(job.mapping, translated[i].map_by, app_policy); !st) {
+            return {Errc::bad_param, fmt::format("app {} directive {} {}: {}", i, PMIX_MAPBY, translated[i].map_by,
+                                                 st.message())};
+        }
+    }
     for (size_t i = 0; i < napps; ++i) apply_defaults(job_level, translated[i], own[i]);
     job.apps = std::move(translated);
     return {};
@@ -303,7 +327,8 @@ std::string supported_spawn_directives()
                        PMIX_JOB_TIMEOUT, PMIX_IOF_TAG_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT, PMIX_IOF_MERGE_STDERR_STDOUT,
                        PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_FWD_STDDIAG, PMIX_HOST, PMIX_HOSTFILE, PMIX_ADD_HOST,
                        PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION, PMIX_FWD_STDIN,
-                       PMIX_STDIN_TGT, PMIX_DISPLAY_MAP, PMIX_DISPLAY_ALLOCATION, PMIX_REPORT_BINDINGS, kSpawnChildSeparate},
+                       PMIX_STDIN_TGT, PMIX_DISPLAY_MAP, PMIX_DISPLAY_ALLOCATION, PMIX_DISPLAY_TOPOLOGY, PMIX_REPORT_BINDINGS,
+                       kSpawnChildSeparate},
                       ",");
 }
 

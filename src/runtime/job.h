@@ -32,6 +32,10 @@ struct AppContext {
     std::string hostfile;
     std::vector<std::string> add_hosts;
     std::string add_hostfile;
+    // This app's own --map-by words in an MPMD job (prun: a --map-by after a ':'), empty for the
+    // job's. They replace the job's mapping words for this app only; ranking and binding stay the
+    // job's (runtime/placement_spec.h, app_mapping). Read by the master alone: not on the wire.
+    std::string map_by;
 };
 
 struct Proc {
@@ -121,6 +125,10 @@ struct JobReports {
     bool map = false;
     bool allocation = false;
     bool bindings = false;
+    // --display topo[=host;host]: each node's hardware as the master holds it, after the
+    // allocation and before the map; `topology_hosts` empty means every node of the DVM.
+    bool topology = false;
+    std::vector<std::string> topology_hosts;
 };
 
 // Which processes read the stdin the spawner forwards (prun --stdin; PMIX_STDIN_TGT); the others

@@ -61,7 +61,7 @@ const Word<MapBy> kPprObjects[] = {
 };
 
 enum class MapQualifier { pe, span, oversubscribe, nooversubscribe, nolocal, hwtcpus, corecpus, inherit, noinherit,
-                          file, donotlaunch, ordered, display, displaydevel };
+                          file, donotlaunch, ordered, display, displaydevel, displaytopo, displayalloc };
 const Word<MapQualifier> kMapQualifierWords[] = {
     {"pe", MapQualifier::pe},
     {"span", MapQualifier::span},
@@ -77,6 +77,8 @@ const Word<MapQualifier> kMapQualifierWords[] = {
     {"ordered", MapQualifier::ordered},
     {"display", MapQualifier::display},
     {"displaydevel", MapQualifier::displaydevel},
+    {"displaytopo", MapQualifier::displaytopo},
+    {"displayalloc", MapQualifier::displayalloc},
 };
 
 const Word<RankBy> kRankWords[] = {
@@ -158,6 +160,8 @@ Status apply_map_qualifier(const std::string& raw, MappingPolicy& m, JobReports&
     case MapQualifier::ordered: m.pe_list_ordered = true; break;
     case MapQualifier::display:
     case MapQualifier::displaydevel: reports.map = true; break;
+    case MapQualifier::displaytopo: reports.topology = true; break;
+    case MapQualifier::displayalloc: reports.allocation = true; break;
     }
     return {};
 }
@@ -310,6 +314,34 @@ Status check_combination(const MappingPolicy& m)
         return bad(fmt::format("--rank-by cannot be combined with --map-by {}: it sets each rank's place itself",
                                to_string(m.by)));
     }
+    return {};
+}
+
+Status app_mapping(const MappingPolicy& job, const std::string& app_map_by, MappingPolicy& out)
+{
+    if (app_map_by.empty()) {
+        out = job;
+        return {};
+    }
+    // What stays the job's: ranking, binding, and the qualifiers that act on the job as a whole.
+    MappingPolicy m;
+    m.rank_by = job.rank_by;
+    m.rank_span = job.rank_span;
+    m.bind_to = job.bind_to;
+    m.bind_overload_allowed = job.bind_overload_allowed;
+    m.bind_if_supported = job.bind_if_supported;
+    m.inherit = job.inherit;
+    m.donotlaunch = job.donotlaunch;
+    JobReports reports;
+    if (Status st = parse_map_by(app_map_by, m, reports); !st) return st;
+    // Words that would change the job rather than the app are refused, not half-applied.
+    if (m.inherit != job.inherit || m.donotlaunch != job.donotlaunch || reports.map || reports.topology ||
+        reports.allocation) {
+        return bad("INHERIT, NOINHERIT, DONOTLAUNCH and the DISPLAY qualifiers apply to the whole job: give them in "
+                   "the first app's --map-by");
+    }
+    if (Status st = check_combination(m); !st) return st;
+    out = std::move(m);
     return {};
 }
 

@@ -17,7 +17,8 @@
 namespace prte::runtime {
 
 // "core", "ppr:2:package:PE=2", "pe-list=0,2-3:ORDERED", ":OVERSUBSCRIBE" (qualifiers on the
-// default policy). :DISPLAY and :DISPLAYDEVEL (PRRTE's) turn on `reports.map`.
+// default policy). :DISPLAY and :DISPLAYDEVEL (PRRTE's) turn on `reports.map`, :DISPLAYTOPO
+// `reports.topology`, :DISPLAYALLOC `reports.allocation`.
 Status parse_map_by(const std::string& text, MappingPolicy& mapping, JobReports& reports);
 // "slot", "node", "fill", "span", or an object ("package"), with :SPAN or :FILL.
 Status parse_rank_by(const std::string& text, MappingPolicy& mapping);
@@ -26,6 +27,11 @@ Status parse_bind_to(const std::string& text, MappingPolicy& mapping, JobReports
 // The combinations PRRTE refuses (PE= with a binding wider than a CPU, SPAN with a policy that does
 // not map by object, ...), with the reason; run after all three are read.
 Status check_combination(const MappingPolicy& mapping);
+// The policy one app of an MPMD job is placed by: the job's, or, when the app has its own
+// --map-by words, those words in place of the job's mapping words, with the job's ranking and
+// binding (--rank-by and --bind-to are job options in prun). Refuses the qualifiers that act on
+// the whole job (INHERIT, NOINHERIT, DONOTLAUNCH, DISPLAY...).
+Status app_mapping(const MappingPolicy& job, const std::string& app_map_by, MappingPolicy& out);
 
 // For --help and messages.
 inline constexpr const char kMapPolicies[] =
@@ -33,7 +39,7 @@ inline constexpr const char kMapPolicies[] =
     "pe-list=<cpus>";
 inline constexpr const char kMapQualifiers[] =
     "PE=n, SPAN, OVERSUBSCRIBE, NOOVERSUBSCRIBE, NOLOCAL, HWTCPUS, CORECPUS, INHERIT, NOINHERIT, FILE=<path>, "
-    "DONOTLAUNCH, ORDERED, DISPLAY";
+    "DONOTLAUNCH, ORDERED, DISPLAY, DISPLAYTOPO, DISPLAYALLOC";
 inline constexpr const char kRankPolicies[] = "slot, node, fill, span, hwthread, core, l1cache, l2cache, l3cache, "
                                               "numa, package (objects with :SPAN or :FILL)";
 inline constexpr const char kBindLevels[] = "none, hwthread, core, l1cache, l2cache, l3cache, numa, package";

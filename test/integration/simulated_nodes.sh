@@ -64,6 +64,33 @@ expect_line alloc out "nodeA1: slots=64 max_slots=0 slots_inuse=0 state=UP"
 expect_line alloc out "nodeA2: slots=16 max_slots=0 slots_inuse=0 state=UP"
 expect_line alloc out "nodeA3: slots=64 max_slots=0 slots_inuse=0 state=UP"
 
+# --- --display topo: the hardware the master holds for each node named (or every node) ---
+run topo "$PRUN" --display "topo=nodeA0;nodeA1" -n 1 --map-by :DONOTLAUNCH true
+expect_status topo 0
+expect_line topo out "TOPOLOGY FOR NODE nodeA0: 2 package(s), 1 NUMA domain(s), 16 core(s), 32 hwthread(s) (simulated)"
+expect_line topo out "TOPOLOGY FOR NODE nodeA1: 2 package(s), 8 NUMA domain(s), 64 core(s), 128 hwthread(s) (simulated)"
+expect_line topo out "  Package L#1 cpus 64-127"
+expect_no_line topo out "NODE nodeA2"
+run topo_all "$PRUN" --map-by :DONOTLAUNCH:DISPLAYTOPO -n 1 true
+expect_status topo_all 0
+n=$(grep -c "^TOPOLOGY FOR NODE nodeA" "$TEST_TMP/topo_all.out")
+[ "$n" = 4 ] && pass "DISPLAYTOPO shows all 4 nodes" || fail "DISPLAYTOPO shows $n nodes: $(cat "$TEST_TMP/topo_all.out")"
+
+# --- MPMD: an app with its own --map-by (ppr:2:package on nodeA1) beside the job's (node) ---
+run mpmd "$PRUN" -n 4 --map-by node:DONOTLAUNCH --display map true : -n 4 --host nodeA1 --map-by ppr:2:package true
+expect_status mpmd 0
+expect_line mpmd out "App 1 mapping policy: PPR:2:PACKAGE"
+# "rank node binding" for each rank of the map, in rank order.
+placed=$(awk '/^Data for node: / { node = $4 }
+    /Process rank: / { r = $0; sub(/.*Process rank: /, "", r); sub(/ .*/, "", r); b = $0; sub(/.*Bound: /, "", b);
+        sub(/ \(.*/, "", b); print r, node ":" b }' "$TEST_TMP/mpmd.out" | sort -n |
+    awk '{ printf "%s%s:%s", sep, $2, $3; sep = " " }')
+expected="nodeA0:numa:0 nodeA1:numa:0 nodeA2:numa:0 nodeA3:numa:0 nodeA1:package:0 nodeA1:package:0 nodeA1:package:1 nodeA1:package:1"
+if [ "$placed" = "$expected" ]; then pass "each app placed by its own policy: $placed"; else
+    fail "MPMD placed '$placed', expected '$expected'"
+    sed 's/^/    /' "$TEST_TMP/mpmd.out" "$TEST_TMP/mpmd.err"
+fi
+
 # --- without DONOTLAUNCH: refused before launch, one line naming the node ---
 run refused "$PRUN" -n 8 --map-by node sh -c ": >'$TEST_TMP/ran.'\$PMIX_RANK"
 expect_status refused 1

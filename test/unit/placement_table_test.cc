@@ -192,6 +192,20 @@ const Case kCases[] = {
     {"rules", "o0@one", "-n 1 --map-by hwthread:HWTCPUS", "o0:0"},
     {"rules", "o0@one", "-n 1 --map-by slot:PE=2", "error: PE=2: each process needs 2 free cores"},
     {"rules", "o0@one", "-n 1 --bind-to hwthread", "o0:0"},
+
+    // --- MPMD: an app's own --map-by; the apps before it already hold their CPUs ---
+    {"rules", "aa@dual,bb@dual", "-n 2 --map-by node : -n 2 --map-by core", "aa:0 bb:0 aa:1 aa:2"},
+    {"rules", "aa@dual,bb@dual", "-n 2 --map-by node : -n 2", "aa:0-3 bb:0-3 aa:0-3 bb:0-3"},
+    {"rules", "aa@dual,bb@dual", "-n 1 --host aa : --map-by ppr:1:package --host bb", "aa:0 bb:0-1 bb:2-3"},
+    {"rules", "aa@dual,bb@dual", "-n 2 : -n 1 --map-by slot:PE=2", "aa:0 aa:1 aa:2-3"},
+    {"rules", "aa@dual,bb@dual", "-n 2 --map-by ppr:1:package : -n 2 --map-by node --bind-to package",
+     "aa:0-1 aa:2-3 aa:0-1 bb:0-1"},
+    {"rules", "s0@smt", "-n 1 : -n 2 --map-by hwthread:HWTCPUS", "s0:0-1 s0:2 s0:3"},
+    {"rules", "o0@one,aa@dual", "-n 1 --host aa : -n 1 --map-by l3cache --host o0", "error: cannot map by l3cache on node o0"},
+    {"rules", "aa@dual", "-n 1 : -n 1 --map-by core:DONOTLAUNCH",
+     "error: DONOTLAUNCH and the DISPLAY qualifiers apply to the whole job"},
+    {"rules", "aa@dual", "-n 1 : -n 1 --map-by core:PE=2 --bind-to hwthread",
+     "error: PE=2 binds each process to 2 core(s), which --bind-to hwthread contradicts"},
 };
 
 class PlacementTable : public ::testing::Test {
@@ -244,7 +258,12 @@ class PlacementTable : public ::testing::Test {
                     app.hosts.push_back(value);
                 } else if (w == "--map-by") {
                     if (value.rfind("rankfile", 0) == 0 || value.rfind("seq", 0) == 0) value += file.empty() ? "" : ":FILE=" + file;
-                    st = runtime::parse_map_by(value, job.mapping, job.reports);
+                    // As prun: the first app's --map-by is the job's, a later app's its own.
+                    if (job.apps.empty()) {
+                        st = runtime::parse_map_by(value, job.mapping, job.reports);
+                    } else {
+                        app.map_by = value;
+                    }
                 } else if (w == "--rank-by") {
                     st = runtime::parse_rank_by(value, job.mapping);
                 } else if (w == "--bind-to") {

@@ -328,6 +328,56 @@ TEST(PmixSpawnTranslate, DisplayAndBindingReports)
     EXPECT_EQ(bad.translate(job3, notes).code(), Errc::bad_param);
 }
 
+TEST(PmixSpawnTranslate, DisplayTopologyNamesHostsOrEveryNode)
+{
+    Request r;
+    r.app("/bin/true", {}, 1);
+    r.job_string(PMIX_DISPLAY_TOPOLOGY, "n1,n2;n3");
+    Job job;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(r.translate(job, notes).ok());
+    EXPECT_TRUE(job.reports.topology);
+    EXPECT_EQ(job.reports.topology_hosts, (std::vector<std::string>{"n1", "n2", "n3"}));
+    EXPECT_TRUE(notes.empty());
+
+    Request all;
+    all.app("/bin/true", {}, 1);
+    all.job_string(PMIX_DISPLAY_TOPOLOGY, "*");
+    Job every;
+    ASSERT_TRUE(all.translate(every, notes).ok());
+    EXPECT_TRUE(every.reports.topology);
+    EXPECT_TRUE(every.reports.topology_hosts.empty());
+}
+
+// PMIX_MAPBY in an app's own info: that app's policy (MPMD), read against the job's once the job's
+// directives are known; a bad one is refused naming the app.
+TEST(PmixSpawnTranslate, AnAppsOwnMapByIsKeptAndChecked)
+{
+    Request r;
+    r.app("/bin/a", {}, 2);
+    pmix_app_t& b = r.app("/bin/b", {}, 2);
+    Request::app_info(b, {{PMIX_MAPBY, "core:PE=2"}});
+    r.job_string(PMIX_MAPBY, "node");
+    Job job;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(r.translate(job, notes).ok());
+    EXPECT_EQ(job.mapping.by, MapBy::node);
+    EXPECT_EQ(job.apps[0].map_by, "");
+    EXPECT_EQ(job.apps[1].map_by, "core:PE=2");
+    EXPECT_TRUE(notes.empty()) << notes.front();
+
+    Request bad;
+    bad.app("/bin/a", {}, 1);
+    pmix_app_t& c = bad.app("/bin/c", {}, 1);
+    Request::app_info(c, {{PMIX_MAPBY, "core:PE=2"}});
+    bad.job_string(PMIX_BINDTO, "hwthread");
+    Job refused;
+    prte::Status st = bad.translate(refused, notes);
+    EXPECT_EQ(st.code(), Errc::bad_param);
+    EXPECT_NE(st.message().find("app 1 directive " PMIX_MAPBY " core:PE=2: PE=2 binds each process"), std::string::npos)
+        << st.message();
+}
+
 TEST(PmixSpawnTranslate, JobHostsAreDefaultsAppHostsWin)
 {
     Request r;

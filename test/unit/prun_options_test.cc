@@ -242,7 +242,40 @@ TEST(PrunOptions, DisplayAndReportBindings)
     r = parse_ok({"--display", "map", "--display", "bind", "a.out"});
     EXPECT_TRUE(r.reports.map && r.reports.bindings && !r.reports.allocation);
     EXPECT_TRUE(r.notes.empty());
-    EXPECT_NE(parse_error({"--display", "map,topo", "a.out"}).find("--display map,topo: unknown or unsupported report 'topo'"),
+    EXPECT_FALSE(r.reports.topology);
+    r = parse_ok({"--display", "map,topo", "a.out"});
+    EXPECT_TRUE(r.reports.map && r.reports.topology);
+    EXPECT_EQ(r.reports.topology_hosts, "");
+    r = parse_ok({"--display", "TOPO=node1;node2", "a.out"});
+    EXPECT_TRUE(r.reports.topology);
+    EXPECT_EQ(r.reports.topology_hosts, "node1;node2");
+    EXPECT_NE(parse_error({"--display", "map,tpo", "a.out"})
+                  .find("--display map,tpo: unknown or unsupported report 'tpo' (map, allocation, bind, topo[=host;host])"),
+              std::string::npos);
+}
+
+// MPMD: the first context's --map-by is the job's; a later context's is its own app's, checked as
+// the DVM reads it (in place of the job's mapping words).
+TEST(PrunOptions, EachAppMayCarryItsOwnMapBy)
+{
+    Request r = parse_ok({"-n", "2", "--map-by", "node", "a", ":", "-n", "2", "--map-by", "core:PE=2", "b", ":", "c"});
+    ASSERT_EQ(r.apps.size(), 3u);
+    EXPECT_EQ(r.map_by, "node");
+    EXPECT_EQ(r.apps[0].map_by, "");
+    EXPECT_EQ(r.apps[1].map_by, "core:PE=2");
+    EXPECT_EQ(r.apps[2].map_by, "") << "an app without its own takes the job's";
+    // Older spellings and -N fold into the app's own too.
+    r = parse_ok({"a", ":", "-N", "1", "b", ":", "--bynode", "c"});
+    EXPECT_EQ(r.map_by, "");
+    EXPECT_EQ(r.apps[1].map_by, "ppr:1:node");
+    EXPECT_EQ(r.apps[2].map_by, "node");
+    EXPECT_NE(parse_error({"a", ":", "--map-by", "nosuch", "b"}).find("--map-by nosuch (app 1, b): unknown policy 'nosuch'"),
+              std::string::npos);
+    EXPECT_NE(parse_error({"a", ":", "--map-by", "core:DONOTLAUNCH", "b"})
+                  .find("apply to the whole job: give them in the first app's --map-by"),
+              std::string::npos);
+    EXPECT_NE(parse_error({"--bind-to", "hwthread", "a", ":", "--map-by", "core:PE=2", "b"})
+                  .find("--map-by core:PE=2 (app 1, b): PE=2 binds each process to 2 core(s)"),
               std::string::npos);
 }
 

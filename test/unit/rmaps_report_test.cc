@@ -90,4 +90,44 @@ TEST(RmapsReport, MapShowsEachBoundRanksBinding)
     EXPECT_NE(text.find("App: 0 Process rank: 1 Local rank: 0\n"), std::string::npos) << "an unbound rank: " << text;
 }
 
+// --display topo: each node's hwloc tree as the master holds it, every node or the ones named; a
+// name the DVM does not know and a node without a topology yet each get a line saying so.
+TEST(RmapsReport, TopologyShowsEachNodesTreeOrWhyNot)
+{
+    prte::runtime::NodePool pool;
+    prte::rmaps::test::set_hardware(pool.add(make_node("n1", 4)), "pack:2 l3:1 core:2 pu:2");
+    pool.add(make_node("n2", 2));
+    prte::runtime::Job job;
+    job.reports.topology = true;
+    std::string text = prte::rmaps::base::topology_report(job, pool);
+    EXPECT_NE(text.find("TOPOLOGY FOR NODE n1: 2 package(s), 1 NUMA domain(s), 4 core(s), 8 hwthread(s)\n"),
+              std::string::npos) << text;
+    EXPECT_NE(text.find("\nMachine L#0 cpus 0-7\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\n  Package L#1 cpus 4-7\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\n        PU L#7 (P#7)\n"), std::string::npos) << "PUs under their core: " << text;
+    EXPECT_NE(text.find("TOPOLOGY FOR NODE n2: not known yet"), std::string::npos) << text;
+    EXPECT_EQ(text.back(), '\n');
+
+    job.reports.topology_hosts = {"n2", "nosuch"};
+    text = prte::rmaps::base::topology_report(job, pool);
+    EXPECT_EQ(text.find("NODE n1"), std::string::npos) << "only the nodes named: " << text;
+    EXPECT_LT(text.find("NODE n2"), text.find("TOPOLOGY FOR NODE nosuch: no such node in the DVM\n")) << text;
+}
+
+// An MPMD app with its own --map-by shows it under the job's policies.
+TEST(RmapsReport, MapShowsAnAppsOwnPolicy)
+{
+    prte::runtime::NodePool pool;
+    pool.add(make_node("n1", 2));
+    prte::runtime::Job job;
+    job.nspace = "prte-host-1@5";
+    job.apps.push_back(prte::rmaps::test::make_app(0, 1));
+    job.apps.push_back(prte::rmaps::test::make_app(1, 1));
+    job.apps[1].map_by = "core:PE=2";
+    prte::rmaps::base::claim_slot(job, *pool.find("n1"), 0);
+    std::string text = prte::rmaps::base::map_report(job, pool);
+    EXPECT_NE(text.find("    App 1 mapping policy: CORE:PE=2\n"), std::string::npos) << text;
+    EXPECT_EQ(text.find("App 0 mapping policy"), std::string::npos) << text;
+}
+
 }  // namespace

@@ -32,7 +32,8 @@ namespace prte::grpcomm {
 // 8: Signature::optional and the processes AllgatherCallback says were left out (PMIX_GROUP_OPTIONAL).
 // 9: Signature::watch_normal_ends, watches() and process_left() (a group member that leaves normally).
 // 10: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
-inline constexpr uint32_t kInterfaceVersion = 10;
+// 11: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
+inline constexpr uint32_t kInterfaceVersion = 11;
 
 // Fired on the master only, once every daemon has received the op, or with an error when it
 // cannot be delivered. Runs on the progress thread.

@@ -25,7 +25,8 @@ namespace prte::odls {
 
 // 2: write_stdin. A component built for another version is refused at load (its vtable differs).
 // 3: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
-inline constexpr uint32_t kInterfaceVersion = 3;
+// 4: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
+inline constexpr uint32_t kInterfaceVersion = 4;
 
 class Module : public mca::Module {
   public:

@@ -23,7 +23,8 @@ namespace prte::plm {
 // 2: daemon_reported.
 // 3: runtime::Node gained scheduler_job (the job a resource manager's launcher starts a daemon in).
 // 4: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
-inline constexpr uint32_t kInterfaceVersion = 4;
+// 5: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
+inline constexpr uint32_t kInterfaceVersion = 5;
 
 class Module : public mca::Module {
   public:

@@ -26,7 +26,8 @@
 namespace prte::pmi {
 
 // 2: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
-inline constexpr uint32_t kInterfaceVersion = 2;
+// 3: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
+inline constexpr uint32_t kInterfaceVersion = 3;
 
 // What one process is given to reach its PMI server. The child inherits `child_fd` (the launcher
 // keeps it open across exec in the child, then closes its own copy once the child is forked).

@@ -32,7 +32,8 @@ namespace prte::ras {
 // 2: grow_failed(), and AllocationRequest gained requester_daemon and serial.
 // 3: runtime::Node gained scheduler_job.
 // 4: runtime::Node gained hw, simulated and pu_load; runtime::Job's placement policy grew (issue 25).
-inline constexpr uint32_t kInterfaceVersion = 4;
+// 5: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
+inline constexpr uint32_t kInterfaceVersion = 5;
 
 // What the DVM was started with, for allocate().
 struct AllocateContext {

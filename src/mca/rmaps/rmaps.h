@@ -21,7 +21,8 @@
 namespace prte::rmaps {
 
 // 2: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
-inline constexpr uint32_t kInterfaceVersion = 2;
+// 3: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
+inline constexpr uint32_t kInterfaceVersion = 3;
 
 struct MapContext {
     // For each app (by index), the nodes it may use, each once: in pool order, or in the order its

@@ -100,6 +100,7 @@ std::string lower(std::string s)
 // What one context's command line fills in; job-level options land in the request directly.
 struct ContextTarget {
     AppContext app;
+    std::string map_by;  // the job's in the first context, else the app's own (finish_context)
     std::vector<std::string> mca_words;
     std::vector<std::string> output_values;
     std::string output_filename;  // --output-filename DIR[:nocopy,nojobid]
@@ -153,7 +154,7 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
         ->type_name("FILE");
     cli.add_option("--wdir", t.app.wdir, "Working directory of the processes (default: prun's)")->type_name("DIR");
 
-    cli.add_option("--map-by", r.map_by,
+    cli.add_option("--map-by", t.map_by,
                    fmt::format("Where processes go (default core): {}; qualifiers after ':' {}",
                                runtime::kMapPolicies, runtime::kMapQualifiers))
         ->type_name("POLICY[:QUALIFIER...]");
@@ -195,8 +196,9 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
         ->type_name("N");
     cli.add_flag("--pernode", t.pernode, "Run one process on each node (--map-by ppr:1:node)");
     take_each(cli.add_option("--display", t.display_values,
-                             "What the DVM shows, a comma list of: map (where each rank runs) and allocation (the "
-                             "nodes and their slots), on stdout before the job's output; bind (as --report-bindings)"))
+                             "What the DVM shows, a comma list of: map (where each rank runs), allocation (the "
+                             "nodes and their slots) and topo[=host;host] (each node's hardware), on stdout before "
+                             "the job's output; bind (as --report-bindings)"))
         ->type_name("LIST");
     cli.add_flag("--report-bindings", r.reports.bindings,
                  "Each process reports its binding, one line per rank on its stderr, as it starts");
@@ -237,9 +239,9 @@ void add_note(Request& r, std::string note)
 }
 
 // -N n, --npernode n and --pernode are --map-by ppr:n:node, as PRRTE translates them.
-Status apply_per_node(const ContextTarget& t, Request& r)
+Status apply_per_node(const ContextTarget& t, std::string& map_by)
 {
-    std::string option, map_by;
+    std::string option, policy;
     if (!t.npernode_text.empty()) {
         auto n = util::parse_int(t.npernode_text);
         if (!n || *n <= 0 || *n > 1000000) {
@@ -247,46 +249,47 @@ Status apply_per_node(const ContextTarget& t, Request& r)
                     fmt::format("-N/--npernode {}: expected a positive number of processes per node", t.npernode_text)};
         }
         option = "-N " + t.npernode_text;
-        map_by = fmt::format("ppr:{}:node", *n);
+        policy = fmt::format("ppr:{}:node", *n);
     }
     if (t.pernode) {
         if (!option.empty()) return {Errc::bad_param, fmt::format("--pernode and {} cannot be combined", option)};
         option = "--pernode";
-        map_by = "ppr:1:node";
+        policy = "ppr:1:node";
     }
     if (option.empty()) return {};
-    if (!r.map_by.empty() && r.map_by != map_by) {
+    if (!map_by.empty() && map_by != policy) {
         return {Errc::bad_param,
-                fmt::format("{} and --map-by {} cannot be combined ({} is --map-by {})", option, r.map_by, option, map_by)};
+                fmt::format("{} and --map-by {} cannot be combined ({} is --map-by {})", option, map_by, option, policy)};
     }
-    r.map_by = map_by;
+    map_by = policy;
     return {};
 }
 
 // PRRTE's older placement options, folded into --map-by / --bind-to as PRRTE does, each with a
-// note naming the current spelling. A policy they set must not contradict an explicit --map-by.
-Status apply_old_placement(const ContextTarget& t, Request& r)
+// note naming the current spelling, into `map_by` (the job's or this app's). A policy they set must
+// not contradict an explicit --map-by.
+Status apply_old_placement(const ContextTarget& t, std::string& map_by, Request& r)
 {
     auto note = [&r](const std::string& old, const std::string& now) {
         add_note(r, fmt::format("{} is PRRTE's older spelling of {}: accepted, but use {}", old, now, now));
     };
-    auto set_policy = [&r, &note](const std::string& old, const std::string& policy) -> Status {
-        std::string head = r.map_by.substr(0, r.map_by.find(':'));
+    auto set_policy = [&map_by, &note](const std::string& old, const std::string& policy) -> Status {
+        std::string head = map_by.substr(0, map_by.find(':'));
         if (!head.empty() && lower(head) != lower(policy.substr(0, policy.find(':')))) {
             return {Errc::bad_param, fmt::format("{} and --map-by {} cannot be combined ({} is --map-by {})", old,
-                                                 r.map_by, old, policy)};
+                                                 map_by, old, policy)};
         }
         note(old, "--map-by " + policy);
-        r.map_by = head.empty() ? policy + r.map_by : r.map_by;
+        map_by = head.empty() ? policy + map_by : map_by;
         return {};
     };
-    auto add_qualifier = [&r, &note](const std::string& old, const std::string& qualifier) {
+    auto add_qualifier = [&map_by, &note](const std::string& old, const std::string& qualifier) {
         note(old, "--map-by :" + qualifier);
-        r.map_by += ":" + qualifier;
+        map_by += ":" + qualifier;
     };
     if (!t.rankfile.empty()) {
         if (Status st = set_policy("--rankfile " + t.rankfile, "rankfile"); !st) return st;
-        r.map_by += ":FILE=" + t.rankfile;
+        map_by += ":FILE=" + t.rankfile;
     }
     if (t.bynode) {
         if (Status st = set_policy("--bynode", "node"); !st) return st;
@@ -337,8 +340,12 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
     for (const std::string& v : t.display_values) {
         if (Status st = parse_display(v, r.reports); !st) return st;
     }
-    if (Status st = apply_per_node(t, r); !st) return st;
-    if (Status st = apply_old_placement(t, r); !st) return st;
+    // The first context's --map-by (and the spellings folded into it) is the job's; a later
+    // context's is its app's own (MPMD), the job's applying where it gives none.
+    std::string& map_by = r.apps.empty() ? r.map_by : t.app.map_by;
+    map_by = t.map_by;
+    if (Status st = apply_per_node(t, map_by); !st) return st;
+    if (Status st = apply_old_placement(t, map_by, r); !st) return st;
     for (const OldSpelling& old : kOldSpellings) {
         if (!(t.*old.flag)) continue;
         add_note(r, fmt::format("{} is PRRTE's older spelling of {}: accepted, but use {}", old.option, old.current,
@@ -439,7 +446,17 @@ Status check_placement(const Request& r)
     if (st) st = read_placement("--rank-by", r.rank_by, [&] { return runtime::parse_rank_by(r.rank_by, mapping); });
     if (st) st = read_placement("--bind-to", r.bind_to, [&] { return runtime::parse_bind_to(r.bind_to, mapping, reports); });
     if (!st) return st;
-    return runtime::check_combination(mapping);
+    if (st = runtime::check_combination(mapping); !st) return st;
+    // An app's own --map-by (MPMD), read as the DVM reads it: in place of the job's mapping words.
+    for (size_t i = 0; i < r.apps.size(); ++i) {
+        const std::string& own = r.apps[i].map_by;
+        runtime::MappingPolicy app_policy;
+        if (own.empty()) continue;
+        if (Status a = runtime::app_mapping(mapping, own, app_policy); !a) {
+            return {Errc::bad_param, fmt::format("--map-by {} (app {}, {}): {}", own, i, r.apps[i].command, a.message())};
+        }
+    }
+    return {};
 }
 
 // dir=DIR / file=PATH, with qualifiers after ':' (nocopy, nojobid), and the bare qualifiers.
@@ -513,9 +530,13 @@ Status parse_display(const std::string& value, Reports& out)
             out.allocation = true;
         } else if (w == "bind" || w == "bindings") {
             out.bindings = true;
+        } else if (w == "topo" || w.rfind("topo=", 0) == 0) {
+            out.topology = true;
+            out.topology_hosts = w == "topo" ? std::string() : std::string(util::trim(util::trim(word).substr(5)));
         } else {
-            return {Errc::bad_param,
-                    fmt::format("--display {}: unknown or unsupported report '{}' (map, allocation, bind)", value, word)};
+            return {Errc::bad_param, fmt::format("--display {}: unknown or unsupported report '{}' (map, allocation, "
+                                                 "bind, topo[=host;host])",
+                                                 value, word)};
         }
     }
     return {};
@@ -584,16 +605,21 @@ void make_hostfiles_absolute(Request& request, const std::string& cwd)
             *path = (std::filesystem::path(cwd) / file).lexically_normal().string();
         }
     }
-    // --map-by seq/rankfile:FILE=<path>: the DVM reads it too.
-    std::vector<std::string> words = util::split(request.map_by, ':');
-    for (std::string& word : words) {
-        if (lower(word.substr(0, 5)) != "file=") continue;
-        std::filesystem::path file(word.substr(5));
-        if (!file.empty() && !file.is_absolute()) {
-            word = word.substr(0, 5) + (std::filesystem::path(cwd) / file).lexically_normal().string();
+    // --map-by seq/rankfile:FILE=<path>, the job's and each app's own: the DVM reads it too.
+    auto absolute_file = [&cwd](std::string& map_by) {
+        if (map_by.empty()) return;
+        std::vector<std::string> words = util::split(map_by, ':');
+        for (std::string& word : words) {
+            if (lower(word.substr(0, 5)) != "file=") continue;
+            std::filesystem::path file(word.substr(5));
+            if (!file.empty() && !file.is_absolute()) {
+                word = word.substr(0, 5) + (std::filesystem::path(cwd) / file).lexically_normal().string();
+            }
         }
-    }
-    if (!request.map_by.empty()) request.map_by = util::join(words, ":");
+        map_by = util::join(words, ":");
+    };
+    absolute_file(request.map_by);
+    for (AppContext& app : request.apps) absolute_file(app.map_by);
 }
 
 int option_value_words(const std::string& option)

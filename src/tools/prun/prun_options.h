@@ -25,6 +25,9 @@ struct AppContext {
     std::vector<std::string> add_hosts;  // --add-host: grow the DVM first (each occurrence one list)
     std::string add_hostfile;            // --add-hostfile
     std::string wdir;                    // --wdir; empty: prun's working directory
+    // --map-by given in this context after the first ':' (MPMD): this app's own policy, in place
+    // of the job's. The first context's --map-by is the job's (Request::map_by).
+    std::string map_by;
 };
 
 struct OutputOptions {
@@ -47,6 +50,8 @@ struct Reports {
     bool map = false;         // --display map: where each rank goes, on stdout before the job runs
     bool allocation = false;  // --display allocation: the nodes and slots the job may use
     bool bindings = false;    // --report-bindings: one line per rank on its stderr, as it starts
+    bool topology = false;    // --display topo[=host;host]: each node's hardware, before the map
+    std::string topology_hosts;  // as given after topo=, ';'-separated; empty: every node
 };
 
 struct Request {

@@ -81,9 +81,11 @@ Status fill_apps(const Request& request, Apps& apps)
         if (!env.empty()) app.env = make_argv(env);
         app.cwd = strdup(ctx.wdir.empty() ? cwd.c_str() : ctx.wdir.c_str());
         app.maxprocs = ctx.np;
-        // --host and --hostfile belong to the app in PMIx (and PRRTE).
+        // --host and --hostfile belong to the app in PMIx (and PRRTE), as does an MPMD app's own
+        // --map-by.
         size_t ninfo = (ctx.hosts.empty() ? 0 : 1) + (ctx.hostfile.empty() ? 0 : 1) +
-                       (ctx.add_hosts.empty() ? 0 : 1) + (ctx.add_hostfile.empty() ? 0 : 1);
+                       (ctx.add_hosts.empty() ? 0 : 1) + (ctx.add_hostfile.empty() ? 0 : 1) +
+                       (ctx.map_by.empty() ? 0 : 1);
         if (ninfo > 0) {
             PMIX_INFO_CREATE(app.info, ninfo);
             app.ninfo = ninfo;
@@ -92,6 +94,7 @@ Status fill_apps(const Request& request, Apps& apps)
             if (!ctx.hostfile.empty()) load_info(&app.info[k++], PMIX_HOSTFILE, ctx.hostfile);
             if (!ctx.add_hosts.empty()) load_info(&app.info[k++], PMIX_ADD_HOST, util::join(ctx.add_hosts, ","));
             if (!ctx.add_hostfile.empty()) load_info(&app.info[k++], PMIX_ADD_HOSTFILE, ctx.add_hostfile);
+            if (!ctx.map_by.empty()) load_info(&app.info[k++], PMIX_MAPBY, ctx.map_by);
         }
     }
     return {};
@@ -112,6 +115,10 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
     if (request.reports.map) job.add_bool(PMIX_DISPLAY_MAP, true);
     if (request.reports.allocation) job.add_bool(PMIX_DISPLAY_ALLOCATION, true);
     if (request.reports.bindings) job.add_bool(PMIX_REPORT_BINDINGS, true);
+    // Every node: "*" (an empty string is not a list of hosts).
+    if (request.reports.topology) {
+        job.add_string(PMIX_DISPLAY_TOPOLOGY, request.reports.topology_hosts.empty() ? "*" : request.reports.topology_hosts);
+    }
     job.add_string(PMIX_STDIN_TGT, stdin_target_text(request.stdin_target, forwarding_stdin));
     // A single app's hosts are the job's too, for a DVM that reads them at the job level.
     if (request.apps.size() == 1) {

@@ -191,7 +191,7 @@ void daemons_reported(const JobPtr& job)
     wire_up(job);
 }
 
-// prun --display allocation / map: the DVM's report goes to the spawner's stdout, ahead of any
+// prun --display allocation / topo / map: the DVM's report goes to the spawner's stdout, ahead of any
 // output of the job's processes (it is queued before they start).
 void report_to_spawner(const JobPtr& job, const std::string& text)
 {
@@ -201,6 +201,7 @@ void report_to_spawner(const JobPtr& job, const std::string& text)
 void map(const JobPtr& job)
 {
     if (job->reports.allocation) report_to_spawner(job, rmaps::base::allocation_report(rt().pool()));
+    if (job->reports.topology) report_to_spawner(job, rmaps::base::topology_report(*job, rt().pool()));
     Status st = rmaps::base::map_job(*job, rt().pool());
     if (!st) {
         fail_job(job, JobState::map_failed, st);

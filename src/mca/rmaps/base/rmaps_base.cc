@@ -1,5 +1,6 @@
 #include "mca/rmaps/base/rmaps_base.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -7,6 +8,7 @@
 
 #include "mca/rmaps/base/rmaps_app_nodes.h"
 #include "mca/rmaps/base/rmaps_placement.h"
+#include "runtime/placement_spec.h"
 #include "runtime/runtime.h"
 
 namespace prte::rmaps {
@@ -88,11 +90,14 @@ void unmap_job(runtime::Job& job)
     job.num_launched = 0;
 }
 
-Status map_job(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& filter)
+namespace {
+
+// Maps all of `job`'s apps by the job's one policy: the mapper chooses the nodes, then
+// place_inside_nodes. On failure the job holds no process.
+Status map_apps(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& filter)
 {
     // bench/mapping reads the time this takes from the verbose line at level 2 below.
     const auto started = std::chrono::steady_clock::now();
-    if (!job.procs.empty()) unmap_job(job);
     MapContext context;
     // :NOLOCAL: nothing on the node the job's tool runs on, which for a DVM is the master's.
     const std::string local = runtime::Runtime::instance().identity().node_name;
@@ -110,8 +115,14 @@ Status map_job(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& fil
             return st;
         }
         for (runtime::Node* n : nodes.usable) context.slots_given = context.slots_given || n->slots_given;
-        context.app_nodes.push_back(std::move(nodes.usable));
-        context.app_named_nodes.push_back(std::move(nodes.named));
+        // By the app's index, which mappers read: map_each_app maps one app of many at a time.
+        const auto at = static_cast<size_t>(given.index);
+        if (context.app_nodes.size() <= at) {
+            context.app_nodes.resize(at + 1);
+            context.app_named_nodes.resize(at + 1);
+        }
+        context.app_nodes[at] = std::move(nodes.usable);
+        context.app_named_nodes[at] = std::move(nodes.named);
     }
     for (const auto& selected : framework().selected()) {
         auto* module = static_cast<Module*>(selected.module.get());
@@ -144,6 +155,45 @@ Status map_job(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& fil
     }
     return {Errc::not_supported,
             fmt::format("no mapper can handle --map-by {} for job {}", to_string(job.mapping.by), job.nspace)};
+}
+
+// An MPMD job whose apps have their own --map-by: each app is placed as a job of its own would
+// be, by its policy (runtime::app_mapping) and on what the apps before it left (the nodes' slots
+// and CPU loads already count them); its processes then join the job after theirs, ranks
+// following on. Local and node ranks are counted over the whole job at the end.
+Status map_each_app(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& filter)
+{
+    for (const runtime::AppContext& app : job.apps) {
+        runtime::Job part;
+        part.nspace = job.nspace;
+        part.apps.push_back(app);
+        if (Status st = runtime::app_mapping(job.mapping, app.map_by, part.mapping); !st) {
+            unmap_job(job);
+            return {Errc::bad_param, fmt::format("job {} app {}: --map-by {}: {}", job.nspace, app.index, app.map_by,
+                                                 st.message())};
+        }
+        if (Status st = map_apps(part, pool, filter); !st) {
+            unmap_job(job);
+            return st;
+        }
+        const auto first = static_cast<runtime::Rank>(job.procs.size());
+        for (auto& proc : part.procs) {
+            proc->rank += first;
+            job.procs.push_back(std::move(proc));
+        }
+    }
+    assign_ranks(job);
+    return {};
+}
+
+}  // namespace
+
+Status map_job(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& filter)
+{
+    if (!job.procs.empty()) unmap_job(job);
+    const bool own_policies =
+        std::any_of(job.apps.begin(), job.apps.end(), [](const runtime::AppContext& app) { return !app.map_by.empty(); });
+    return own_policies ? map_each_app(job, pool, filter) : map_apps(job, pool, filter);
 }
 
 }  // namespace base

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "mca/rmaps/base/rmaps_base.h"
+#include "runtime/hw_topology.h"
 
 namespace prte::rmaps::base {
 namespace {
@@ -29,7 +30,81 @@ std::string mapping_policy(const runtime::MappingPolicy& mapping)
     return upper(text);
 }
 
+// "32 MiB", "512 KiB", "20.2 GiB": sizes as lstopo shows them, in the largest unit that is not
+// below 1.
+std::string size_text(uint64_t bytes)
+{
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    size_t unit = 0;
+    double value = static_cast<double>(bytes);
+    while (value >= 1024 && unit + 1 < std::size(units)) {
+        value /= 1024;
+        ++unit;
+    }
+    if (value == static_cast<double>(static_cast<uint64_t>(value))) return fmt::format("{} {}", static_cast<uint64_t>(value), units[unit]);
+    return fmt::format("{:.1f} {}", value, units[unit]);
+}
+
+// One object and, indented below it, its memory children (NUMA nodes) then its normal ones;
+// I/O and Misc objects are left out, as placement never uses them.
+void print_object(hwloc_obj_t obj, int depth, std::string& out)
+{
+    char type[64];
+    hwloc_obj_type_snprintf(type, sizeof type, obj, 0);
+    std::string line = fmt::format("{:{}}{} L#{}", "", 2 * depth, type, obj->logical_index);
+    if (obj->type == HWLOC_OBJ_PU) {
+        line += fmt::format(" (P#{})", obj->os_index);
+    } else if (obj->type == HWLOC_OBJ_NUMANODE) {
+        line += fmt::format(" (P#{} {})", obj->os_index, size_text(obj->attr->numanode.local_memory));
+    } else if (hwloc_obj_type_is_cache(obj->type) && obj->attr->cache.size > 0) {
+        line += fmt::format(" ({})", size_text(obj->attr->cache.size));
+    }
+    if (obj->type != HWLOC_OBJ_PU && obj->cpuset && !hwloc_bitmap_iszero(obj->cpuset)) {
+        line += " cpus " + runtime::cpu_list(obj->cpuset);
+    }
+    out += line + "\n";
+    for (hwloc_obj_t child = obj->memory_first_child; child; child = child->next_sibling) {
+        print_object(child, depth + 1, out);
+    }
+    for (hwloc_obj_t child = obj->first_child; child; child = child->next_sibling) {
+        print_object(child, depth + 1, out);
+    }
+}
+
+void node_topology(const runtime::Node& node, std::string& out)
+{
+    out += "=================================================================\n";
+    out += fmt::format("TOPOLOGY FOR NODE {}", node.name);
+    if (!node.hw) {
+        out += ": not known yet (its daemon has not called home)\n";
+        return;
+    }
+    const runtime::NodeTopology n = node.hw->counts();
+    out += fmt::format(": {} package(s), {} NUMA domain(s), {} core(s), {} hwthread(s){}\n", n.packages,
+                       n.numa_domains, n.cores, n.hwthreads, node.simulated ? " (simulated)" : "");
+    print_object(hwloc_get_root_obj(node.hw->get()), 0, out);
+}
+
 }  // namespace
+
+std::string topology_report(const runtime::Job& job, const runtime::NodePool& pool)
+{
+    std::string out;
+    if (job.reports.topology_hosts.empty()) {
+        for (const runtime::Node* node : pool.nodes()) node_topology(*node, out);
+    } else {
+        for (const std::string& name : job.reports.topology_hosts) {
+            if (const runtime::Node* node = pool.find(name)) {
+                node_topology(*node, out);
+            } else {
+                out += "=================================================================\n";
+                out += fmt::format("TOPOLOGY FOR NODE {}: no such node in the DVM\n", name);
+            }
+        }
+    }
+    out += "=================================================================\n";
+    return out;
+}
 
 std::string allocation_report(const runtime::NodePool& pool)
 {
@@ -63,6 +138,10 @@ std::string map_report(const runtime::Job& job, const runtime::NodePool& pool)
                        upper(job.mapping.rank_by == runtime::RankBy::unset ? "as mapped"
                                                                             : runtime::to_string(job.mapping.rank_by)),
                        upper(binding));
+    // MPMD apps with their own --map-by (the job's policy above is the others').
+    for (const runtime::AppContext& app : job.apps) {
+        if (!app.map_by.empty()) out += fmt::format("    App {} mapping policy: {}\n", app.index, upper(app.map_by));
+    }
     for (const runtime::Node* node : pool.nodes()) {
         auto it = placed.find(node);
         if (it == placed.end()) continue;

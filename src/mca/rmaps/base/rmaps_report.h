@@ -1,5 +1,6 @@
-// The text of `prun --display allocation` and `--display map`, as PRRTE lays them out: the nodes a
-// job may use (before it is mapped) and where each of its ranks went (after). Pure formatting, so
+// The text of `prun --display allocation`, `--display topo` and `--display map`, as PRRTE lays them
+// out: the nodes a job may use and their hardware (before it is mapped), and where each of its
+// ranks went (after). Pure formatting, so
 // the layout is tested without a DVM; plm/base sends the text to the job's spawner.
 #pragma once
 
@@ -12,6 +13,12 @@ namespace prte::rmaps::base {
 
 // One line per node of the DVM that is up: its slots, hard limit and slots in use.
 std::string allocation_report(const runtime::NodePool& pool);
+
+// Each node's hardware as the master holds it (what placement reads), an indented tree of
+// hwloc's objects, for the nodes `job.reports.topology_hosts` names (every node of the DVM when it
+// names none). A name the DVM does not know, or a node whose topology has not arrived, gets a
+// line saying so.
+std::string topology_report(const runtime::Job& job, const runtime::NodePool& pool);
 
 // The job's policies, then per node the ranks placed there, in rank order.
 std::string map_report(const runtime::Job& job, const runtime::NodePool& pool);
