@@ -182,6 +182,16 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
         if (!(st = runtime::parse_map_by("ppr:" + text, job.mapping, job.reports))) return bad_value(PMIX_PPR, text, st.message());
         return {};
     }
+    // The standard's own spellings of :NOLOCAL and :PE=n, which PMIx tools other than prun send.
+    if (PMIX_CHECK_KEY(&info, PMIX_NO_PROCS_ON_HEAD)) return need_flag(info, job.mapping.nolocal);
+    if (PMIX_CHECK_KEY(&info, PMIX_CPUS_PER_PROC)) {
+        auto cpus = value_integer(info.value);
+        if (!cpus || *cpus <= 0 || *cpus > 4096) {
+            return {Errc::bad_param, fmt::format("spawn directive {} must be a positive number of CPUs", info.key)};
+        }
+        job.mapping.pes_per_proc = static_cast<int>(*cpus);
+        return {};
+    }
     if (PMIX_CHECK_KEY(&info, PMIX_NO_OVERSUBSCRIBE)) {
         bool no = false;
         if (!(st = need_flag(info, no))) return st;
@@ -323,7 +333,7 @@ Status translate_spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_ap
 
 std::string supported_spawn_directives()
 {
-    return util::join({PMIX_MAPBY, PMIX_RANKBY, PMIX_BINDTO, PMIX_PPR, PMIX_NO_OVERSUBSCRIBE, PMIX_TIMEOUT, PMIX_JOB_RECOVERABLE,
+    return util::join({PMIX_MAPBY, PMIX_RANKBY, PMIX_BINDTO, PMIX_PPR, PMIX_NO_PROCS_ON_HEAD, PMIX_CPUS_PER_PROC, PMIX_NO_OVERSUBSCRIBE, PMIX_TIMEOUT, PMIX_JOB_RECOVERABLE,
                        PMIX_JOB_TIMEOUT, PMIX_IOF_TAG_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT, PMIX_IOF_MERGE_STDERR_STDOUT,
                        PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_FWD_STDDIAG, PMIX_HOST, PMIX_HOSTFILE, PMIX_ADD_HOST,
                        PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION, PMIX_FWD_STDIN,

@@ -328,6 +328,29 @@ TEST(PmixSpawnTranslate, DisplayAndBindingReports)
     EXPECT_EQ(bad.translate(job3, notes).code(), Errc::bad_param);
 }
 
+// PMIX_NO_PROCS_ON_HEAD and PMIX_CPUS_PER_PROC: the standard's spellings of :NOLOCAL and :PE=n.
+TEST(PmixSpawnTranslate, StandardSpellingsOfNolocalAndPe)
+{
+    Request r;
+    r.app("/bin/true", {}, 1);
+    r.job_flag(PMIX_NO_PROCS_ON_HEAD, true);
+    r.job(PMIX_CPUS_PER_PROC, uint32_t{2}, PMIX_UINT32);
+    Job job;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(r.translate(job, notes).ok());
+    EXPECT_TRUE(job.mapping.nolocal);
+    EXPECT_EQ(job.mapping.pes_per_proc, 2);
+    EXPECT_TRUE(notes.empty()) << notes.front();
+
+    Request bad;
+    bad.app("/bin/true", {}, 1);
+    bad.job(PMIX_CPUS_PER_PROC, uint32_t{0}, PMIX_UINT32);
+    Job refused;
+    prte::Status st = bad.translate(refused, notes);
+    EXPECT_EQ(st.code(), Errc::bad_param);
+    EXPECT_NE(st.message().find(PMIX_CPUS_PER_PROC " must be a positive number of CPUs"), std::string::npos) << st.message();
+}
+
 TEST(PmixSpawnTranslate, DisplayTopologyNamesHostsOrEveryNode)
 {
     Request r;
