@@ -211,6 +211,9 @@ void Connection::event_cb(bufferevent*, short what, void* arg)
 void Connection::on_readable()
 {
     if (phase_ != Phase::ready && !read_handshake()) return;
+    if (phase_ != Phase::ready) return;
+    // Before the frames: a handler may close this connection.
+    if (events_.activity) events_.activity(*this);
     if (phase_ == Phase::ready) read_frames();
 }
 
