@@ -25,19 +25,19 @@ hang() {
     parent=$2
     nodes=$3
     # Bounded, so that a DVM that never decides fails the test instead of hanging it (124).
-    timeout 60 "$PRUN" -n "$nodes" --map-by node sleep 600 >"$TEST_TMP/span$rank.out" 2>"$TEST_TMP/span$rank.err" &
+    timeout -k 5 60 "$PRUN" -n "$nodes" --map-by node sleep 600 >"$TEST_TMP/span$rank.out" 2>"$TEST_TMP/span$rank.err" &
     span=$!
     wait_for_sleeps "$nodes" || fail "the spanning job did not start on every node"
     theirs=$(pgrep -P "$(daemon_pid "$rank")" -x sleep)
     [ -n "$theirs" ] || fail "no process of the spanning job under daemon $rank"
-    "$PRUN" -n 1 --host node4 sh -c "$UNTIL_STOPPED" bystander$rank >"$TEST_TMP/bystander$rank.out" 2>&1 &
+    timeout -k 5 120 "$PRUN" -n 1 --host node4 sh -c "$UNTIL_STOPPED" bystander$rank >"$TEST_TMP/bystander$rank.out" 2>&1 &
     bystander=$!
     wait_for_line "$TEST_TMP/bystander$rank.out" "bystander$rank running" || fail "the bystander did not start"
     stopped=$(daemon_pid "$rank")
     kill -STOP "$stopped"
 
     # Jobs elsewhere are not held up by it: one runs to its end before the verdict comes.
-    run meanwhile$rank "$PRUN" -n 2 --host node1,node4 --map-by node:OVERSUBSCRIBE hostname
+    run meanwhile$rank timeout -k 5 30 "$PRUN" -n 2 --host node1,node4 --map-by node:OVERSUBSCRIBE hostname
     declared=$(grep -c "daemon $rank on node node$rank $LOST_LINE" "$TEST_TMP/prte.err")
     if [ "$(status_of meanwhile$rank)" -eq 0 ] && [ "$declared" -eq 0 ]; then
         pass "a job elsewhere ran while daemon $rank hung, before it was declared lost"
