@@ -1,11 +1,13 @@
 #!/bin/sh
 # Issue 27 item 8: a hung daemon (SIGSTOP: its connections stay up, so nothing but the heartbeat
-# can notice) in an elastic DVM, prte_daemon_heartbeat_timeout 4, rml_radix 2 over 4 nodes
-# (daemon 3 is a leaf under daemon 1, which reports it to the master; daemon 2 is the master's own
-# child). While it is stopped, jobs on other nodes run at once, without waiting for the verdict;
-# after the timeout the master says so in one line naming the daemon, its node and how long it was
-# silent, the job spanning it fails naming it, and the DVM carries on. On SIGCONT the daemon and
-# its processes end. Fixed mode and the defaults: hung_daemon_defaults.sh.
+# can notice) in an elastic DVM, prte_daemon_heartbeat_timeout 4, rml_radix 2 over 5 nodes
+# (0 over 1 and 2, 1 over 3 and 4, 2 over 5): daemon 3 is a leaf under daemon 1, which reports it
+# to the master; daemon 2 is the master's own child, and inner: its child 5 is re-parented to the
+# master and must not be taken for hung itself. While it is stopped, jobs on other nodes run at
+# once, without waiting for the verdict; after the timeout the master says so in one line naming
+# the daemon, its node and how long it was silent, the job spanning it fails naming it (its other
+# processes ended), and the DVM carries on. On SIGCONT the daemon and its processes end. Fixed
+# mode and the defaults: hung_daemon_defaults.sh.
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
@@ -14,7 +16,7 @@
 stopped=
 trap 'kill -CONT $stopped 2>/dev/null; stop_dvm; rm -rf "$TEST_TMP"' EXIT
 
-start_local_nodes_dvm 4 2 --prtemca prte_elastic_mode 1 --prtemca prte_daemon_heartbeat_timeout 4 \
+start_local_nodes_dvm 5 2 --prtemca prte_elastic_mode 1 --prtemca prte_daemon_heartbeat_timeout 4 \
     --prtemca rml_base_verbose 5
 LOST_LINE='sent nothing for [0-9.]* s.*longer than prte_daemon_heartbeat_timeout (4 s): it is declared lost; the DVM carries on without node'
 
@@ -75,13 +77,19 @@ hang() {
     [ $? -eq 0 ] && pass "the bystander was unaffected" || fail "the bystander failed"
 }
 
-hang 3 1 4 1  # a leaf under daemon 1: its parent reports it
-hang 2 0 3 2  # the master's own child
+hang 3 1 5 1  # a leaf under daemon 1: its parent reports it
+hang 2 0 4 2  # the master's own child, over daemon 5
 
-run after "$PRUN" -n 2 --map-by node sh -c 'echo $PRTE_MCA_prte_node_name'
+# Later jobs run on the nodes left, node5 included: re-parented, it beats to the master, and this
+# job outlasts a whole timeout (and the interval of the master's check) from its start.
+run after timeout -k 5 60 "$PRUN" -n 3 --map-by node sh -c 'sleep 6; echo $PRTE_MCA_prte_node_name'
 expect_status after 0
-[ "$(sort "$TEST_TMP/after.out" | tr '\n' ' ')" = "node1 node4 " ] && pass "later jobs run on node1 and node4 only" ||
-    fail "later job ran on: $(cat "$TEST_TMP/after.out")"
+[ "$(sort "$TEST_TMP/after.out" | tr '\n' ' ')" = "node1 node4 node5 " ] &&
+    pass "later jobs run on node1, node4 and node5, no more lost" || fail "later job ran on: $(cat "$TEST_TMP/after.out")"
+[ "$(grep -c "$LOST_LINE" "$TEST_TMP/prte.err")" -eq 2 ] && pass "no other daemon was declared lost" ||
+    fail "loss lines: $(grep "$LOST_LINE" "$TEST_TMP/prte.err")"
+left=$(running_sleeps)
+[ -z "$left" ] && pass "the spanning jobs' processes on every node are gone" || fail "processes left: $left"
 daemons=$(dvm_daemons)
 "$PTERM" >/dev/null 2>&1
 if wait_gone "$DVM_PID" && wait_gone $daemons; then pass "pterm: the DVM and its daemons are gone"; else
