@@ -212,9 +212,9 @@ void Connection::on_readable()
 {
     if (phase_ != Phase::ready && !read_handshake()) return;
     if (phase_ != Phase::ready) return;
-    // Before the frames: a handler may close this connection.
+    // Any bytes, not only whole frames: a peer in the middle of a long frame is not silent.
     if (events_.activity) events_.activity(*this);
-    if (phase_ == Phase::ready) read_frames();
+    read_frames();
 }
 
 // Returns true once the handshake is complete; false while waiting for more or after failing.

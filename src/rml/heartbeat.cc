@@ -54,7 +54,7 @@ void Heartbeat::beat()
     runtime::Rank parent = messenger_.tree().parent();
     if (parent == runtime::kInvalidRank) return;
     if (Status st = messenger_.send_if_connected(parent, tag::heartbeat, {}); !st) {
-        messenger_.verbose()(5, "rml: daemon {}: heartbeat to daemon {} not sent: {}", messenger_.self(), parent,
+        messenger_.verbose()(10, "rml: daemon {}: heartbeat to daemon {} not sent: {}", messenger_.self(), parent,
                              st.message());
     }
 }

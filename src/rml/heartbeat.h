@@ -38,7 +38,6 @@ class Heartbeat {
     // Bytes arrived from an authenticated peer.
     void heard(runtime::Rank peer);
 
-    std::chrono::milliseconds timeout() const { return timeout_; }
     // A beat every quarter of the timeout: three may be lost or late before a child is declared.
     static std::chrono::milliseconds interval_for(std::chrono::milliseconds timeout);
 
