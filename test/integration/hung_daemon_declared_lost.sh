@@ -20,8 +20,9 @@ start_local_nodes_dvm 5 2 --prtemca prte_elastic_mode 1 --prtemca prte_daemon_he
     --prtemca rml_base_verbose 5
 LOST_LINE='sent nothing for [0-9.]* s.*longer than prte_daemon_heartbeat_timeout (4 s): it is declared lost; the DVM carries on without node'
 
-# hang RANK PARENT NODES LINES: stops daemon RANK (child of PARENT) while a job spans the NODES
-# nodes left and a bystander runs on node4; LINES loss lines are then expected in all.
+# hang RANK PARENT NODES LINES [CHILD]: stops daemon RANK (child of PARENT) while a job spans the
+# NODES nodes left and a bystander runs on node4; LINES loss lines are then expected in all. With
+# CHILD, daemon RANK's child: a job started there during the hang.
 hang() {
     rank=$1
     parent=$2
@@ -37,6 +38,12 @@ hang() {
     wait_for_line "$TEST_TMP/bystander$rank.out" "bystander$rank running" || fail "the bystander did not start"
     stopped=$(daemon_pid "$rank")
     kill -STOP "$stopped"
+    # A job on a node reached through the hung daemon (its child) waits for the verdict, then runs.
+    if [ -n "$5" ]; then
+        timeout -k 5 60 "$PRUN" -n 1 --host "node$5" sh -c 'echo $PRTE_MCA_prte_node_name' \
+            >"$TEST_TMP/below$rank.out" 2>"$TEST_TMP/below$rank.err" &
+        below=$!
+    fi
 
     # Jobs elsewhere are not held up by it: one runs to its end before the verdict comes.
     run meanwhile$rank timeout -k 5 30 "$PRUN" -n 2 --host node1,node4 --map-by node:OVERSUBSCRIBE hostname
@@ -64,6 +71,13 @@ hang() {
         fail "no missed-heartbeat line from daemon $parent"
     alive "$bystander" && pass "the bystander on node4 still runs" || fail "the bystander on node4 ended"
     alive "$DVM_PID" && pass "the DVM carries on" || fail "the DVM ended"
+    if [ -n "$5" ]; then
+        wait "$below"
+        status=$?
+        [ $status -eq 0 ] && [ "$(cat "$TEST_TMP/below$rank.out")" = "node$5" ] &&
+            pass "the job on node$5, below daemon $rank, ran once the tree was repaired" ||
+            fail "the job on node$5 exited $status: $(cat "$TEST_TMP/below$rank.out" "$TEST_TMP/below$rank.err")"
+    fi
 
     # Woken, the daemon learns it was declared lost and ends with its processes.
     kill -CONT "$stopped"
@@ -78,7 +92,7 @@ hang() {
 }
 
 hang 3 1 5 1  # a leaf under daemon 1: its parent reports it
-hang 2 0 4 2  # the master's own child, over daemon 5
+hang 2 0 4 2 5  # the master's own child, over daemon 5
 
 # Later jobs run on the nodes left, node5 included: re-parented, it beats to the master, and this
 # job outlasts a whole timeout (and the interval of the master's check) from its start.
