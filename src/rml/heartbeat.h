@@ -8,6 +8,9 @@
 // daemon reports it to the master. The master thus hears of O(its children) beats, not of every
 // daemon's, and a hung inner daemon is found by its own parent, without its whole silent subtree
 // being taken for hung too (its children beat to it, and are re-parented once it is declared lost).
+// A beat goes out even when other traffic went up the link meanwhile: one frame header every
+// quarter timeout (7.5 s by default) per link costs less than tracking what was sent, and the
+// receiving side counts any bytes anyway.
 //
 // What "silent" means: silence_watch.h. How a daemon declared lost learns it when it wakes, and
 // why it does not decide so by itself: prted/heartbeat.cc.
