@@ -27,6 +27,7 @@
 #include "program/program.h"
 #include "prted/daemon_handlers.h"
 #include "prted/exit_watchdog.h"
+#include "prted/heartbeat.h"
 #include "rml/auth.h"
 #include "rml/rml.h"
 #include "runtime/hw_topology.h"
@@ -143,6 +144,7 @@ int main(int argc, char** argv)
         if (auto* m = prte::errmgr::base::module()) m->daemon_lost(r, prte::runtime::ProcState::comm_failed);
     });
     prte::prted::install_handlers();
+    prte::prted::start_heartbeat();
     prte::pmix::enable_remote_services();
     if (auto* g = prte::grpcomm::base::module()) g->init();
     rt.set_shutdown_handler([] {

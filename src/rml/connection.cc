@@ -211,7 +211,10 @@ void Connection::event_cb(bufferevent*, short what, void* arg)
 void Connection::on_readable()
 {
     if (phase_ != Phase::ready && !read_handshake()) return;
-    if (phase_ == Phase::ready) read_frames();
+    if (phase_ != Phase::ready) return;
+    // Any bytes, not only whole frames: a peer in the middle of a long frame is not silent.
+    if (events_.activity) events_.activity(*this);
+    read_frames();
 }
 
 // Returns true once the handshake is complete; false while waiting for more or after failing.

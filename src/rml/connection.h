@@ -54,6 +54,7 @@ class Connection {
         std::function<void(Connection&)> ready;             // handshake done: peer() is known
         std::function<void(Connection&, Frame&&)> frame;    // a whole frame arrived
         std::function<void(Connection&, const std::string& why)> closed;  // once; the owner then drops it
+        std::function<void(Connection&)> activity;          // bytes arrived after the handshake (the heartbeat)
     };
 
     // Both keep `secret` by reference: it must outlive the connection (the messenger's options do).

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "rml/heartbeat.h"
 #include "util/strings.h"
 
 namespace prte::rml {
@@ -104,6 +105,8 @@ const char* unacceptable(const Connection& c, const Frame& f, Rank self)
 
 Messenger::Messenger() : tree_(std::make_unique<RadixTree>(0, 1, 64)) {}
 
+Messenger::~Messenger() = default;
+
 Messenger& Messenger::instance()
 {
     static Messenger messenger;
@@ -154,6 +157,8 @@ Status Messenger::start(event_base* base, Options options)
         listeners_.push_back(l);
     }
     if (endpoints.empty()) return {Errc::unreachable, "the daemon cannot listen on any address"};
+    // The heartbeat's frames carry nothing: their arrival (events().activity) is the message.
+    register_handler(tag::heartbeat, [](Rank, Payload&&) {});
     uri_ = "tcp://" + util::join(endpoints, ",");
     contacts_[options_.self] = uri_;
     verbose_stream()(5, "rml: daemon {} listening at {}", options_.self, uri_);
@@ -222,6 +227,7 @@ void Messenger::report_rejection(const std::string& why)
 
 void Messenger::stop()
 {
+    heartbeat_.reset();
     for (auto* l : listeners_) evconnlistener_free(l);
     listeners_.clear();
     if (accept_resume_) event_free(accept_resume_);
@@ -266,6 +272,9 @@ Connection::Events Messenger::events()
     e.ready = [this](Connection& c) { on_ready(c); };
     e.frame = [this](Connection& c, Frame&& f) { on_frame(c, std::move(f)); };
     e.closed = [this](Connection& c, const std::string& why) { on_closed(c, why); };
+    e.activity = [this](Connection& c) {
+        if (heartbeat_) heartbeat_->heard(c.peer());
+    };
     return e;
 }
 
@@ -403,6 +412,14 @@ Status Messenger::send_direct(Rank dest, Tag tag, Payload payload)
     return c->send(Frame{options_.self, dest, tag, next_seq_++, std::move(payload)});
 }
 
+Status Messenger::send_if_connected(Rank dest, Tag tag, Payload payload)
+{
+    if (!base_) return {Errc::internal, "the messenger is not running"};
+    Connection* c = connection_to(dest, false);
+    if (!c) return {Errc::unreachable, fmt::format("no connection to daemon {}", dest)};
+    return c->send(Frame{options_.self, dest, tag, next_seq_++, std::move(payload)});
+}
+
 void Messenger::bury(Connection& c)
 {
     for (auto it = connections_.begin(); it != connections_.end(); ++it) {
@@ -474,6 +491,24 @@ size_t Messenger::mark_departed(const std::vector<Rank>& ranks)
     }
     for (auto& l : tree_listeners_) l();
     return added;
+}
+
+void Messenger::start_heartbeat(std::chrono::milliseconds timeout,
+                                std::function<void(Rank, std::chrono::milliseconds)> on_silent)
+{
+    heartbeat_ = std::make_unique<Heartbeat>(base_, *this, timeout, std::move(on_silent));
+}
+
+void Messenger::drop_connections(Rank rank)
+{
+    std::vector<Connection*> closing;
+    for (auto& c : connections_) {
+        if (c->peer() == rank) closing.push_back(c.get());
+    }
+    for (Connection* c : closing) {
+        c->close_after_flush();
+        bury(*c);
+    }
 }
 
 void Messenger::set_absent(const std::set<Rank>& ranks)

@@ -46,9 +46,12 @@ struct Options {
 // The parameters behind Options (rml_radix, oob_tcp_if_include, rml_base_verbose) are read by
 // mca/base/core_params.h: messenger_options().
 
+class Heartbeat;
+
 class Messenger {
   public:
     static Messenger& instance();
+    ~Messenger();
 
     // Listens and makes the URI. On the progress thread (or before it starts).
     Status start(event_base* base, Options options);
@@ -78,6 +81,12 @@ class Messenger {
     // Sends over a connection to `dest` itself, opening one if needed.
     Status send_direct(runtime::Rank dest, Tag tag, Payload payload);
 
+    // Sends to `dest` over a connection already open to it (ready or still in its handshake), never
+    // opening one: fails when there is none. The heartbeat rides the lifeline the program opened
+    // and never opens one of its own - a new connection to a parent could outlive the one whose
+    // closing a leaving daemon waits for.
+    Status send_if_connected(runtime::Rank dest, Tag tag, Payload payload);
+
     // Runs the handler for `tag` here, as if the message had arrived (grpcomm unwraps broadcasts).
     void dispatch(runtime::Rank origin, Tag tag, Payload&& payload);
     // Called after every change of the tree's shape (a departure, a resize), on the progress thread.
@@ -97,6 +106,16 @@ class Messenger {
     // Opens the connection to this daemon's parent now, so its loss is noticed even when nothing
     // is being sent (the lifeline).
     void connect_lifeline();
+
+    // Starts the heartbeat over the tree (heartbeat.h): beats to the parent, and `on_silent` for a
+    // child silent for `timeout`. On the progress thread, once started; stop() ends it.
+    void start_heartbeat(std::chrono::milliseconds timeout,
+                         std::function<void(runtime::Rank, std::chrono::milliseconds)> on_silent);
+    bool heartbeat_running() const { return heartbeat_ != nullptr; }
+    // Closes every connection to `rank` once what is queued for it is written (or after a few
+    // seconds), without running the lost-peer handler: the master's way of refusing a daemon it
+    // declared lost, which learns it from these closing when it runs again (prted/heartbeat.cc).
+    void drop_connections(runtime::Rank rank);
 
     // Connected (authenticated) peers.
     std::set<runtime::Rank> connected_peers() const;
@@ -149,6 +168,7 @@ class Messenger {
     size_t listed_rejections_ = 0;
     size_t unlisted_rejections_ = 0;
     event* accept_resume_ = nullptr;  // re-enables the listeners after a pause
+    std::unique_ptr<Heartbeat> heartbeat_;
 };
 
 }  // namespace prte::rml

@@ -20,7 +20,8 @@ using Tag = uint32_t;
 // 5: the process-management interface a job asked for (prun --mpi) in a launch message.
 // 6: a daemon's call home carries its hwloc topology as XML; the launch message carries each
 //    process's CPUs (Proc::cpuset, binding), chosen by the master.
-inline constexpr uint32_t kProtocolVersion = 6;
+// 7: the heartbeat (prte_daemon_heartbeat_timeout): heartbeat, daemon_silent, declared_lost.
+inline constexpr uint32_t kProtocolVersion = 7;
 
 namespace tag {
 inline constexpr Tag daemon = 1;          // commands to daemons (incl. the shrink order)
@@ -59,6 +60,9 @@ inline constexpr Tag group_leader = 33;       // a construct's PMIX_GROUP_LEADER
 inline constexpr Tag group_leader_all = 34;   // ... broadcast to every daemon
 inline constexpr Tag allgather_watch_request = 35;  // a collective to watch normal ends for: to the master
 inline constexpr Tag allgather_watch = 36;    // ... to the daemons hosting its processes
+inline constexpr Tag heartbeat = 37;          // a daemon to its parent in the tree: still running (empty)
+inline constexpr Tag daemon_silent = 38;      // a parent to the master: a child of it fell silent
+inline constexpr Tag declared_lost = 39;      // the master to a daemon it declared lost, directly: end
 inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
 }  // namespace tag
 

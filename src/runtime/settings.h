@@ -1,5 +1,5 @@
 // The runtime's settings as plain values. The parameters behind them (prte_node_name,
-// prte_elastic_*, prte_daemon_exit_timeout, the test-only prte_test_*) are registered and read by
+// prte_elastic_*, prte_daemon_exit_timeout, prte_daemon_heartbeat_timeout, the test-only prte_test_*) are registered and read by
 // the component system (mca/base/core_params.h); the runtime never sees the parameter registry.
 #pragma once
 
@@ -19,6 +19,9 @@ struct Settings {
     // prte_daemon_exit_timeout: from a daemon's order to exit, or its loss of the master, to its end
     // (prted's exit watchdog).
     std::chrono::seconds daemon_exit_timeout{5};
+    // prte_daemon_heartbeat_timeout, resolved: after this long without a word from a daemon it is
+    // declared lost (rml/heartbeat.h); 0: no heartbeat. By default 30 s in elastic mode, else off.
+    std::chrono::seconds daemon_heartbeat_timeout{0};
     // prte_log_file: where the master writes its messages once the DVM is ready (prte --log-file).
     std::string log_file;
     // prte_debug_daemons_file: each daemon's lines to a file of its own beside the log (or in the

@@ -140,6 +140,7 @@ std::vector<Decoder> all_decoders()
     out.push_back(simple<msg::ProcUpdate>("process update", {sample_update(), {"j", 0, ProcState::running, 0, 0, 0, ""}}));
     out.push_back(simple<msg::Output>(
         "output", {{"prte-job-1", 2, PMIX_FWD_STDERR_CHANNEL, {'h', 'i', '\n'}}, {"j", 0, PMIX_FWD_STDOUT_CHANNEL, {}}}));
+    out.push_back(simple<msg::Silence>("daemon silence", {{3, 4012}, {1, 0}}));
     Decoder ranks;
     ranks.name = "daemon list";
     ranks.samples = {msg::encode_ranks({3, 1, 4}), msg::encode_ranks({})};

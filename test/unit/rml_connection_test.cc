@@ -31,6 +31,8 @@ using prte::rml::Limits;
 using prte::rml::Payload;
 using prte::runtime::Rank;
 using prte::test::RawClient;
+using prte::test::handshake_by_hand;
+using prte::test::header;
 using prte::test::TestLoop;
 
 // What one end saw: frames, and why it closed (once).
@@ -330,30 +332,6 @@ TEST(RmlConnection, FramesQueuedBeforeTheHandshakeGoOutAfterIt)
     EXPECT_EQ(master.seen.frames[0].payload, Payload{9});
 }
 
-// Completes the handshake by hand as daemon `rank`, so that the test can then write any bytes.
-bool handshake_by_hand(TestLoop& loop, RawClient& client, Rank rank)
-{
-    if (!loop.run_until([&] { return client.poll() || client.received() >= 40; })) return false;
-    prte::rml::auth::Nonce server{}, mine = prte::rml::auth::make_nonce();
-    std::memcpy(server.data(), client.bytes().data() + 8, server.size());
-    prte::rml::auth::Mac mac = prte::rml::auth::client_proof(kSecret, server, mine, rank);
-    std::string proof = "PRTH";
-    for (int shift = 24; shift >= 0; shift -= 8) proof += static_cast<char>(rank >> shift);
-    proof.append(reinterpret_cast<const char*>(mine.data()), mine.size());
-    proof.append(reinterpret_cast<const char*>(mac.data()), mac.size());
-    client.write(proof);
-    return loop.run_until([&] { return client.poll() || client.received() >= 40 + 36; });
-}
-
-std::string header(uint32_t origin, uint32_t dest, uint32_t tag, uint32_t seq, uint32_t length)
-{
-    std::string h = "PRTM";
-    for (uint32_t v : {origin, dest, tag, seq, length}) {
-        for (int shift = 24; shift >= 0; shift -= 8) h += static_cast<char>(v >> shift);
-    }
-    return h;
-}
-
 // An authenticated peer gone wrong (a bug, another version): whatever it writes, the receiver
 // delivers whole frames or closes with one line saying why, and never crashes or reads past a frame.
 TEST(RmlConnectionFuzz, AnAuthenticatedPeerWritingGarbageIsCutOffWithAReason)
@@ -367,7 +345,7 @@ TEST(RmlConnectionFuzz, AnAuthenticatedPeerWritingGarbageIsCutOffWithAReason)
     for (int round = 0; round < 40; ++round) {
         auto owned = std::make_unique<RawClient>(master.port);
         RawClient& peer = *owned;
-        ASSERT_TRUE(handshake_by_hand(loop, peer, 5)) << "round " << round;
+        ASSERT_TRUE(handshake_by_hand(loop, peer, 5, kSecret)) << "round " << round;
         size_t frames_before = master.seen.frames.size();
         std::string bytes;
         int valid = static_cast<int>(rng() % 4);

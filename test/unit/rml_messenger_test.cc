@@ -1,8 +1,9 @@
 // The messenger (src/rml/rml.cc) facing its peers over loopback: frames whose origin cannot be
 // right are dropped (this daemon's own rank, no rank, a call home relayed by another daemon) while
 // relayed frames are delivered; a message beyond the frame limit is refused to its sender with an
-// error and the peer stays connected; and connections still authenticating are bounded, the oldest
-// giving way, so strangers cannot hold every socket.
+// error and the peer stays connected; connections still authenticating are bounded, the oldest
+// giving way, so strangers cannot hold every socket; and the heartbeat (src/rml/heartbeat.cc)
+// finds a silent child while it hears one busy with a long frame.
 #include "rml/rml.h"
 
 #include <gtest/gtest.h>
@@ -24,6 +25,8 @@ using prte::rml::Payload;
 using prte::runtime::kInvalidRank;
 using prte::runtime::Rank;
 using prte::test::RawClient;
+using prte::test::handshake_by_hand;
+using prte::test::header;
 using prte::test::TestLoop;
 namespace tag = prte::rml::tag;
 
@@ -141,6 +144,28 @@ TEST_F(RmlMessenger, ConnectionsStillAuthenticatingAreBoundedTheOldestGivingWay)
     bool closed = false;
     peer(2, got, closed);
     ASSERT_TRUE(loop_.run_until([&] { return messenger().connected_peers().count(2) == 1; }));
+}
+
+// A child that sends nothing is found silent once the timeout has passed, once; a child in the
+// middle of a long frame, its bytes trickling in, is heard all along: any bytes count, not only
+// whole frames (a daemon busy sending is not a hung one).
+TEST_F(RmlMessenger, TheHeartbeatFindsTheSilentChildAndHearsOneBusySending)
+{
+    start();
+    messenger().set_size(3);  // daemons 1 and 2 are this master's children
+    std::vector<Rank> silent;
+    messenger().start_heartbeat(std::chrono::milliseconds(400),
+                                [&](Rank child, std::chrono::milliseconds) { silent.push_back(child); });
+    RawClient quiet(port_), busy(port_);
+    ASSERT_TRUE(handshake_by_hand(loop_, quiet, 1, secret_));
+    ASSERT_TRUE(handshake_by_hand(loop_, busy, 2, secret_));
+    busy.write(header(2, 0, tag::plm, 1, 1000));
+    // Three timeouts of the loop running, the long frame's payload arriving 10 bytes at a time.
+    for (int i = 0; i < 30; ++i) {
+        busy.write(std::string(10, 'x'));
+        loop_.run_until([] { return false; }, 40);
+    }
+    EXPECT_EQ(silent, std::vector<Rank>{1});
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // What the messaging tests share: a libevent loop the test drives until something has happened
-// (or a bound on waiting has passed, which fails the test), and a plain TCP socket playing a
-// stranger that speaks no protocol or only part of it.
+// (or a bound on waiting has passed, which fails the test), a plain TCP socket playing a stranger
+// that speaks no protocol or only part of it, and the handshake and frame headers written by hand
+// for a socket that plays a daemon writing any bytes it likes.
 #pragma once
 
 #include <arpa/inet.h>
@@ -12,9 +13,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "rml/auth.h"
 
 namespace prte::test {
 
@@ -98,5 +102,30 @@ class RawClient {
     bool closed_ = false;
     std::vector<char> received_;
 };
+
+// Completes the handshake by hand as daemon `rank`, so that the test can then write any bytes.
+inline bool handshake_by_hand(TestLoop& loop, RawClient& client, uint32_t rank, const std::string& secret)
+{
+    if (!loop.run_until([&] { return client.poll() || client.received() >= 40; })) return false;
+    rml::auth::Nonce server{}, mine = rml::auth::make_nonce();
+    std::memcpy(server.data(), client.bytes().data() + 8, server.size());
+    rml::auth::Mac mac = rml::auth::client_proof(secret, server, mine, rank);
+    std::string proof = "PRTH";
+    for (int shift = 24; shift >= 0; shift -= 8) proof += static_cast<char>(rank >> shift);
+    proof.append(reinterpret_cast<const char*>(mine.data()), mine.size());
+    proof.append(reinterpret_cast<const char*>(mac.data()), mac.size());
+    client.write(proof);
+    return loop.run_until([&] { return client.poll() || client.received() >= 40 + 36; });
+}
+
+// A frame's header, as the connection writes it (connection.h, "Frame layout").
+inline std::string header(uint32_t origin, uint32_t dest, uint32_t tag, uint32_t seq, uint32_t length)
+{
+    std::string h = "PRTM";
+    for (uint32_t v : {origin, dest, tag, seq, length}) {
+        for (int shift = 24; shift >= 0; shift -= 8) h += static_cast<char>(v >> shift);
+    }
+    return h;
+}
 
 }  // namespace prte::test

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 
@@ -10,6 +11,12 @@
 
 namespace prte::mca {
 namespace {
+
+// prte_daemon_heartbeat_timeout's default: decided by prte_elastic_mode (runtime_settings). A DVM
+// that carries on without a lost daemon wants to find hung ones; a fixed DVM, which ends with any
+// lost daemon, keeps PRRTE's behaviour unless asked.
+constexpr int64_t kHeartbeatByMode = -1;
+constexpr std::chrono::seconds kElasticHeartbeatTimeout{30};
 
 // The defaults are those of the plain-value structs, so that each is written once.
 void register_runtime_params(ParamRegistry& registry)
@@ -41,6 +48,12 @@ void register_runtime_params(ParamRegistry& registry)
                           "closes, before a watchdog thread (independent of its event loop) kills its processes and "
                           "ends it; the master waits this long plus 2 s for its daemons when the DVM stops",
                           {1, 3600});
+    registry.register_int({"prte", "", "daemon_heartbeat_timeout"}, kHeartbeatByMode,
+                          "Seconds without a word from a daemon (each sends its parent in the routing tree a "
+                          "heartbeat every quarter of this) after which it is declared lost, as if it had crashed: "
+                          "a daemon stopped or frozen keeps its connections up, so nothing else notices it. -1: "
+                          "30 in elastic mode (prte_elastic_mode), off otherwise; 0: off",
+                          {-1, 86400});
     // PRRTE's name. Read by program::init before the topology is first used; a DVM passes it on
     // to the daemons it launches, like any parameter it was given.
     registry.register_string({"hwloc", "", "use_topo_file"}, "",
@@ -109,6 +122,10 @@ runtime::Settings runtime_settings(ParamRegistry& registry)
     s.elastic_mode = core_param(registry, "prte_elastic_mode").as_bool();
     s.elastic_leave_timeout = std::chrono::milliseconds(core_param(registry, "prte_elastic_leave_timeout").as_int());
     s.daemon_exit_timeout = std::chrono::seconds(core_param(registry, "prte_daemon_exit_timeout").as_int());
+    int64_t heartbeat = core_param(registry, "prte_daemon_heartbeat_timeout").as_int();
+    s.daemon_heartbeat_timeout = heartbeat == kHeartbeatByMode
+                                     ? (s.elastic_mode ? kElasticHeartbeatTimeout : std::chrono::seconds(0))
+                                     : std::chrono::seconds(heartbeat);
     s.test_hold_launch = core_param(registry, "prte_test_hold_launch").as_bool();
     s.test_wedge_on_sigusr2 = core_param(registry, "prte_test_wedge_on_sigusr2").as_bool();
     return s;

@@ -1,9 +1,10 @@
 // The core parameters: those of the runtime (prte_node_name, prte_elastic_*,
-// prte_daemon_exit_timeout, hwloc_use_topo_file, the test-only prte_test_*) and of the messenger
-// (rml_radix, oob_tcp_if_include, rml_base_verbose). They are registered here, in every program
-// (prte_info lists them; launched daemons get the DVM's values), and turned into the plain values
-// the runtime and rml take: neither of those floors sees the registry. A framework's or
-// component's own parameters are registered by its register_params hook instead.
+// prte_daemon_exit_timeout, prte_daemon_heartbeat_timeout, hwloc_use_topo_file, the test-only
+// prte_test_*) and of the messenger (rml_radix, oob_tcp_if_include, rml_base_verbose). They are
+// registered here, in every program (prte_info lists them; launched daemons get the DVM's values),
+// and turned into the plain values the runtime and rml take: neither of those floors sees the
+// registry. A framework's or component's own parameters are registered by its register_params
+// hook instead.
 #pragma once
 
 #include <string>

@@ -16,6 +16,7 @@
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/odls/base/odls_base.h"
 #include "mca/plm/base/plm_base.h"
+#include "mca/plm/base/plm_heartbeat.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/plm/base/plm_messages.h"
 #include "rml/auth.h"
@@ -203,6 +204,7 @@ Status start_master_messaging()
     messenger().register_handler(rml::tag::plm, on_proc_update);
     messenger().register_handler(rml::tag::iof, on_output);
     messenger().set_lost_peer_handler(on_lost_peer);
+    start_master_heartbeat();
     return {};
 }
 
@@ -247,6 +249,14 @@ void daemon_failed(Rank rank, const std::string& why)
     if (!d || d->gone) return;
     d->loss = why;
     if (errmgr::Module* m = errmgr::base::module()) m->daemon_lost(rank, runtime::ProcState::failed_to_start);
+}
+
+void daemon_unresponsive(Rank rank, const std::string& why)
+{
+    Daemon* d = daemon(rank);
+    if (!d || rank == 0 || d->gone) return;
+    d->loss = why;
+    if (errmgr::Module* m = errmgr::base::module()) m->daemon_lost(rank, runtime::ProcState::heartbeat_failed);
 }
 
 void set_daemon_log_dir(std::string dir) { master().daemon_log_dir = std::move(dir); }

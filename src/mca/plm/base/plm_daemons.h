@@ -37,6 +37,9 @@ std::vector<std::string> daemon_command_for_shell(const std::string& rank_word, 
 // A launcher could not start daemon `rank` or it did not call home; `why` names the node and says
 // what the launcher saw (its stderr). Ends a DVM start-up with that message.
 void daemon_failed(runtime::Rank rank, const std::string& why);
+// Daemon `rank` stopped answering (the heartbeat, plm_heartbeat.h): handled as its crash, with
+// `why` as the account of its loss.
+void daemon_unresponsive(runtime::Rank rank, const std::string& why);
 
 // A line daemon `rank` on `node` (or its launch agent) printed: to the master's stderr, which is its
 // log once the DVM is ready, as "[node] daemon N: line"; with a daemon log directory, appended to

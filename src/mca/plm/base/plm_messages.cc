@@ -359,4 +359,20 @@ Status decode_ranks(const rml::Payload& in, std::vector<runtime::Rank>& out)
     return finish(r);
 }
 
+rml::Payload encode(const Silence& s)
+{
+    rml::Writer w;
+    w.u32(s.rank);
+    w.u64(s.silent_ms);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, Silence& out)
+{
+    rml::Reader r(in, "daemon silence");
+    out.rank = daemon_rank(r, "daemon");
+    out.silent_ms = r.u64();
+    return finish(r);
+}
+
 }  // namespace prte::plm::msg

@@ -96,4 +96,13 @@ Status decode(const rml::Payload& in, Output& out);
 rml::Payload encode_ranks(const std::vector<runtime::Rank>& ranks);
 Status decode_ranks(const rml::Payload& in, std::vector<runtime::Rank>& out);
 
+// A daemon that fell silent (tag daemon_silent, its parent's report to the master; tag
+// declared_lost, the master's word to the daemon itself): which, and for how long.
+struct Silence {
+    runtime::Rank rank = runtime::kInvalidRank;
+    uint64_t silent_ms = 0;
+};
+rml::Payload encode(const Silence& s);
+Status decode(const rml::Payload& in, Silence& out);
+
 }  // namespace prte::plm::msg
