@@ -26,6 +26,11 @@ inline constexpr const char kOutputAckedBytes[] = "prte.iof.acked";
 // tool left, so the DVM watches that pid (when prun runs on the master's host) and ends the jobs
 // prun started if it dies without ending them (a SIGKILL), instead of leaving them running.
 inline constexpr const char kSpawnerPid[] = "prte.spawner.pid";
+// Job-level spawn info (bool): binding reports (--report-bindings, --display bind/map) give the
+// OS's ids of the objects and CPUs instead of hwloc's logical ones, as PRRTE's
+// `--display bind:physical`. PMIx 4.2.2 has no PMIX_REPORT_PHYSICAL_CPUS; a PMIx that does is
+// read too (pmix/spawn_translate.cc).
+inline constexpr const char kReportPhysicalCpus[] = "prte.report.physical";
 inline constexpr const char kSpawnerHost[] = "prte.spawner.host";
 
 // In the info of a PMIX_ERR_DVM_MOD event: the pmix_status_t that prevented the DVM change (spec:

@@ -229,6 +229,10 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
     if (PMIX_CHECK_KEY(&info, PMIX_DISPLAY_MAP)) return need_flag(info, job.reports.map);
     if (PMIX_CHECK_KEY(&info, PMIX_DISPLAY_ALLOCATION)) return need_flag(info, job.reports.allocation);
     if (PMIX_CHECK_KEY(&info, PMIX_REPORT_BINDINGS)) return need_flag(info, job.reports.bindings);
+    if (PMIX_CHECK_KEY(&info, kReportPhysicalCpus)) return need_flag(info, job.reports.physical);
+#ifdef PMIX_REPORT_PHYSICAL_CPUS
+    if (PMIX_CHECK_KEY(&info, PMIX_REPORT_PHYSICAL_CPUS)) return need_flag(info, job.reports.physical);
+#endif
     if (PMIX_CHECK_KEY(&info, PMIX_DISPLAY_TOPOLOGY)) {
         // The hosts whose topology is shown, separated by ',' (the standard's) or ';' (PRRTE's prun,
         // whose --display list is itself comma-separated); none, or "*", means every node.
@@ -338,7 +342,7 @@ std::string supported_spawn_directives()
                        PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_FWD_STDDIAG, PMIX_HOST, PMIX_HOSTFILE, PMIX_ADD_HOST,
                        PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION, PMIX_FWD_STDIN,
                        PMIX_STDIN_TGT, PMIX_DISPLAY_MAP, PMIX_DISPLAY_ALLOCATION, PMIX_DISPLAY_TOPOLOGY, PMIX_REPORT_BINDINGS,
-                       kSpawnChildSeparate},
+                       kReportPhysicalCpus, kSpawnChildSeparate},
                       ",");
 }
 

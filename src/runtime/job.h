@@ -129,6 +129,9 @@ struct JobReports {
     // allocation and before the map; `topology_hosts` empty means every node of the DVM.
     bool topology = false;
     std::vector<std::string> topology_hosts;
+    // --display ...:physical: the bindings shown (Proc::binding) name objects and CPUs by the
+    // OS's ids ("core P#4") instead of hwloc's logical ones.
+    bool physical = false;
 };
 
 // Which processes read the stdin the spawner forwards (prun --stdin; PMIX_STDIN_TGT); the others

@@ -76,6 +76,14 @@ expect_status topo_all 0
 n=$(grep -c "^TOPOLOGY FOR NODE nodeA" "$TEST_TMP/topo_all.out")
 [ "$n" = 4 ] && pass "DISPLAYTOPO shows all 4 nodes" || fail "DISPLAYTOPO shows $n nodes: $(cat "$TEST_TMP/topo_all.out")"
 
+# --- :physical: bindings by the OS's ids (the SMT node's cores are numbered by the OS too) ---
+run physical "$PRUN" -n 2 --host nodeA0 --map-by slot:PE=2:DONOTLAUNCH --display map:physical true
+expect_status physical 0
+expect_line physical out "Bound: cores P#0-1 (cpus 0-3)"
+expect_line physical out "Bound: cores P#2-3 (cpus 4-7)"
+run logical "$PRUN" -n 2 --host nodeA0 --map-by slot:PE=2:DONOTLAUNCH --display map true
+expect_line logical out "Bound: cores 0-1 (cpus 0-3)"
+
 # --- MPMD: an app with its own --map-by (ppr:2:package on nodeA1) beside the job's (node) ---
 run mpmd "$PRUN" -n 4 --map-by node:DONOTLAUNCH --display map true : -n 4 --host nodeA1 --map-by ppr:2:package true
 expect_status mpmd 0

@@ -327,5 +327,36 @@ TEST_F(PlacementTable, EveryCasePlacesEveryRankAsExpected)
     EXPECT_GE(topologies.size(), 4u);
 }
 
+// --display ...:physical: a binding names its object and CPUs by the OS's ids. On a node whose OS
+// numbers cores and hwthreads out of hwloc's logical order (hyperthreads 4 apart, cores swapped in
+// each package), the two reports differ; the CPU sets (OS ids) are the same.
+TEST_F(PlacementTable, PhysicalReportsNameTheOsIds)
+{
+    for (bool physical : {false, true}) {
+        NodePool pool;
+        Node& node = pool.add(test::make_node("p0", 4, false));
+        test::set_hardware(node, "pack:2 core:2(indexes=1,0,3,2) pu:2(indexes=0,4,1,5,2,6,3,7)");
+        Job job;
+        job.nspace = "physical";
+        job.apps.push_back(test::make_app(0, 2));
+        job.reports.physical = physical;
+        ASSERT_TRUE(base::map_job(job, pool).ok());
+        ASSERT_EQ(job.procs.size(), 2u);
+        EXPECT_EQ(job.procs[0]->cpuset, "0,4");
+        EXPECT_EQ(job.procs[0]->binding, physical ? "core P#1 (cpus 0,4)" : "core 0 (cpus 0,4)");
+        EXPECT_EQ(job.procs[1]->binding, physical ? "core P#0 (cpus 1,5)" : "core 1 (cpus 1,5)");
+        base::unmap_job(job);
+
+        Job pe;
+        pe.nspace = "physical-pe";
+        pe.apps.push_back(test::make_app(0, 1));
+        pe.mapping.pes_per_proc = 2;
+        pe.reports.physical = physical;
+        ASSERT_TRUE(base::map_job(pe, pool).ok());
+        EXPECT_EQ(pe.procs[0]->binding, physical ? "cores P#0-1 (cpus 0-1,4-5)" : "cores 0-1 (cpus 0-1,4-5)");
+        base::unmap_job(pe);
+    }
+}
+
 }  // namespace
 }  // namespace prte::rmaps

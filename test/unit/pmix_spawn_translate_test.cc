@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "pmix/attributes.h"
 #include "pmix/spawn_translate.h"
 
 namespace {
@@ -356,11 +357,13 @@ TEST(PmixSpawnTranslate, DisplayTopologyNamesHostsOrEveryNode)
     Request r;
     r.app("/bin/true", {}, 1);
     r.job_string(PMIX_DISPLAY_TOPOLOGY, "n1,n2;n3");
+    r.job_flag(prte::pmix::kReportPhysicalCpus, true);
     Job job;
     std::vector<std::string> notes;
     ASSERT_TRUE(r.translate(job, notes).ok());
     EXPECT_TRUE(job.reports.topology);
     EXPECT_EQ(job.reports.topology_hosts, (std::vector<std::string>{"n1", "n2", "n3"}));
+    EXPECT_TRUE(job.reports.physical);
     EXPECT_TRUE(notes.empty());
 
     Request all;

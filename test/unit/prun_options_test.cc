@@ -249,6 +249,12 @@ TEST(PrunOptions, DisplayAndReportBindings)
     r = parse_ok({"--display", "TOPO=node1;node2", "a.out"});
     EXPECT_TRUE(r.reports.topology);
     EXPECT_EQ(r.reports.topology_hosts, "node1;node2");
+    EXPECT_FALSE(r.reports.physical);
+    r = parse_ok({"--display", "map,bind:PHYSICAL", "a.out"});
+    EXPECT_TRUE(r.reports.map && r.reports.bindings && r.reports.physical);
+    EXPECT_NE(parse_error({"--display", "map:parseable", "a.out"})
+                  .find("--display map:parseable: unknown or unsupported qualifier 'parseable' (physical)"),
+              std::string::npos);
     EXPECT_NE(parse_error({"--display", "map,tpo", "a.out"})
                   .find("--display map,tpo: unknown or unsupported report 'tpo' (map, allocation, bind, topo[=host;host])"),
               std::string::npos);

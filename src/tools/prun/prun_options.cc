@@ -198,7 +198,8 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
     take_each(cli.add_option("--display", t.display_values,
                              "What the DVM shows, a comma list of: map (where each rank runs), allocation (the "
                              "nodes and their slots) and topo[=host;host] (each node's hardware), on stdout before "
-                             "the job's output; bind (as --report-bindings)"))
+                             "the job's output; bind (as --report-bindings); :physical after any of them shows "
+                             "bindings by the OS's ids"))
         ->type_name("LIST");
     cli.add_flag("--report-bindings", r.reports.bindings,
                  "Each process reports its binding, one line per rank on its stderr, as it starts");
@@ -522,7 +523,20 @@ Status parse_output(const std::string& value, OutputOptions& out)
 
 Status parse_display(const std::string& value, Reports& out)
 {
-    for (const std::string& word : util::split(value, ',', true)) {
+    for (std::string word : util::split(value, ',', true)) {
+        // PRRTE's qualifiers come after a ':' and apply to the whole display: only `physical`
+        // changes what this DVM shows.
+        std::vector<std::string> parts = util::split(word, ':');
+        word = parts.empty() ? word : parts[0];
+        for (size_t i = 1; i < parts.size(); ++i) {
+            std::string q = lower(parts[i]);
+            if (q == "physical") {
+                out.physical = true;
+            } else {
+                return {Errc::bad_param, fmt::format("--display {}: unknown or unsupported qualifier '{}' (physical)",
+                                                     value, parts[i])};
+            }
+        }
         std::string w = lower(word);
         if (w == "map") {
             out.map = true;

@@ -52,6 +52,7 @@ struct Reports {
     bool bindings = false;    // --report-bindings: one line per rank on its stderr, as it starts
     bool topology = false;    // --display topo[=host;host]: each node's hardware, before the map
     std::string topology_hosts;  // as given after topo=, ';'-separated; empty: every node
+    bool physical = false;    // --display ...:physical: bindings by the OS's ids, not hwloc's logical ones
 };
 
 struct Request {

@@ -115,6 +115,7 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
     if (request.reports.map) job.add_bool(PMIX_DISPLAY_MAP, true);
     if (request.reports.allocation) job.add_bool(PMIX_DISPLAY_ALLOCATION, true);
     if (request.reports.bindings) job.add_bool(PMIX_REPORT_BINDINGS, true);
+    if (request.reports.physical) job.add_bool(pmix::kReportPhysicalCpus, true);
     // Every node: "*" (an empty string is not a list of hosts).
     if (request.reports.topology) {
         job.add_string(PMIX_DISPLAY_TOPOLOGY, request.reports.topology_hosts.empty() ? "*" : request.reports.topology_hosts);

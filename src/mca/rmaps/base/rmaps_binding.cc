@@ -94,12 +94,23 @@ bool oversubscribed(const runtime::Job& job, const Node& node, const HwTopology&
     return node.slots_inuse > slots || (ours * each + others) > cpus;
 }
 
-// "cores 0-1", "core 3": the logical ids of the CPUs a PE= or pe-list process has.
-std::string describe_cpus(const std::vector<hwloc_obj_t>& cpus, const char* word)
+// An object's id in a binding report: hwloc's logical index, or with --display ...:physical the
+// OS's ("P#4"), where the OS numbers that kind of object (it does not number caches).
+std::string object_id(hwloc_obj_t o, bool physical)
+{
+    if (physical && o->os_index != HWLOC_UNKNOWN_INDEX) return fmt::format("P#{}", o->os_index);
+    return std::to_string(o->logical_index);
+}
+
+// "cores 0-1", "core 3": the ids of the CPUs a PE= or pe-list process has (logical, or the OS's
+// with `physical`: "cores P#0,2").
+std::string describe_cpus(const std::vector<hwloc_obj_t>& cpus, const char* word, bool physical)
 {
     Bitmap ids;
-    for (hwloc_obj_t c : cpus) hwloc_bitmap_set(ids.get(), c->logical_index);
-    return fmt::format("{}{} {}", word, cpus.size() > 1 ? "s" : "", runtime::cpu_list(ids.get()));
+    bool os = physical;
+    for (hwloc_obj_t c : cpus) os = os && c->os_index != HWLOC_UNKNOWN_INDEX;
+    for (hwloc_obj_t c : cpus) hwloc_bitmap_set(ids.get(), os ? c->os_index : c->logical_index);
+    return fmt::format("{}{} {}{}", word, cpus.size() > 1 ? "s" : "", os ? "P#" : "", runtime::cpu_list(ids.get()));
 }
 
 void add_load(Node& node, hwloc_const_bitmap_t set, int delta)
@@ -135,7 +146,9 @@ Status NodeBinder::bind(Proc& proc, const Place* place, bool by_default, HwLevel
         Bitmap set;
         for (hwloc_obj_t c : place->cpus) hwloc_bitmap_or(set.get(), set.get(), c->cpuset);
         proc.cpuset = runtime::cpu_list(set.get());
-        proc.binding = fmt::format("{} (cpus {})", describe_cpus(place->cpus, m.hwtcpus ? "hwthread" : "core"), proc.cpuset);
+        proc.binding = fmt::format("{} (cpus {})", describe_cpus(place->cpus, m.hwtcpus ? "hwthread" : "core",
+                                                                job.reports.physical),
+                                   proc.cpuset);
         add_load(node, set.get(), 1);
         proc.cpus_counted = true;
         return {};
@@ -191,7 +204,7 @@ Status NodeBinder::bind(Proc& proc, const Place* place, bool by_default, HwLevel
         }
     }
     proc.cpuset = text->second.first;
-    proc.binding = fmt::format("{} {} (cpus {})", level_name, chosen->logical_index, proc.cpuset);
+    proc.binding = fmt::format("{} {} (cpus {})", level_name, object_id(chosen, job.reports.physical), proc.cpuset);
     add_load(node, chosen->cpuset, 1);
     proc.cpus_counted = true;
     return {};
