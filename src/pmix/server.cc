@@ -249,6 +249,7 @@ Status start(const ServerOptions& options)
         return {Errc::unreachable, fmt::format("PMIx_server_init failed: {}", PMIx_Error_string(rc))};
     }
     state().running = true;
+    detail::time_group_operations();
 
     pmix_value_t* value = nullptr;
     rc = PMIx_Get(&state().me, PMIX_SERVER_URI, nullptr, 0, &value);
