@@ -35,7 +35,8 @@ make -j2 $clients test/components/push/mca_ras_pushtest.la $(for u in $units; do
 logs=$build/tsan-logs
 rm -rf "$logs"
 mkdir -p "$logs"
-TSAN_OPTIONS="log_path=$logs/tsan halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$top/contrib/tsan.supp"
+TSAN_OPTIONS="log_path=$logs/tsan halt_on_error=1 exitcode=66 second_deadlock_stack=1"
+TSAN_OPTIONS="$TSAN_OPTIONS suppressions=$top/contrib/tsan.supp"
 export TSAN_OPTIONS
 # Without address-space randomisation: TSan's fixed shadow layout fails ("unexpected memory
 # mapping") on kernels that randomise more bits than GCC 12's TSan expects.
