@@ -1,8 +1,9 @@
 #!/bin/sh
 # The test command: installs dependencies, builds and installs prte, runs the whole suite with
-# CTest (make check), then builds a second time as a PMIx that defines PMIX_DVM_IS_READY and
-# PMIX_ERR_DVM_MOD would (DESIGN.md, "PMIx") and runs the unit tests and the elastic DVM's tests
-# there too; the Slurm tests run in both. A third build without libslurm (--without-slurm) shows
+# CTest (make check), runs the group and elastic tests again in a ThreadSanitizer build
+# (contrib/tsan-tests.sh: any report fails), then builds a second time as a PMIx that defines
+# PMIX_DVM_IS_READY and PMIX_ERR_DVM_MOD would (DESIGN.md, "PMIx") and runs the unit tests and the
+# elastic DVM's tests there too; the Slurm tests run in both. A third build without libslurm (--without-slurm) shows
 # the project builds and its component tests pass without the Slurm components (docs/slurm.md).
 # As root (CI), a test that needs root and skipped fails the run (contrib/check-skips.sh), except
 # in the third build, whose Slurm tests skip by design.
@@ -15,6 +16,10 @@ sh contrib/build.sh "$top/_inst"
 make -C _build check
 # CI runs as root: a namespace or Slurm test that skipped there is a failure (contrib/check-skips.sh).
 sh contrib/check-skips.sh _build/test
+
+# The group and elastic tests again in a ThreadSanitizer build: a report from any process fails.
+echo "run-tests: the group and elastic tests under ThreadSanitizer"
+sh contrib/tsan-tests.sh "$top/_inst-tsan"
 
 echo "run-tests: second build with the DVM completion events defined"
 PRTE_BUILDDIR_NAME=_build-dvm-events sh contrib/build.sh "$top/_inst-dvm-events" \

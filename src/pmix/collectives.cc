@@ -52,10 +52,11 @@ void release_payload(void* cbdata) { delete static_cast<rml::Payload*>(cbdata); 
 // participating daemon when it has not completed in time (grpcomm's time limit), so that a process
 // that never calls fails the others instead of leaving them waiting. It does so a little before
 // the caller's seconds are up, because PMIx 4.2.2 also arms a timer of its own on the server of
-// every node whose processes called, and must not get there first: its group handler takes the
-// collective's tracker for a request and crashes the daemon (pmix_server_ops.c, grp_timeout), and
-// its fence handler frees the tracker the DVM still holds. A completed collective cancels
-// PMIx's timer, and the DVM's failure is such a completion.
+// every node whose processes called, and must not get there first: its fence handler frees the
+// tracker the DVM still holds (and its group handler crashes the daemon, pmix_server_ops.c,
+// grp_timeout: a group's PMIX_TIMEOUT is kept from PMIx by the repairs, pmix422/group_timeouts.c,
+// and reaches here only when they are off). A completed collective cancels PMIx's timer, and the
+// DVM's failure is such a completion.
 std::chrono::milliseconds time_limit(const pmix_info_t info[], size_t ninfo)
 {
     constexpr std::chrono::milliseconds kAheadOfPmix{250};

@@ -46,6 +46,7 @@
 #include "rml/rml.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
+#include "util/tcp_nodelay.h"
 
 namespace prte::pmix {
 namespace detail {
@@ -249,6 +250,11 @@ Status start(const ServerOptions& options)
         return {Errc::unreachable, fmt::format("PMIx_server_init failed: {}", PMIx_Error_string(rc))};
     }
     state().running = true;
+    detail::time_group_operations();
+    // PMIx's listening socket for tools exists now, and no tool has connected: the sockets accepted
+    // from it inherit TCP_NODELAY (util/tcp_nodelay.h). Here, not as each tool connects: a walk of
+    // the process's descriptors then raced with PMIx's threads opening and closing theirs.
+    if (options.tool_support) util::set_tcp_nodelay_on_all_sockets();
 
     pmix_value_t* value = nullptr;
     rc = PMIx_Get(&state().me, PMIX_SERVER_URI, nullptr, 0, &value);

@@ -16,7 +16,6 @@
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/pmix422/repairs.h"
-#include "util/tcp_nodelay.h"
 #include "runtime/runtime.h"
 
 namespace prte::pmix::detail {
@@ -144,8 +143,6 @@ void tool_connected(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc
         remember_tool(name, request.tool);
         verbose()(2, "tool {}connected as {}", request.tool.program.empty() ? "" : request.tool.program + " ",
                   describe(name));
-        util::set_tcp_nodelay_on_all_sockets();  // see util/tcp_nodelay.h
-
         if (cbfunc) cbfunc(PMIX_SUCCESS, &name, cbdata);
     });
 }

@@ -64,6 +64,16 @@ static const struct layout layouts[] = {
     FIELD(pmix_globals_t, evbase, 376),
     FIELD(pmix_globals_t, nspaces, 2456),
     SIZE(pmix_globals_t, 2944),
+    /* group_timeouts.c: the wildcard receive it wraps, and the message buffers it reads and writes */
+    FIELD(pmix_ptl_base_t, posted_recvs, 8),
+    FIELD(pmix_ptl_posted_recv_t, tag, 264),
+    FIELD(pmix_ptl_posted_recv_t, cbfunc, 272),
+    SIZE(pmix_ptl_posted_recv_t, 288),
+    FIELD(pmix_buffer_t, type, 112),
+    FIELD(pmix_buffer_t, base_ptr, 120),
+    FIELD(pmix_buffer_t, unpack_ptr, 136),
+    FIELD(pmix_buffer_t, bytes_used, 152),
+    SIZE(pmix_buffer_t, 160),
 };
 
 int main(void)

@@ -9,12 +9,15 @@
 // id is never issued twice), and every server gets the context id and every node's data back.
 //
 // PMIX_TIMEOUT: the DVM ends a construct or destruct that has not completed in time on every
-// participating daemon (PMIX_ERR_TIMEOUT to each caller), a little before PMIx 4.2.2's own timer,
-// whose group handler crashes the daemon (collectives.cc, time_limit()). That works when each node
-// has one member, or all of a node's members call. PMIx 4.2.2 arms its timer once per calling member,
-// re-arming a pending libevent timer, and with two or more members on a node its event loop later
-// spins on the stale entry: nothing the host does undoes that, so the daemon warns (below) and
-// docs/user-guide.md says to leave PMIX_TIMEOUT off such groups.
+// participating daemon (PMIX_ERR_TIMEOUT to each caller). PMIx 4.2.2 must not time it itself: it
+// arms its timer once per calling member, and its server's thread then spins for ever, and its
+// handler crashes a daemon whose members did not all call (pmix422/group_timeouts.c). So the
+// repairs hand PMIx every group message with the key renamed PRTE_PMIX422_GROUP_TIMEOUT, which
+// is what this upcall times, and time this node's part themselves until the upcall (some members
+// here not called yet), answering those that called PMIX_ERR_TIMEOUT (timed_out_here()). Only
+// with the repairs off does PMIX_TIMEOUT itself reach the upcall: the DVM then ends the operation
+// a little before PMIx's timer (collectives.cc, time_limit()), and warns when several members are
+// on this node.
 //
 // Error paths: the PMIx callback is called exactly once, from the progress thread, and only after
 // the upcall has returned PMIX_SUCCESS. PMIx 4.2.2 records a group when the construct completes,
@@ -52,6 +55,26 @@ namespace {
 const char* operation_name(pmix_group_operation_t op)
 {
     return op == PMIX_GROUP_CONSTRUCT ? "construct" : op == PMIX_GROUP_DESTRUCT ? "destruct" : "operation";
+}
+
+// The caller's seconds (PRTE_PMIX422_GROUP_TIMEOUT): PMIx has no timer on them, so the DVM's limit
+// is the whole time (0: none).
+std::chrono::milliseconds whole_seconds(const pmix_value_t& value)
+{
+    std::optional<int64_t> seconds = value_integer(value);
+    if (!seconds || *seconds <= 0) return std::chrono::milliseconds{0};
+    return std::chrono::seconds(std::min<int64_t>(*seconds, 86400 * 365));
+}
+
+// PMIx's thread (pmix422/group_timeouts.c): the operation was never handed to this daemon (some
+// members here did not call) and its time is up; those that called are answered PMIX_ERR_TIMEOUT.
+void timed_out_here(const char* id, int construct, size_t callers, unsigned seconds)
+{
+    post([id = std::string(id), construct, callers, seconds] {
+        verbose()(1, "group {} {}: not complete within the {} s its caller allowed (PMIX_TIMEOUT); {} caller(s) on "
+                     "this node answered PMIX_ERR_TIMEOUT, others here had not called",
+                  id, construct ? "construct" : "destruct", seconds, callers);
+    });
 }
 
 // What PMIx holds until it has answered the members: our results, and its own tracker of the
@@ -108,6 +131,7 @@ struct GroupRequest {
     bool optional = false;  // PMIX_GROUP_OPTIONAL
     std::optional<pmix_proc_t> leader;  // PMIX_GROUP_LEADER, when its caller is this node's first
     std::chrono::milliseconds time_limit{0};
+    bool timed_by_pmix = false;  // PMIX_TIMEOUT reached PMIx (the repairs are off)
     rml::Payload endpoint_data;
     std::vector<pmix_proc_t> members;
     pmix_info_cbfunc_t cbfunc;
@@ -228,12 +252,11 @@ void run_group(std::shared_ptr<GroupRequest> req)
         answer_error(*req, st);
         return;
     }
-    if (size_t here = count_here(req->members.data(), req->members.size());
-        req->time_limit.count() > 0 && here > 1) {
-        output::warning("group {} {}: PMIX_TIMEOUT with {} members on this node: PMIx 4.2.2 arms its timer once "
-                        "per member, and its server here may stop answering once that time has passed (a PMIx "
-                        "4.2.2 defect); leave PMIX_TIMEOUT off groups with several members on a node",
-                        req->id, what, here);
+    if (size_t here = count_here(req->members.data(), req->members.size()); req->timed_by_pmix && here > 1) {
+        output::warning("group {} {}: PMIX_TIMEOUT with {} members on this node and the PMIx 4.2.2 repairs off ({}): "
+                        "PMIx arms its timer once per member, and its server here may stop answering once that "
+                        "time has passed; leave PMIX_TIMEOUT off groups with several members on a node",
+                        req->id, what, here, prte_pmix422_repairs_state() ? prte_pmix422_repairs_state() : "?");
     }
     if (req->leader) declare_group_leader(req->id, *req->leader, req->members);
     if (req->op == PMIX_GROUP_DESTRUCT) {
@@ -367,7 +390,12 @@ pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t pro
         const auto* bytes = reinterpret_cast<const uint8_t*>(e->value.data.bo.bytes);
         req->endpoint_data.assign(bytes, bytes + e->value.data.bo.size);
     }
-    req->time_limit = time_limit(directives, ndirs);
+    if (const pmix_info_t* t = find_info(directives, ndirs, PRTE_PMIX422_GROUP_TIMEOUT)) {
+        req->time_limit = whole_seconds(t->value);
+    } else {
+        req->time_limit = time_limit(directives, ndirs);
+        req->timed_by_pmix = req->time_limit.count() > 0;
+    }
     req->members = copy_procs(procs, nprocs);
     req->cbfunc = cbfunc;
     req->cbdata = cbdata;
@@ -375,6 +403,17 @@ pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t pro
     prte_pmix422_group_handed_to_host(cbdata);
     post([req] { run_group(req); });
     return PMIX_SUCCESS;
+}
+
+void time_group_operations()
+{
+    if (prte_pmix422_time_group_operations(timed_out_here)) {
+        verbose()(5, "group PMIX_TIMEOUT timed by the DVM: PMIx 4.2.2 never sees it");
+    } else if (!prte_pmix422_repairs_state()) {
+        output::warning("the PMIx 4.2.2 repairs could not take PMIX_TIMEOUT of group operations from PMIx (its "
+                        "handler of client messages was not found): a group with PMIX_TIMEOUT and several members "
+                        "on a node may leave this daemon's PMIx server unresponsive");
+    }
 }
 
 }  // namespace prte::pmix::detail

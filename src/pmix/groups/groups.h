@@ -16,6 +16,9 @@
 
 namespace prte::pmix::detail {
 
+// Once, after PMIx_server_init: PMIX_TIMEOUT of group operations is timed by the DVM, never by PMIx
+// 4.2.2 (construct.cc; pmix422/group_timeouts.c).
+void time_group_operations();
 // The group upcall (construct.cc).
 pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,
                     const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata);

@@ -22,8 +22,9 @@
  *    handled the end of its connection, when the host asks (an abnormal end; a member of a group
  *    whose destruct goes on without ended members) or such an operation named it.
  *
- * This file and pmix422/repairs.c are the only ones built against PMIx's private headers, and
- * like it these repairs act only on the libpmix whose build id configure recorded (switch.c). */
+ * This file, pmix422/repairs.c and pmix422/group_timeouts.c are the only ones built against PMIx's
+ * private headers, and like them these repairs act only on the libpmix whose build id configure
+ * recorded (switch.c). */
 #include "pmix/pmix422/repairs.h"
 
 #include <stdlib.h>
@@ -49,7 +50,7 @@ static int has_timeout(const pmix_info_t *info, size_t ninfo)
 /* A construct's or destruct's tracker carries its group record (trk->cbdata). A destruct's
  * _grpcbfunc removes that record whatever the outcome; a failed construct's must go as well, so
  * that its id can be used again. */
-static void drop_group_record(pmix_server_trkr_t *trk)
+void prte_pmix422_drop_group_record(pmix_server_trkr_t *trk)
 {
     pmix_group_t *grp = (pmix_group_t *) trk->cbdata;
     if (grp == NULL || !prte_pmix422_list_holds(&pmix_server_globals.groups, &grp->super)) return;
@@ -71,11 +72,11 @@ int prte_pmix422_release_group_tracker(void *cbdata, int failed)
     if (!is_group_tracker(trk)) return 0;
     /* Still listed: _grpcbfunc has not finished with it (not called as its release function). */
     if (prte_pmix422_list_holds(&pmix_server_globals.collectives, &trk->super)) return 0;
-    if (failed && trk->type == PMIX_GROUP_CONSTRUCT_CMD) drop_group_record(trk);
-    /* PMIX_TIMEOUT with several members on this node: PMIx armed the tracker's timer once per
-     * member, re-arming a pending libevent timer, and libevent may still hold the event after
-     * _grpcbfunc deleted it once. Freeing it would turn that known wedge into a use after free:
-     * keep the tracker. */
+    if (failed && trk->type == PMIX_GROUP_CONSTRUCT_CMD) prte_pmix422_drop_group_record(trk);
+    /* PMIX_TIMEOUT that reached PMIx (prte_pmix422_time_group_operations could not take it) with
+     * several members on this node: PMIx armed the tracker's timer once per member, and libevent
+     * may still hold the event after _grpcbfunc deleted it once (pmix422/group_timeouts.c).
+     * Freeing it would turn that known wedge into a use after free: keep the tracker. */
     if (trk->nlocal > 1 && has_timeout(trk->info, trk->ninfo)) return 0;
     PMIX_RELEASE(trk);
     return 1;
@@ -188,15 +189,16 @@ static void answer_and_release(evutil_socket_t fd, short what, void *arg)
 
 /* A tracker PMIx will never complete, taken off its list (with its timer) for this file to answer
  * or hand to the host. Its group record stays until that answer says whether the group exists. */
-static void take_over(pmix_server_trkr_t *trk)
+void prte_pmix422_take_over_group(pmix_server_trkr_t *trk)
 {
     pmix_list_remove_item(&pmix_server_globals.collectives, &trk->super);
     if (trk->event_active) pmix_event_del(&trk->ev);
+    prte_pmix422_forget_group_timer(trk);
 }
 
 /* Answers a taken-over tracker's callers with `status` and releases it, one loop step from now:
  * an event raised meanwhile (a report's) is queued first, and so reaches them before the answer. */
-static void answer_soon(pmix_server_trkr_t *trk, pmix_status_t status)
+void prte_pmix422_answer_group_soon(pmix_server_trkr_t *trk, pmix_status_t status)
 {
     struct ending *ending = (struct ending *) calloc(1, sizeof(*ending));
     if (ending != NULL) {
@@ -230,7 +232,7 @@ static void answer_handed(evutil_socket_t fd, short what, void *arg)
     (void) what;
     struct handed_answer *a = (struct handed_answer *) arg;
     answer_callers(a->trk, a->status, a->context_id);
-    if (a->status != PMIX_SUCCESS || a->trk->type == PMIX_GROUP_DESTRUCT_CMD) drop_group_record(a->trk);
+    if (a->status != PMIX_SUCCESS || a->trk->type == PMIX_GROUP_DESTRUCT_CMD) prte_pmix422_drop_group_record(a->trk);
     if (a->relfn != NULL) {
         a->relfn(a->relcbd);
     } else {
@@ -287,7 +289,7 @@ static void end_stuck_groups(evutil_socket_t fd, short what, void *arg)
         if (!stuck(trk)) continue;
         int construct = trk->type == PMIX_GROUP_CONSTRUCT_CMD;
         int optional = construct && is_optional(trk->info, trk->ninfo);
-        take_over(trk);
+        prte_pmix422_take_over_group(trk);
         if (loss->report != NULL) {
             pmix_proc_t leader;
             int has_leader = construct && leader_of(trk, &leader);
@@ -299,8 +301,8 @@ static void end_stuck_groups(evutil_socket_t fd, short what, void *arg)
             loss->forget = 1;
             if (hand_over(trk)) continue; /* answer_handed drops the record unless a construct succeeded */
         }
-        drop_group_record(trk);
-        answer_soon(trk, loss->status);
+        prte_pmix422_drop_group_record(trk);
+        prte_pmix422_answer_group_soon(trk, loss->status);
     }
     finish(loss);
 }
@@ -382,10 +384,10 @@ static void abort_constructs(evutil_socket_t fd, short what, void *arg)
             req->report(req->id, trk->pcs, trk->npcs, 1, callers, req->arg, last);
             continue;
         }
-        take_over(trk);
-        drop_group_record(trk);
+        prte_pmix422_take_over_group(trk);
+        prte_pmix422_drop_group_record(trk);
         req->report(req->id, trk->pcs, trk->npcs, 0, callers, req->arg, last);
-        answer_soon(trk, req->status);
+        prte_pmix422_answer_group_soon(trk, req->status);
     }
     free(req->id);
     free(req);

@@ -1,6 +1,6 @@
-/* What pmix422/repairs.c and pmix422/groups.c share, and nothing else includes: OpenPMIx 4.2.2's
- * private headers, the check that they describe 4.2.2, and two small helpers (defined in
- * pmix422/repairs.c). Include only under PRTE_PMIX422_PRIVATE_HEADERS. */
+/* What pmix422/repairs.c, pmix422/groups.c and pmix422/group_timeouts.c share, and nothing else
+ * includes: OpenPMIx 4.2.2's private headers, the check that they describe 4.2.2, and the helpers
+ * each defines for the others. Include only under PRTE_PMIX422_PRIVATE_HEADERS. */
 #ifndef PRTE_PMIX_PMIX422_PRIVATE_H
 #define PRTE_PMIX_PMIX422_PRIVATE_H
 
@@ -10,11 +10,22 @@
 #include "src/include/pmix_config.h"
 #include "src/include/pmix_globals.h"
 #include "src/mca/bfrops/bfrops.h"
+#include "src/mca/ptl/base/base.h"
 #include "src/mca/ptl/ptl_types.h"
 #include "src/server/pmix_server_ops.h"
 
 #if PMIX_MAJOR_VERSION != 4 || PMIX_MINOR_VERSION != 2 || PMIX_RELEASE_VERSION != 2
 #error "the pmix422 repairs describe OpenPMIx 4.2.2 only; configure should not have enabled them"
+
+/* pmix422/groups.c: a group operation's tracker taken off PMIx's list for the repairs to end (its
+ * timers stopped), its group record dropped, and its callers answered `status` one loop step from
+ * now (the tracker released then). */
+void prte_pmix422_take_over_group(pmix_server_trkr_t *trk);
+void prte_pmix422_drop_group_record(pmix_server_trkr_t *trk);
+void prte_pmix422_answer_group_soon(pmix_server_trkr_t *trk, pmix_status_t status);
+/* pmix422/group_timeouts.c: stops the time of this node's part of the operation, if it runs. */
+void prte_pmix422_forget_group_timer(const pmix_server_trkr_t *trk);
+
 #endif
 
 /* Whether `wanted` is on `list`. PMIx's records are taken out by identity: several may carry one
@@ -35,5 +46,14 @@ int prte_pmix422_connected(const pmix_proc_t *proc);
 /* PMIx's thread (pmix422/groups.c): forgets the group records of namespaces no longer registered,
  * `nspace` (being deregistered) included; returns how many. */
 size_t prte_pmix422_forget_groups_of(const char *nspace);
+
+/* pmix422/groups.c: a group operation's tracker taken off PMIx's list for the repairs to end (its
+ * timers stopped), its group record dropped, and its callers answered `status` one loop step from
+ * now (the tracker released then). */
+void prte_pmix422_take_over_group(pmix_server_trkr_t *trk);
+void prte_pmix422_drop_group_record(pmix_server_trkr_t *trk);
+void prte_pmix422_answer_group_soon(pmix_server_trkr_t *trk, pmix_status_t status);
+/* pmix422/group_timeouts.c: stops the time of this node's part of the operation, if it runs. */
+void prte_pmix422_forget_group_timer(const pmix_server_trkr_t *trk);
 
 #endif

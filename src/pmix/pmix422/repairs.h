@@ -128,6 +128,23 @@ typedef void (*prte_pmix422_construct_aborted_fn)(const char *id, const pmix_pro
  * released. Returns 1 when it will run, 0 when the repairs do not apply. */
 int prte_pmix422_abort_construct(const char *id, int status, prte_pmix422_construct_aborted_fn report, void *arg);
 
+/* PMIX_TIMEOUT of group constructs and destructs (pmix422/group_timeouts.c). OpenPMIx 4.2.2 arms
+ * a timer for it once per member that calls, re-assigning a pending libevent timer, and its
+ * server's thread spins for ever once that time has passed (two members on one node were enough);
+ * on a node where a member never calls, its timer's handler crashes the daemon. From this call on,
+ * PMIx never sees the key: every group construct or destruct a client sends reaches it with
+ * PMIX_TIMEOUT renamed PRTE_PMIX422_GROUP_TIMEOUT (same value), which is what the host's group
+ * upcall finds among the directives and times. Until the operation is handed to the host (some of
+ * this node's members have not called), the repairs time it: when the time is up, counted from the
+ * first member here to call, those that called are answered PMIX_ERR_TIMEOUT and `report` is
+ * called first (on PMIx's thread) with the group id, whether it was a construct, how many callers
+ * were answered and the seconds. Call once, after PMIx_server_init. Returns 1 when PMIx's handler
+ * of client messages was taken over, 0 when the repairs do not apply or it was not found (then
+ * PMIx sees PMIX_TIMEOUT as before). */
+#define PRTE_PMIX422_GROUP_TIMEOUT "prte.pmix422.group.timeout"
+typedef void (*prte_pmix422_group_timed_out_fn)(const char *id, int construct, size_t callers, unsigned seconds);
+int prte_pmix422_time_group_operations(prte_pmix422_group_timed_out_fn report);
+
 #ifdef __cplusplus
 }
 #endif
