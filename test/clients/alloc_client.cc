@@ -8,6 +8,8 @@
 //       can be read from <fifo>, then asks for its own grow as `grow` does. Its events line then
 //       shows whether an event meant for another requester reached it (it must not): its own
 //       event comes after any such one, over the same path.
+//   alloc_client grow-and-end <node list> [req id]
+//       as grow, but ends after phase one: a requester gone before its campaign completes.
 //
 // Prints "phase1 <status> alloc <id> req <req id>", then waits for the outcome and prints
 // "outcome <status line>" (PMIX_QUERY_ALLOC_STATUS) when the request was accepted. Where this PMIx
@@ -97,7 +99,8 @@ int main(int argc, char** argv)
     size_t ninfo = 0;
     pmix_alloc_directive_t directive = PMIX_ALLOC_NEW;
     std::string req = "none";
-    if (verb == "grow") {
+    bool end_after_phase1 = verb == "grow-and-end";
+    if (verb == "grow" || end_after_phase1) {
         PMIX_INFO_LOAD(&info[ninfo++], PMIX_ALLOC_NODE_LIST, argv[2], PMIX_STRING);
         if (argc > 3) {
             req = argv[3];
@@ -120,6 +123,10 @@ int main(int argc, char** argv)
     }
     std::printf("phase1 %s alloc %s req %s\n", PMIx_Error_string(rc), alloc.c_str(), req_back.c_str());
     std::fflush(stdout);
+    if (end_after_phase1) {
+        PMIx_Finalize(nullptr, 0);
+        return 0;
+    }
     if (rc == PMIX_SUCCESS) {
         std::string line;
         for (int i = 0; i < 6000; ++i) {
