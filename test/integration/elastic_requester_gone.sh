@@ -38,7 +38,8 @@ status_is() {
     expect_line "$name" out "$1: $2"
 }
 
-# palloc_killed NODE: palloc asks for NODE (a gate node) and is killed while the gate holds it.
+# palloc_killed NODE: palloc asks for NODE (a gate node) and is killed while the gate holds it;
+# its allocation id in $alloc.
 palloc_killed() {
     gate "$1"
     "$PALLOC" -w "$1" >"$TEST_TMP/$1.out" 2>"$TEST_TMP/$1.err" &
@@ -46,13 +47,14 @@ palloc_killed() {
     wait_for_line "$TEST_TMP/$1.out" "^alloc-" || fail "palloc for $1 printed no allocation id"
     kill -9 "$requester"
     wait "$requester" 2>/dev/null
-    head -1 "$TEST_TMP/$1.out"
+    alloc=$(head -1 "$TEST_TMP/$1.out")
 }
 
 start_elastic_dvm 2 2 --prtemca pmix_server_verbose 5
 
 # palloc killed; its grow completes, and a job parked on it runs there.
-a=$(palloc_killed gate1)
+palloc_killed gate1
+a=$alloc
 timeout -k 5 25 "$PRUN" -n 1 --host gate1 sh -c "$NODE_OF_RANK" >"$TEST_TMP/parked.out" 2>"$TEST_TMP/parked.err" &
 parked=$!
 wait_for_line "$TEST_TMP/prte.err" "@1 -> PRTE_JOB_STATE_WAITING_FOR_DAEMONS" || fail "the job on gate1 was not parked"
@@ -72,7 +74,8 @@ gate gate3
 "$PALLOC" -w gate3 >"$TEST_TMP/live.out" 2>"$TEST_TMP/live.err" &
 live=$!
 wait_for_line "$TEST_TMP/live.out" "^alloc-" || fail "the live palloc printed no allocation id"
-b=$(palloc_killed failgate1)
+palloc_killed failgate1
+b=$alloc
 open_gate failgate1
 wait_for_line "$TEST_TMP/prte.err" "campaign [0-9]* (grow, $b) failed after" && pass "$b: the grow of the killed palloc was rolled back" ||
     fail "$b: the grow was not rolled back"
