@@ -355,6 +355,18 @@ TEST_F(PlacementTable, PhysicalReportsNameTheOsIds)
         ASSERT_TRUE(base::map_job(pe, pool).ok());
         EXPECT_EQ(pe.procs[0]->binding, physical ? "cores P#0-1 (cpus 0-1,4-5)" : "cores 0-1 (cpus 0-1,4-5)");
         base::unmap_job(pe);
+
+        // An MPMD app with its own --map-by is placed apart from the job, and reported alike.
+        Job mpmd;
+        mpmd.nspace = "physical-mpmd";
+        mpmd.apps.push_back(test::make_app(0, 1));
+        mpmd.apps.push_back(test::make_app(1, 1));
+        mpmd.apps[1].map_by = "core";
+        mpmd.reports.physical = physical;
+        ASSERT_TRUE(base::map_job(mpmd, pool).ok());
+        ASSERT_EQ(mpmd.procs.size(), 2u);
+        EXPECT_EQ(mpmd.procs[1]->binding, physical ? "core P#0 (cpus 1,5)" : "core 1 (cpus 1,5)");
+        base::unmap_job(mpmd);
     }
 }
 

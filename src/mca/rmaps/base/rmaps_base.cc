@@ -166,6 +166,7 @@ Status map_each_app(runtime::Job& job, runtime::NodePool& pool, const NodeFilter
     for (const runtime::AppContext& app : job.apps) {
         runtime::Job part;
         part.nspace = job.nspace;
+        part.reports = job.reports;  // binding reads them (:physical)
         part.apps.push_back(app);
         if (Status st = runtime::app_mapping(job.mapping, app.map_by, part.mapping); !st) {
             unmap_job(job);
