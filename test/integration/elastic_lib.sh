@@ -20,6 +20,15 @@ start_elastic_dvm() {
         --prtemca plm_base_verbose 5 --prtemca state_base_verbose 5 --prtemca rml_base_verbose 5 "$@"
 }
 
+# start_push_dvm N RADIX: an elastic DVM (pmix_server_verbose 2, for EVENT_LINE) whose resource
+# manager can push nodes onto it: the test component ras/pushtest grows the DVM onto each node
+# name written to $TEST_TMP/push (a fifo).
+start_push_dvm() {
+    mkfifo "$TEST_TMP/push"
+    start_elastic_dvm "$1" "$2" --prtemca pmix_server_verbose 2 --prtemca ras_pushtest_fifo "$TEST_TMP/push" \
+        --prtemca mca_base_component_path "$PRTE_BUILDDIR/.libs:$PRTE_BUILDDIR/test/components/push/.libs"
+}
+
 # The DVM's URI, for the test clients that connect as tools.
 dvm_uri() { sed -n 's/^uri=//p' "$TEST_TMP/prte.$(id -u)/dvm.$DVM_PID"; }
 

@@ -9,9 +9,7 @@
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
 . "$PRTE_SRCDIR/test/integration/elastic_lib.sh"
 
-mkfifo "$TEST_TMP/push"
-start_elastic_dvm 2 2 --prtemca pmix_server_verbose 2 --prtemca ras_pushtest_fifo "$TEST_TMP/push" \
-    --prtemca mca_base_component_path "$PRTE_BUILDDIR/.libs:$PRTE_BUILDDIR/test/components/push/.libs"
+start_push_dvm 2 2
 gate gate1
 echo "gate1" >"$TEST_TMP/push"
 wait_for_line "$TEST_TMP/prte.err" "plm: campaign 1 (grow, pushed-1)" || fail "the push started no grow"

@@ -9,9 +9,7 @@
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
 . "$PRTE_SRCDIR/test/integration/elastic_lib.sh"
 
-mkfifo "$TEST_TMP/push"
-start_elastic_dvm 2 2 --prtemca pmix_server_verbose 2 --prtemca ras_pushtest_fifo "$TEST_TMP/push" \
-    --prtemca mca_base_component_path "$PRTE_BUILDDIR/.libs:$PRTE_BUILDDIR/test/components/push/.libs"
+start_push_dvm 2 2
 
 # A requester on node2 (a relayed request): grow, then release.
 run grow "$PRUN" -n 1 --host node2 "$ALLOC_CLIENT" grow node3 my-req
