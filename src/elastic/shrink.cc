@@ -67,8 +67,11 @@ void CampaignEngine::start_shrink(const runtime::AllocationRequest& request, con
     if (answer) answer({}, alloc_id);
     campaign_started();
     plm::msg::DaemonCommand order{plm::msg::Command::shrink, {}, 0, targets};
-    Status st = plm::base::broadcast(rml::tag::daemon, plm::msg::encode(order),
-                                     [this, id](const Status& s) { complete_shrink(id, s); });
+    // prte_test_fail_shrink_order stands in for a broadcast that cannot go out (tests only).
+    Status st = rt_.settings().test_fail_shrink_order
+                    ? Status(Errc::unreachable, "the shrink order could not be sent (prte_test_fail_shrink_order)")
+                    : plm::base::broadcast(rml::tag::daemon, plm::msg::encode(order),
+                                           [this, id](const Status& s) { complete_shrink(id, s); });
     if (!st) {
         auto it = state_.shrinks().find(id);
         if (it == state_.shrinks().end()) return;

@@ -43,6 +43,9 @@ void register_runtime_params(ParamRegistry& registry)
     registry.register_bool({"prte", "", "test_hold_launch"}, defaults.test_hold_launch,
                            "Testing only: hold every job at LAUNCH_APPS until the next size change starts, so that "
                            "tests can put a job in flight across a shrink without sleeping");
+    registry.register_bool({"prte", "", "test_fail_shrink_order"}, defaults.test_fail_shrink_order,
+                           "Testing only: every shrink order's broadcast fails as if no daemon could be reached, so "
+                           "that tests can see a shrink that cannot be carried out (PMIX_ERR_DVM_MOD)");
     registry.register_int({"prte", "", "daemon_exit_timeout"}, defaults.daemon_exit_timeout.count(),
                           "Seconds a daemon has to finish exiting once told to, or once its connection to the master "
                           "closes, before a watchdog thread (independent of its event loop) kills its processes and "
@@ -127,6 +130,7 @@ runtime::Settings runtime_settings(ParamRegistry& registry)
                                      ? (s.elastic_mode ? kElasticHeartbeatTimeout : std::chrono::seconds(0))
                                      : std::chrono::seconds(heartbeat);
     s.test_hold_launch = core_param(registry, "prte_test_hold_launch").as_bool();
+    s.test_fail_shrink_order = core_param(registry, "prte_test_fail_shrink_order").as_bool();
     s.test_wedge_on_sigusr2 = core_param(registry, "prte_test_wedge_on_sigusr2").as_bool();
     return s;
 }
