@@ -1,5 +1,6 @@
 #include "runtime/child_process.h"
 
+#include <dirent.h>
 #include <event2/event.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -9,7 +10,9 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -157,6 +160,39 @@ void ChildProcess::close_stdin()
 void ChildProcess::signal(int signal)
 {
     if (running() && ::kill(-pid_, signal) != 0) ::kill(pid_, signal);
+}
+
+// kill(-pgid, 0) also counts zombies, and an orphan's zombie waits for whoever reaps for init
+// (seconds, in some containers): so the group's members are read from /proc, where there is one.
+bool ChildProcess::group_alive() const
+{
+    if (pid_ <= 0) return false;
+    DIR* proc = ::opendir("/proc");
+    if (!proc) return ::kill(-pid_, 0) == 0 || errno == EPERM;
+    bool alive = false;
+    while (dirent* entry = ::readdir(proc)) {
+        if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
+        std::ifstream stat(std::string("/proc/") + entry->d_name + "/stat");
+        std::string line;
+        if (!std::getline(stat, line)) continue;
+        // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+        size_t end = line.rfind(')');
+        if (end == std::string::npos) continue;
+        char state = 0;
+        long ppid = 0, pgrp = 0;
+        if (std::sscanf(line.c_str() + end + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3) continue;
+        if (pgrp == pid_ && state != 'Z' && state != 'X') {
+            alive = true;
+            break;
+        }
+    }
+    ::closedir(proc);
+    return alive;
+}
+
+void ChildProcess::signal_group(int signal)
+{
+    if (group_alive()) ::kill(-pid_, signal);
 }
 
 bool ChildProcess::wait_for_exit(int seconds)

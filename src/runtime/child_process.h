@@ -57,6 +57,11 @@ class ChildProcess {
     // Blocks until the child has ended or `seconds` passed (for shutdown, when the loop no
     // longer runs); true if it ended.
     bool wait_for_exit(int seconds);
+    // Whether any process of the child's group is left. What it started can outlive it: a shell
+    // agent killed by a signal leaves the daemon it was running, still shutting down.
+    bool group_alive() const;
+    // Sends `signal` to what is left of the child's process group, even once the child has ended.
+    void signal_group(int signal);
 
     bool running() const { return pid_ > 0 && !exited_; }
     pid_t pid() const { return pid_; }

@@ -3,10 +3,13 @@
 #include "runtime/child_process.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "runtime/event_loop.h"
@@ -140,6 +143,30 @@ TEST(ChildProcess, DestroyingItEndsAChildStillRunning)
     }
     // Reaped by the destructor: no such child any more.
     EXPECT_EQ(waitpid(pid, nullptr, WNOHANG), -1);
+}
+
+// What the child started stays in its group after it ends (a shell agent killed while its daemon
+// shuts down): the group counts as alive until that has ended too, and can still be signalled.
+TEST(ChildProcess, ItsGroupIsAliveUntilWhatItStartedHasEnded)
+{
+    EventLoop loop;
+    ChildProcess child;
+    ChildProcess::Spec spec;
+    spec.argv = {"/bin/sh", "-c", "sleep 60 </dev/null >/dev/null 2>&1 & exit 0"};
+    loop.post([&] {
+        EXPECT_TRUE(child.start(loop.base(), spec, nullptr, nullptr));
+        loop.stop();
+    });
+    loop.run();
+    ASSERT_TRUE(child.wait_for_exit(5));
+    EXPECT_TRUE(child.group_alive()) << "the shell's sleep was not counted";
+    child.signal_group(SIGKILL);
+    // Its zombie may wait for init's reaper; it does not count.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (child.group_alive() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_FALSE(child.group_alive());
 }
 
 }  // namespace

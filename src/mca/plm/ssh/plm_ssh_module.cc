@@ -151,19 +151,24 @@ Status SshModule::kill_daemons(const std::vector<runtime::Rank>& ranks)
 }
 
 // Agents still running when the master exits are stopped, so nothing it started outlives it: all
-// are sent SIGTERM, get a second between them to end, and those left are killed.
+// are sent SIGTERM, get a second between them to end, and those left are killed. An agent is done
+// when its whole process group is: a shell agent dies at once on SIGTERM while the daemon it ran
+// (which got the signal too) is still ending its processes.
 void SshModule::finalize() noexcept
 {
     waiting_.clear();
     for (auto& [rank, agent] : agents_) agent->process.signal(SIGTERM);
     for (int tries = 0; tries < 50; ++tries) {
         bool any = false;
-        for (auto& [rank, agent] : agents_) any = !agent->process.wait_for_exit(0) || any;
+        for (auto& [rank, agent] : agents_) {
+            agent->process.wait_for_exit(0);
+            any = agent->process.group_alive() || any;
+        }
         if (!any) break;
         usleep(20000);
     }
     for (auto& [rank, agent] : agents_) {
-        agent->process.signal(SIGKILL);
+        agent->process.signal_group(SIGKILL);
         agent->process.wait_for_exit(5);
         if (agent->timer) event_free(agent->timer);
         agent->timer = nullptr;
