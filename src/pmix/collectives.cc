@@ -18,14 +18,23 @@
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/pmix422/fence_data.h"
+#include "pmix/proc_names.h"
 
 namespace prte::pmix::detail {
 
+grpcomm::Signature signature(const Collective& collective)
+{
+    grpcomm::Signature out{to_process_names(collective.procs), collective.id, collective.assign_context_id,
+                           collective.time_limit, collective.optional};
+    out.watch_normal_ends = collective.watch_normal_ends;
+    return out;
+}
+
 // Progress thread. `done` runs on the progress thread, at once for a collective of this node only
 // that needs no context id (only the master issues those).
-void exchange(const grpcomm::Signature& signature, rml::Payload contribution, ExchangeDone done)
+void exchange(const Collective& collective, rml::Payload contribution, ExchangeDone done)
 {
-    if (!signature.assign_context_id && all_local(signature.procs.data(), signature.procs.size())) {
+    if (!collective.assign_context_id && all_local(collective.procs.data(), collective.procs.size())) {
         done({}, std::move(contribution), 0, nullptr, {});
         return;
     }
@@ -35,10 +44,15 @@ void exchange(const grpcomm::Signature& signature, rml::Payload contribution, Ex
              nullptr, {});
         return;
     }
-    Status st = module->allgather(
-        signature, contribution,
-        [done](const Status& s, const rml::Payload& combined, uint64_t context_id, const pmix_proc_t* ended,
-               const std::vector<pmix_proc_t>& left_out) { done(s, combined, context_id, ended, left_out); });
+    Status st = module->allgather(signature(collective), contribution,
+                                  [done](const Status& s, const rml::Payload& combined, uint64_t context_id,
+                                         const runtime::ProcessName* ended,
+                                         const std::vector<runtime::ProcessName>& left_out) {
+                                      std::optional<pmix_proc_t> ended_proc;
+                                      if (ended) ended_proc = to_pmix_proc(*ended);
+                                      done(s, combined, context_id, ended_proc ? &*ended_proc : nullptr,
+                                           to_pmix_procs(left_out));
+                                  });
     if (!st) done(st, {}, 0, nullptr, {});
 }
 
@@ -83,13 +97,13 @@ std::string describe_all(const std::vector<pmix_proc_t>& procs)
 pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo, char* data,
                        size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata)
 {
-    grpcomm::Signature signature{copy_procs(procs, nprocs), {}};
-    signature.time_limit = time_limit(info, ninfo);
+    Collective fence{copy_procs(procs, nprocs), {}};
+    fence.time_limit = time_limit(info, ninfo);
     rml::Payload contribution(data, data + ndata);
-    post([signature = std::move(signature), contribution = std::move(contribution), cbfunc, cbdata]() mutable {
-        verbose()(5, "fence over {}: {} byte(s) from this node", describe_all(signature.procs), contribution.size());
-        bool withhold = !contribution.empty() && fence_data_misfiled_by_pmix422(signature.procs);
-        exchange(signature, std::move(contribution), [cbfunc, cbdata, withhold](const Status& st, rml::Payload combined,
+    post([fence = std::move(fence), contribution = std::move(contribution), cbfunc, cbdata]() mutable {
+        verbose()(5, "fence over {}: {} byte(s) from this node", describe_all(fence.procs), contribution.size());
+        bool withhold = !contribution.empty() && fence_data_misfiled_by_pmix422(fence.procs);
+        exchange(fence, std::move(contribution), [cbfunc, cbdata, withhold](const Status& st, rml::Payload combined,
                                                                                 uint64_t, const pmix_proc_t*,
                                                                                 const std::vector<pmix_proc_t>&) {
             if (!st) verbose()(1, "fence failed: {}", st.message());
@@ -118,11 +132,11 @@ namespace {
 pmix_status_t barrier(const char* what, const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
                       size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata)
 {
-    grpcomm::Signature signature{copy_procs(procs, nprocs), what};
-    signature.time_limit = time_limit(info, ninfo);
-    post([what, signature = std::move(signature), cbfunc, cbdata] {
-        verbose()(5, "{} of {}", what, describe_all(signature.procs));
-        exchange(signature, {}, [what, cbfunc, cbdata](const Status& st, rml::Payload, uint64_t, const pmix_proc_t*,
+    Collective collective{copy_procs(procs, nprocs), what};
+    collective.time_limit = time_limit(info, ninfo);
+    post([what, collective = std::move(collective), cbfunc, cbdata] {
+        verbose()(5, "{} of {}", what, describe_all(collective.procs));
+        exchange(collective, {}, [what, cbfunc, cbdata](const Status& st, rml::Payload, uint64_t, const pmix_proc_t*,
                                                        const std::vector<pmix_proc_t>&) {
             if (!st) verbose()(1, "{} failed: {}", what, st.message());
             if (cbfunc) cbfunc(to_pmix_status(st), cbdata);

@@ -125,14 +125,25 @@ std::optional<std::string> take_refusal(const pmix_proc_t& requester);
 pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directive, const pmix_info_t data[],
                        size_t ndata, pmix_info_cbfunc_t cbfunc, void* cbdata);
 
-// Collectives (collectives.cc). exchange() is the one place a collective crosses daemons: with
-// every participant here and no context id wanted it answers at once with `contribution`,
-// otherwise it is the grpcomm allgather (the daemons' contributions one after the other).
+// Collectives (collectives.cc). A collective over PMIx processes, as the host knows it: what
+// grpcomm::Signature says (grpcomm.h), the processes as PMIx names them. exchange() is the one
+// place a collective crosses daemons: with every participant here and no context id wanted it
+// answers at once with `contribution`, otherwise it is the grpcomm allgather (the daemons'
+// contributions one after the other); signature() is what grpcomm is handed (also to cancel one).
 // `ended`: the participant that ended before it took part, with Errc::peer_ended; `left_out`:
 // those an optional collective went on without (grpcomm.h).
+struct Collective {
+    std::vector<pmix_proc_t> procs;
+    std::string id;
+    bool assign_context_id = false;
+    std::chrono::milliseconds time_limit{0};
+    bool optional = false;
+    bool watch_normal_ends = false;
+};
+grpcomm::Signature signature(const Collective& collective);
 using ExchangeDone = std::function<void(const Status& status, rml::Payload combined, uint64_t context_id,
                                         const pmix_proc_t* ended, const std::vector<pmix_proc_t>& left_out)>;
-void exchange(const grpcomm::Signature& signature, rml::Payload contribution, ExchangeDone done);
+void exchange(const Collective& collective, rml::Payload contribution, ExchangeDone done);
 std::vector<pmix_proc_t> copy_procs(const pmix_proc_t procs[], size_t nprocs);
 // The caller's PMIX_TIMEOUT as a collective's time limit (0: none), a little short of it: see
 // collectives.cc.

@@ -18,6 +18,7 @@
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "pmix/internal.h"
 #include "pmix/pmix422/repairs.h"
+#include "pmix/proc_names.h"
 #include "pmix/server.h"
 
 namespace prte::pmix {
@@ -36,7 +37,7 @@ std::set<std::string>& killed_jobs()
 // Progress thread.
 void tell_collectives(const pmix_proc_t& proc)
 {
-    if (grpcomm::Module* module = grpcomm::base::module()) module->participant_ended(proc);
+    if (grpcomm::Module* module = grpcomm::base::module()) module->participant_ended(to_process_name(proc));
 }
 
 // PMIx's thread, before the callers are answered. The members here get an error, so the DVM's
@@ -120,7 +121,7 @@ void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
     // operation its node starts later must not count it as a member here.
     bool in_group = detail::group_member_ended(proc);
     grpcomm::Module* collectives = grpcomm::base::module();
-    bool told = abnormally || in_group || (collectives && collectives->watches(proc));
+    bool told = abnormally || in_group || (collectives && collectives->watches(to_process_name(proc)));
     bool forget = told && !killed_jobs().count(job.nspace);
     if (!prte_pmix422_end_groups_waiting_for(&proc, PMIX_ERR_PROC_TERM_WO_SYNC, forget, group_ended,
                                              invitations_after_end)) {
@@ -131,7 +132,7 @@ void process_ended(const runtime::Job& job, runtime::Rank rank, bool abnormally)
     if (abnormally || in_group) {
         tell_collectives(proc);
     } else if (collectives) {
-        collectives->process_left(proc);
+        collectives->process_left(to_process_name(proc));
     }
 }
 

@@ -27,6 +27,7 @@ using prte::grpcomm::Signature;
 using prte::grpcomm::direct::DirectModule;
 using prte::grpcomm::direct::Transport;
 using prte::rml::Payload;
+using prte::runtime::ProcessName;
 using prte::runtime::Rank;
 
 constexpr uint32_t kRadix = 2;  // 0 -> 1, 2; 1 -> 3 (4 daemons): daemon 3's shares go through daemon 1
@@ -161,12 +162,12 @@ struct Outcome {
     std::vector<std::string> left_out;
 };
 
-std::string name(const pmix_proc_t& p) { return std::string(p.nspace) + ":" + std::to_string(p.rank); }
+std::string name(const ProcessName& p) { return p.nspace + ":" + std::to_string(p.rank); }
 
 prte::grpcomm::AllgatherCallback record(Outcome& out)
 {
-    return [&out](const Status& st, const Payload& combined, uint64_t context_id, const pmix_proc_t* ended,
-                  const std::vector<pmix_proc_t>& left_out) {
+    return [&out](const Status& st, const Payload& combined, uint64_t context_id, const ProcessName* ended,
+                  const std::vector<ProcessName>& left_out) {
         out.called = true;
         out.status = st;
         out.combined = text(combined);
@@ -205,17 +206,10 @@ class GrpcommDirect : public ::testing::Test {
     static Signature whole_job(const std::string& nspace)
     {
         Signature s;
-        pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, nspace.c_str(), PMIX_RANK_WILDCARD);
-        s.procs.push_back(p);
+        s.procs.push_back({nspace, prte::runtime::kWildcardRank});
         return s;
     }
-    static pmix_proc_t proc(const std::string& nspace, Rank rank)
-    {
-        pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, nspace.c_str(), rank);
-        return p;
-    }
+    static ProcessName proc(const std::string& nspace, Rank rank) { return {nspace, rank}; }
 
     std::vector<std::unique_ptr<prte::runtime::Node>> nodes_;
     std::vector<std::string> nspaces_;

@@ -6,10 +6,10 @@
 // rml::tag::daemon_died, which are processed first (spec: collective-shrink-completion.txt,
 // "Leaving mode rides in the shrink command" — the shrink order must stay forward-first).
 // allgather collects a contribution from every daemon hosting participants and returns the
-// combined data to all of them: PMIx fences and the direct modex across nodes.
+// combined data to all of them. Participants are processes by name (runtime::ProcessName): the
+// PMIx host's fences, connects and groups, and the PMI server's barriers, run over it; what a
+// collective means to PMIx is theirs, grpcomm knows daemons, processes and collectives.
 #pragma once
-
-#include <pmix_common.h>
 
 #include <chrono>
 #include <cstdint>
@@ -19,6 +19,7 @@
 
 #include "mca/base/component.h"
 #include "rml/types.h"
+#include "runtime/process_name.h"
 #include "util/status.h"
 
 namespace prte::grpcomm {
@@ -33,31 +34,33 @@ namespace prte::grpcomm {
 // 9: Signature::watch_normal_ends, watches() and process_left() (a group member that leaves normally).
 // 10: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
 // 11: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
-inline constexpr uint32_t kInterfaceVersion = 11;
+// 12: processes named by runtime::ProcessName instead of PMIx's pmix_proc_t (issue 30).
+inline constexpr uint32_t kInterfaceVersion = 12;
 
 // Fired on the master only, once every daemon has received the op, or with an error when it
 // cannot be delivered. Runs on the progress thread.
 using XcastCompletion = std::function<void(const Status&)>;
 
-// Identifies one allgather: the participating processes (a PMIx fence's proc list) and an id
-// that tells apart concurrent collectives over the same procs (PMIx group construct). With
-// assign_context_id (any participant may ask), the master issues a context id as it releases the
-// result: one counter for the DVM's life, so an id is never issued twice (PMIx groups).
+// Identifies one allgather: the participating processes (a rank of kWildcardRank names every
+// process of its job) and an id that tells apart concurrent collectives over the same processes
+// (a PMIx fence, connect and group construct over them). With assign_context_id (any participant
+// may ask), the master issues a context id as it releases the result: one counter for the DVM's
+// life, so an id is never issued twice (PMIx groups take it as their context id).
 // With a time_limit, a collective still incomplete that long after this daemon contributed fails
-// on every participating daemon with Errc::timed_out (PMIX_TIMEOUT: a process that never calls).
-// With `optional` (PMIX_GROUP_OPTIONAL), a participating process that ends before it took part, or
-// is lost with its node, is left out instead of failing the collective: the daemons hosting
-// nothing but such processes are no longer waited for, and the result says who was left out (the
-// master decides, so every daemon hears the same list).
+// on every participating daemon with Errc::timed_out (a caller's PMIX_TIMEOUT: a process that never
+// calls). With `optional`, a participating process that ends before it took part, or is lost with
+// its node, is left out instead of failing the collective: the daemons hosting nothing but such
+// processes are no longer waited for, and the result says who was left out (the master decides, so
+// every daemon hears the same list; PMIX_GROUP_OPTIONAL is built on it).
 struct Signature {
-    std::vector<pmix_proc_t> procs;
+    std::vector<runtime::ProcessName> procs;
     std::string id;
     bool assign_context_id = false;
     std::chrono::milliseconds time_limit{0};
     bool optional = false;
     // The daemons hosting its processes watch it: one of their processes that ends normally before
     // it took part is then taken for one that ended (participant_ended) instead of being waited for
-    // (PMIx groups: a member that leaves without joining). A normal end is told nowhere otherwise.
+    // (a PMIx group member that leaves without joining). A normal end is told nowhere otherwise.
     bool watch_normal_ends = false;
 };
 
@@ -69,7 +72,8 @@ struct Signature {
 // returns, when the collective had failed before this daemon's caller called. `left_out`: on the
 // success of an optional collective, the participating processes that ended before they took part.
 using AllgatherCallback = std::function<void(const Status&, const rml::Payload& combined, uint64_t context_id,
-                                             const pmix_proc_t* ended, const std::vector<pmix_proc_t>& left_out)>;
+                                             const runtime::ProcessName* ended,
+                                             const std::vector<runtime::ProcessName>& left_out)>;
 
 class Module : public mca::Module {
   public:
@@ -94,12 +98,12 @@ class Module : public mca::Module {
     // carries on after a failure (prun --enable-recovery), or a group spanning jobs, the others
     // would otherwise wait for it for ever. Collectives it took part in complete; an optional one
     // (Signature::optional) leaves it out instead of failing. Progress thread.
-    virtual void participant_ended(const pmix_proc_t& proc) noexcept = 0;
+    virtual void participant_ended(const runtime::ProcessName& proc) noexcept = 0;
     // A process of this node ended normally. Told like participant_ended() when a collective under
     // way that asked for it (Signature::watch_normal_ends) names it and it has not taken part;
     // watches() says whether that is so. Progress thread.
-    virtual bool watches(const pmix_proc_t&) noexcept { return false; }
-    virtual void process_left(const pmix_proc_t&) noexcept {}
+    virtual bool watches(const runtime::ProcessName&) noexcept { return false; }
+    virtual void process_left(const runtime::ProcessName&) noexcept {}
     // This daemon's part of the collective over `signature` ends with `why` (Errc::cancelled): the
     // one under way here fails through its callback. Unless `started_here` (this daemon's part was
     // handed over, so a collective no longer under way has completed), when none is under way the

@@ -191,14 +191,14 @@ void construct_aborted(const char* id, const pmix_proc_t* members, size_t nmembe
     std::string what = handed > 0    ? std::string("ending the DVM's collective")
                        : handed == 0 ? fmt::format("{} caller(s) on this node answered", callers)
                                      : std::string("none under way on this node");
-    grpcomm::Signature signature{std::move(procs), collective_id(id, PMIX_GROUP_CONSTRUCT)};
+    Collective construct{std::move(procs), collective_id(id, PMIX_GROUP_CONSTRUCT)};
     bool started_here = handed > 0;
     bool none_here = handed < 0;
-    post([id = std::string(id), what, signature, started_here, none_here] {
-        if (none_here && count_here(signature.procs.data(), signature.procs.size()) == 0) return;
+    post([id = std::string(id), what, construct, started_here, none_here] {
+        if (none_here && count_here(construct.procs.data(), construct.procs.size()) == 0) return;
         verbose()(2, "group {} construct: aborted by a member (PMIX_GROUP_CONSTRUCT_ABORT); {}", id, what);
         if (grpcomm::Module* module = grpcomm::base::module()) {
-            module->cancel(signature, {Errc::cancelled, "a member aborted it (PMIX_GROUP_CONSTRUCT_ABORT)"},
+            module->cancel(signature(construct), {Errc::cancelled, "a member aborted it (PMIX_GROUP_CONSTRUCT_ABORT)"},
                            started_here);
         }
     });
@@ -266,15 +266,15 @@ void run_group(std::shared_ptr<GroupRequest> req)
         // instead, and the destruct completes among the others.
         if (destruct_goes_on_without_ended(req->id)) req->optional = true;
     }
-    grpcomm::Signature signature{req->members, collective_id(req->id, req->op), req->want_context_id,
-                                 req->time_limit, req->optional};
+    Collective collective{req->members, collective_id(req->id, req->op), req->want_context_id, req->time_limit,
+                          req->optional};
     // A member that leaves normally without calling must not leave the others waiting.
-    signature.watch_normal_ends = true;
+    collective.watch_normal_ends = true;
     rml::Writer w;
     w.bytes(req->endpoint_data);
     verbose()(5, "group {} {} over {}{}{}", req->id, what, describe_all(req->members),
               req->want_context_id ? ", context id wanted" : "", req->optional ? ", optional" : "");
-    exchange(signature, w.take(), [req, what](const Status& st, rml::Payload combined, uint64_t context_id,
+    exchange(collective, w.take(), [req, what](const Status& st, rml::Payload combined, uint64_t context_id,
                                               const pmix_proc_t* ended, const std::vector<pmix_proc_t>& left_out) {
         if (ended && req->op == PMIX_GROUP_CONSTRUCT) {
             tell_invite_failed(req->id, *ended, nullptr, req->members.data(), req->members.size());

@@ -44,7 +44,7 @@ namespace prte::grpcomm::direct {
 
 // How signatures name a process ("nspace:rank", "nspace:*" for a whole job) and how one
 // collective is keyed ("<signature>#<seq>"). grpcomm_direct_allgather.cc.
-std::string proc_text(const pmix_proc_t& proc);
+std::string proc_text(const runtime::ProcessName& proc);
 std::string op_key(const std::string& signature, uint64_t seq);
 // A signature's key: its sorted processes and its id ("ns:1,ns:2|id"); `procs` gets the sorted list.
 std::string signature_key(const Signature& signature, std::vector<std::string>& procs);
@@ -54,10 +54,10 @@ std::string signature_key(const Signature& signature, std::vector<std::string>& 
 std::set<runtime::Rank> hosting_daemons(const std::vector<std::string>& procs);
 bool signature_mentions_job(const std::string& signature, const std::string& nspace);
 bool names_process(const std::vector<std::string>& procs, const std::string& proc, const std::string& nspace);
-// A process on the wire: its namespace and rank. read_proc() fails the reader on a namespace PMIx
-// could not hold (grpcomm_direct_allgather.cc).
-void write_proc(rml::Writer& w, const pmix_proc_t& proc);
-bool read_proc(rml::Reader& r, pmix_proc_t& proc);
+// A process on the wire: its namespace and rank. read_proc() fails the reader on a namespace no
+// process can have (empty, or longer than runtime::kMaxNspaceLength; grpcomm_direct_allgather.cc).
+void write_proc(rml::Writer& w, const runtime::ProcessName& proc);
+bool read_proc(rml::Reader& r, runtime::ProcessName& proc);
 
 // What the module needs of the daemon's messaging: who it is, the routing tree, sending and
 // receiving by tag, news of the tree changing, and timers (a collective's time limit). In a daemon
@@ -86,9 +86,9 @@ class DirectModule final : public Module {
     Status allgather(const Signature& signature, const rml::Payload& contribution,
                      AllgatherCallback on_complete) override;
     void job_released(const std::string& nspace) noexcept override;
-    void participant_ended(const pmix_proc_t& proc) noexcept override;
-    bool watches(const pmix_proc_t& proc) noexcept override;
-    void process_left(const pmix_proc_t& proc) noexcept override;
+    void participant_ended(const runtime::ProcessName& proc) noexcept override;
+    bool watches(const runtime::ProcessName& proc) noexcept override;
+    void process_left(const runtime::ProcessName& proc) noexcept override;
     void cancel(const Signature& signature, const Status& why, bool started_here) noexcept override;
     void finalize() noexcept override;
 
@@ -113,7 +113,7 @@ class DirectModule final : public Module {
         bool released = false;                          // the master has broadcast the result
         bool assign_context_id = false;                 // some participant asked for one
         bool optional = false;                          // leaves out ended processes (Signature::optional)
-        std::vector<pmix_proc_t> left_out;              // those it left out so far (optional only)
+        std::vector<runtime::ProcessName> left_out;              // those it left out so far (optional only)
         std::shared_ptr<Deadline> deadline;             // this daemon's caller's time limit
     };
 
@@ -137,7 +137,7 @@ class DirectModule final : public Module {
     bool has_subtree_shares(const GatherOp& op) const;
     runtime::Rank departed_participant(const GatherOp& op) const;
     void maybe_send_up(GatherOp& op);
-    void fail_gather(const std::string& key, const Status& why, const pmix_proc_t* ended = nullptr);
+    void fail_gather(const std::string& key, const Status& why, const runtime::ProcessName* ended = nullptr);
     void mark_released(const std::string& signature, uint64_t seq);
     void gathers_after_tree_change();
 
@@ -150,7 +150,7 @@ class DirectModule final : public Module {
     // A process that ended, and per signature naming it, how many of those collectives its daemon
     // contributed to (so the process took part in): any numbered above that fails.
     struct Ended {
-        pmix_proc_t proc;
+        runtime::ProcessName proc;
         std::map<std::string, uint64_t> taken_part;
     };
     void apply_ended(Ended ended);
@@ -176,7 +176,7 @@ class DirectModule final : public Module {
     void drop_watches(const std::string& signature, uint64_t released);
     void forget_watches(const std::string& nspace);
     std::map<std::string, Watch> watches_;
-    std::map<std::string, pmix_proc_t> left_;
+    std::map<std::string, runtime::ProcessName> left_;
     std::set<std::pair<std::string, uint64_t>> watches_passed_on_;  // (signature, seq)
 
     std::unique_ptr<Transport> transport_;

@@ -56,14 +56,12 @@ std::set<Rank> daemons_of(const std::vector<std::string>& procs, const std::set<
 
 // The given processes lost with their node: hosted by a daemon that has left the DVM, or on a node
 // the master has detached from its departed daemon (plm's reset_node).
-std::vector<pmix_proc_t> procs_of_departed(const std::vector<std::string>& procs, const rml::RadixTree& tree)
+std::vector<runtime::ProcessName> procs_of_departed(const std::vector<std::string>& procs, const rml::RadixTree& tree)
 {
-    std::vector<pmix_proc_t> out;
+    std::vector<runtime::ProcessName> out;
     for_each_proc(procs, [&](const runtime::Job& job, const runtime::Proc& proc, Rank daemon) {
         if (daemon != kInvalidRank && !tree.departed(daemon)) return;
-        pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, job.nspace.c_str(), proc.rank);
-        out.push_back(p);
+        out.push_back({job.nspace, proc.rank});
     });
     return out;
 }
@@ -88,18 +86,18 @@ void write_shares(rml::Writer& w, const std::map<Rank, rml::Payload>& shares)
 constexpr uint8_t kAssignContextId = 1;
 constexpr uint8_t kOptional = 2;
 
-void write_procs(rml::Writer& w, const std::vector<pmix_proc_t>& procs)
+void write_procs(rml::Writer& w, const std::vector<runtime::ProcessName>& procs)
 {
     w.u32(static_cast<uint32_t>(procs.size()));
     for (const auto& p : procs) write_proc(w, p);
 }
 
-std::vector<pmix_proc_t> read_procs(rml::Reader& r)
+std::vector<runtime::ProcessName> read_procs(rml::Reader& r)
 {
-    std::vector<pmix_proc_t> out;
+    std::vector<runtime::ProcessName> out;
     uint32_t n = r.u32();
     for (uint32_t i = 0; i < n && r.ok(); ++i) {
-        pmix_proc_t p;
+        runtime::ProcessName p;
         if (read_proc(r, p)) out.push_back(p);
     }
     return out;
@@ -107,23 +105,23 @@ std::vector<pmix_proc_t> read_procs(rml::Reader& r)
 
 }  // namespace
 
-std::string proc_text(const pmix_proc_t& p)
+std::string proc_text(const runtime::ProcessName& p)
 {
-    return p.rank == PMIX_RANK_WILDCARD ? fmt::format("{}:*", p.nspace) : fmt::format("{}:{}", p.nspace, p.rank);
+    return p.rank == runtime::kWildcardRank ? fmt::format("{}:*", p.nspace) : fmt::format("{}:{}", p.nspace, p.rank);
 }
 
-void write_proc(rml::Writer& w, const pmix_proc_t& proc) { w.str(proc.nspace).u32(proc.rank); }
+void write_proc(rml::Writer& w, const runtime::ProcessName& proc) { w.str(proc.nspace).u32(proc.rank); }
 
-bool read_proc(rml::Reader& r, pmix_proc_t& proc)
+bool read_proc(rml::Reader& r, runtime::ProcessName& proc)
 {
     std::string nspace = r.str();
     runtime::Rank rank = r.u32();
     if (!r.ok()) return false;
-    if (nspace.empty() || nspace.size() > PMIX_MAX_NSLEN) {
+    if (nspace.empty() || nspace.size() > runtime::kMaxNspaceLength) {
         r.fail(fmt::format("namespace of {} character(s)", nspace.size()));
         return false;
     }
-    PMIX_LOAD_PROCID(&proc, nspace.c_str(), rank);
+    proc = {std::move(nspace), rank};
     return true;
 }
 
@@ -181,13 +179,13 @@ void DirectModule::refresh_participants(GatherOp& op) const
 {
     if (!op.optional) return;
     std::set<std::string> names;
-    for (const pmix_proc_t& p : op.left_out) names.insert(proc_text(p));
+    for (const runtime::ProcessName& p : op.left_out) names.insert(proc_text(p));
     size_t known = op.left_out.size();
-    auto leave_out = [&](const pmix_proc_t& p) {
+    auto leave_out = [&](const runtime::ProcessName& p) {
         if (names.insert(proc_text(p)).second) op.left_out.push_back(p);
     };
     for (const Ended* e : ended_participants(op.procs, op.signature, op.seq)) leave_out(e->proc);
-    for (const pmix_proc_t& p : procs_of_departed(op.procs, transport_->tree())) leave_out(p);
+    for (const runtime::ProcessName& p : procs_of_departed(op.procs, transport_->tree())) leave_out(p);
     if (op.left_out.size() == known) return;
     std::set<Rank> before = op.participants;
     op.participants = daemons_of(op.procs, names);
@@ -208,7 +206,7 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
         Status why(Errc::peer_ended, fmt::format("process {} ended before it took part", proc_text(ended->proc)));
         verbose()(1, "allgather {}: failed: {}", op_key(sig, seq), why.message());
         // Through the callback rather than the return value, so the caller learns which process.
-        pmix_proc_t proc = ended->proc;
+        runtime::ProcessName proc = ended->proc;
         if (on_complete) on_complete(why, {}, 0, &proc, {});
         return {};
     }
@@ -290,7 +288,7 @@ void DirectModule::maybe_send_up(GatherOp& op)
         rml::Payload combined;
         for (const auto& [rank, data] : op.shares) combined.insert(combined.end(), data.begin(), data.end());
         uint64_t context_id = op.assign_context_id ? next_context_id_++ : 0;
-        const std::vector<pmix_proc_t>& left_out = op.left_out;  // kept current by refresh_participants
+        const std::vector<runtime::ProcessName>& left_out = op.left_out;  // kept current by refresh_participants
         verbose()(5, "allgather {}: complete, {} byte(s) from {} daemon(s){}{}", key, combined.size(), op.shares.size(),
                   context_id ? fmt::format(", context id {}", context_id) : std::string(),
                   left_out.empty() ? std::string() : fmt::format(", {} ended or lost process(es) left out", left_out.size()));
@@ -323,7 +321,7 @@ void DirectModule::on_release(Rank, rml::Payload&& payload)
     uint64_t seq = r.u64();
     uint64_t context_id = r.u64();
     rml::Payload data = r.bytes();
-    std::vector<pmix_proc_t> left_out = read_procs(r);
+    std::vector<runtime::ProcessName> left_out = read_procs(r);
     if (!r.ok()) {
         output::warning("dropped an allgather result: {}", r.error());
         return;
@@ -345,7 +343,7 @@ void DirectModule::mark_released(const std::string& signature, uint64_t seq)
     drop_watches(signature, released);
 }
 
-void DirectModule::fail_gather(const std::string& key, const Status& why, const pmix_proc_t* ended)
+void DirectModule::fail_gather(const std::string& key, const Status& why, const runtime::ProcessName* ended)
 {
     auto it = gathers_.find(key);
     if (it == gathers_.end()) return;

@@ -8,7 +8,7 @@
 // under way and those that start later. The count is fixed once, by the one daemon that could
 // contribute for the process, so every daemon draws the same line whatever order messages arrive
 // in: a collective at or below it completes everywhere (the process took part), one above it
-// fails everywhere. An optional collective (PMIX_GROUP_OPTIONAL) above the count leaves the
+// fails everywhere. An optional collective (Signature::optional) above the count leaves the
 // process out instead: every daemon stops waiting for the daemons that host nothing else of it, and
 // the master, which hears of every ended process before any other daemon does (it broadcasts
 // them), names in its release those it left out.
@@ -42,14 +42,14 @@ std::vector<std::string> procs_of(const std::string& signature)
     return util::split(signature.substr(0, signature.rfind('|')), ',', true);
 }
 
-void write_ended(rml::Writer& w, const pmix_proc_t& proc, const std::map<std::string, uint64_t>& taken_part)
+void write_ended(rml::Writer& w, const runtime::ProcessName& proc, const std::map<std::string, uint64_t>& taken_part)
 {
     write_proc(w, proc);
     w.u32(static_cast<uint32_t>(taken_part.size()));
     for (const auto& [signature, count] : taken_part) w.str(signature).u64(count);
 }
 
-bool read_ended(rml::Reader& r, pmix_proc_t& proc, std::map<std::string, uint64_t>& taken_part)
+bool read_ended(rml::Reader& r, runtime::ProcessName& proc, std::map<std::string, uint64_t>& taken_part)
 {
     if (!read_proc(r, proc)) return false;
     uint32_t n = r.u32();
@@ -67,7 +67,7 @@ bool names_process(const std::vector<std::string>& procs, const std::string& pro
     return names(procs, proc, nspace);
 }
 
-void DirectModule::participant_ended(const pmix_proc_t& proc) noexcept
+void DirectModule::participant_ended(const runtime::ProcessName& proc) noexcept
 {
     std::string name = proc_text(proc);
     if (ended_.count(name)) return;  // told already
@@ -116,7 +116,7 @@ void DirectModule::apply_ended(Ended ended)
     std::string name = proc_text(ended.proc);
     if (!ended_.emplace(name, std::move(ended)).second) return;  // known already (its own daemon)
     // Copies: a callback may change ended_ (a job released).
-    std::vector<std::pair<std::string, pmix_proc_t>> doomed;
+    std::vector<std::pair<std::string, runtime::ProcessName>> doomed;
     std::vector<std::string> leaving_out;
     for (auto& [key, op] : gathers_) {
         if (op.released) continue;

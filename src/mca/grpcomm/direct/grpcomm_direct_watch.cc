@@ -35,7 +35,7 @@ rml::Payload encode(const std::string& signature, uint64_t seq, const std::vecto
 
 // Waits for the process: a watched collective under way names it, and this daemon (so the
 // process) has not taken part in it.
-bool DirectModule::watches(const pmix_proc_t& proc) noexcept
+bool DirectModule::watches(const runtime::ProcessName& proc) noexcept
 {
     std::string name = proc_text(proc);
     for (const auto& [key, w] : watches_) {
@@ -46,7 +46,7 @@ bool DirectModule::watches(const pmix_proc_t& proc) noexcept
     return false;
 }
 
-void DirectModule::process_left(const pmix_proc_t& proc) noexcept
+void DirectModule::process_left(const runtime::ProcessName& proc) noexcept
 {
     if (!watches(proc)) {
         left_[proc_text(proc)] = proc;  // a watch may come later
@@ -104,11 +104,11 @@ void DirectModule::on_watch(Rank origin, rml::Payload&& payload)
     std::string key = op_key(w.signature, w.seq);
     verbose()(10, "allgather {}: watched here for normal ends", key);
     watches_[key] = std::move(w);
-    std::vector<pmix_proc_t> gone;
+    std::vector<runtime::ProcessName> gone;
     for (const auto& [name, proc] : left_) {
         if (watches(proc)) gone.push_back(proc);
     }
-    for (const pmix_proc_t& proc : gone) {
+    for (const runtime::ProcessName& proc : gone) {
         left_.erase(proc_text(proc));
         verbose()(5, "{} had ended normally before it took part in the watched collective {}; telling every daemon",
                   proc_text(proc), key);

@@ -46,13 +46,12 @@ void SimpleServer::start_fence(JobSpace& space)
         return;
     }
     grpcomm::Signature signature;
-    pmix_proc_t all;
-    PMIX_LOAD_PROCID(&all, nspace.c_str(), PMIX_RANK_WILDCARD);
-    signature.procs = {all};
+    signature.procs = {runtime::ProcessName{nspace, runtime::kWildcardRank}};
     signature.id = kFenceId;
     Status st = module->allgather(signature, w.take(),
                                   [this, nspace](const Status& s, const rml::Payload& combined, uint64_t,
-                                                 const pmix_proc_t*, const std::vector<pmix_proc_t>&) {
+                                                 const runtime::ProcessName*,
+                                                 const std::vector<runtime::ProcessName>&) {
                                       complete_fence(nspace, s, combined);
                                   });
     if (!st) complete_fence(nspace, st, {});
