@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "pmix/attributes.h"
+#include "pmix/host_state.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/server.h"
@@ -77,11 +78,7 @@ Status translate(pmix_alloc_directive_t directive, const pmix_info_t data[], siz
 }
 
 // Master, progress thread: the reason of each requester's last refusal, until it asks.
-std::map<std::string, std::string>& refusals()
-{
-    static std::map<std::string, std::string> reasons;
-    return reasons;
-}
+std::map<std::string, std::string>& refusals() { return host().allocation_refusals; }
 
 std::string key_of(const pmix_proc_t& p) { return fmt::format("{}:{}", p.nspace, p.rank); }
 

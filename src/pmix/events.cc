@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "pmix/attributes.h"
+#include "pmix/host_state.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/server.h"
@@ -70,11 +71,7 @@ runtime::JobPtr output_sink(const runtime::Job& job)
     return root == self ? nullptr : root;
 }
 
-OutputForwarder& output_forwarder()
-{
-    static OutputForwarder forwarder;
-    return forwarder;
-}
+OutputForwarder& output_forwarder() { return detail::host().output_forwarder; }
 }  // namespace
 
 void set_output_forwarder(OutputForwarder forwarder) { output_forwarder() = std::move(forwarder); }

@@ -94,7 +94,6 @@ std::map<std::string, size_t>& stdin_in_flight();
 void tool_connected(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc, void* cbdata);
 pmix_status_t job_control(const pmix_proc_t* requestor, const pmix_proc_t targets[], size_t ntargets,
                           const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata);
-void forget_tools();
 
 // Clients and the rest (upcalls.cc).
 pmix_status_t client_connected(const pmix_proc_t* proc, void* server_object, pmix_info_t info[], size_t ninfo,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "pmix/ack_window.h"
+#include "pmix/host_state.h"
 #include "pmix/internal.h"
 #include "pmix/server.h"
 #include "runtime/job.h"
@@ -28,17 +29,10 @@ constexpr size_t kPmixLowWater = 1u << 20;
 constexpr uint64_t kWindow = 8u << 20;      // unacknowledged bytes before a job is paused
 constexpr uint64_t kResumeBelow = 4u << 20;  // ... and when it goes on
 
-// Bytes in PMIx's hands: changed on the progress thread and on PMIx's (release).
-std::mutex pmix_mutex;
-size_t in_pmix = 0;                               // guarded by pmix_mutex
-std::vector<std::function<void()>> pmix_waiters;  // guarded by pmix_mutex
-
-// Per job, for spawners that acknowledge. Progress thread only.
-std::map<std::string, detail::AckWindow>& flows()
-{
-    static std::map<std::string, detail::AckWindow> map;
-    return map;
-}
+// Bytes in PMIx's hands (changed on the progress thread and on PMIx's: release), and per job,
+// for spawners that acknowledge, its window (progress thread only): host_state.h.
+detail::HostState::Flow& flow() { return detail::host().flow; }
+std::map<std::string, detail::AckWindow>& flows() { return flow().windows; }
 
 bool job_backlogged(const std::string& nspace)
 {
@@ -48,8 +42,8 @@ bool job_backlogged(const std::string& nspace)
 
 bool pmix_backlogged()
 {
-    std::lock_guard<std::mutex> lock(pmix_mutex);
-    return in_pmix > kPmixHighWater;
+    std::lock_guard<std::mutex> lock(flow().in_pmix_lock);
+    return flow().in_pmix > kPmixHighWater;
 }
 
 }  // namespace
@@ -66,17 +60,18 @@ void count_sent(const std::string& nspace, size_t bytes)
 
 void handed_to_pmix(size_t bytes)
 {
-    std::lock_guard<std::mutex> lock(pmix_mutex);
-    in_pmix += bytes;
+    std::lock_guard<std::mutex> lock(flow().in_pmix_lock);
+    flow().in_pmix += bytes;
 }
 
 void released_by_pmix(size_t bytes)
 {
     std::vector<std::function<void()>> wake;
     {
-        std::lock_guard<std::mutex> lock(pmix_mutex);
-        in_pmix -= bytes;
-        if (in_pmix < kPmixLowWater) wake.swap(pmix_waiters);
+        HostState::Flow& f = flow();
+        std::lock_guard<std::mutex> lock(f.in_pmix_lock);
+        f.in_pmix -= bytes;
+        if (f.in_pmix < kPmixLowWater) wake.swap(f.pmix_waiters);
     }
     for (auto& resume : wake) post(std::move(resume));
 }
@@ -118,9 +113,9 @@ void when_output_drains(const runtime::Job& job, std::function<void()> resume)
         return;
     }
     {
-        std::lock_guard<std::mutex> lock(pmix_mutex);
-        if (in_pmix >= kPmixLowWater) {
-            pmix_waiters.push_back(std::move(resume));
+        std::lock_guard<std::mutex> lock(flow().in_pmix_lock);
+        if (flow().in_pmix >= kPmixLowWater) {
+            flow().pmix_waiters.push_back(std::move(resume));
             return;
         }
     }

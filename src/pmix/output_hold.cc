@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "pmix/host_state.h"
 #include "pmix/internal.h"
 #include "pmix/server.h"
 #include "runtime/runtime.h"
@@ -35,20 +36,8 @@ constexpr int kHoldLimitSeconds = 10;
 // waits in its pipes (backpressure) until the spawner asks.
 constexpr size_t kHoldLimitBytes = 4u << 20;
 
-struct Chunk {
-    std::string nspace;  // the job that wrote it (a descendant's output joins its root's hold)
-    runtime::Rank rank;
-    pmix_iof_channel_t channel;
-    std::string bytes;
-};
-
-struct Hold {
-    std::vector<Chunk> chunks;
-    size_t bytes = 0;
-    std::vector<std::function<void()>> on_release;
-    event* limit = nullptr;
-    std::string* limit_arg = nullptr;  // the timer's argument, owned here
-};
+using Chunk = detail::HostState::HeldChunk;
+using Hold = detail::HostState::Hold;
 
 void cancel_limit(Hold& hold)
 {
@@ -60,11 +49,7 @@ void cancel_limit(Hold& hold)
 
 bool over_limit(const Hold& hold) { return hold.bytes > kHoldLimitBytes; }
 
-std::map<std::string, Hold>& holds()
-{
-    static std::map<std::string, Hold> map;
-    return map;
-}
+std::map<std::string, Hold>& holds() { return detail::host().holds.by_job; }
 
 // The hold a job's output joins: its job tree's root's (its own for a root), if that is held.
 // Asked after every chunk a launcher reads: nothing to look up while no job's output is held.
@@ -164,6 +149,12 @@ void when_output_released(const runtime::JobPtr& job, std::function<void()> then
         hold.limit_arg);
     timeval tv{kHoldLimitSeconds, 0};
     evtimer_add(hold.limit, &tv);
+}
+
+// The host's state goes (pmix::stop()): timers of holds still under way with it.
+detail::HostState::Holds::~Holds()
+{
+    for (auto& [nspace, hold] : by_job) cancel_limit(hold);
 }
 
 }  // namespace prte::pmix

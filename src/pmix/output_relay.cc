@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pmix/ack_window.h"
+#include "pmix/host_state.h"
 #include "pmix/internal.h"
 #include "pmix/server.h"
 #include "rml/buffer.h"
@@ -30,23 +31,11 @@ constexpr uint64_t kResumeAt = 2u << 20;     // a paused daemon goes on at this 
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
 
 // Daemon side, per job. Progress thread.
-std::map<std::string, AckWindow>& forwarded()
-{
-    static std::map<std::string, AckWindow> map;
-    return map;
-}
+std::map<std::string, AckWindow>& forwarded() { return host().relay.forwarded; }
 
 // Master side, per job and daemon. Progress thread.
-struct Received {
-    uint64_t received = 0;
-    uint64_t acked = 0;
-    bool ack_waiting = false;  // an acknowledgement waits for the job's backlog to drain
-};
-std::map<std::pair<std::string, Rank>, Received>& received()
-{
-    static std::map<std::pair<std::string, Rank>, Received> map;
-    return map;
-}
+using Received = HostState::Received;
+std::map<std::pair<std::string, Rank>, Received>& received() { return host().relay.received; }
 
 void send_ack(const std::string& nspace, Rank daemon)
 {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "mca/grpcomm/base/grpcomm_base.h"
+#include "pmix/host_state.h"
 #include "pmix/internal.h"
 #include "pmix/pmix422/repairs.h"
 #include "pmix/proc_names.h"
@@ -28,11 +29,7 @@ namespace {
 // processes all go, so no later group operation can count one of them: they are not deregistered
 // from PMIx one by one, which in killed jobs sometimes wedged PMIx 4.2.2's server (its
 // _deregister_client released a rank record already freed: seen in 1 of 600 aborted jobs).
-std::set<std::string>& killed_jobs()
-{
-    static std::set<std::string> jobs;
-    return jobs;
-}
+std::set<std::string>& killed_jobs() { return detail::host().killed_jobs; }
 
 // Progress thread.
 void tell_collectives(const pmix_proc_t& proc)

@@ -21,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include "pmix/host_state.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "rml/buffer.h"
@@ -35,40 +36,15 @@ using runtime::Rank;
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
 bool is_master() { return runtime::Runtime::instance().identity().role == mca::ProcessRole::master; }
 
-enum class Op : uint8_t { publish = 1, lookup = 2, unpublish = 3 };
-
-// What a lookup answers: per key found, the publisher and the entry (one pmix_info_t, packed).
-struct Found {
-    pmix_proc_t publisher{};
-    rml::Payload entry;
-};
-using Answer = std::function<void(pmix_status_t, const std::vector<Found>&)>;
-
-struct Request {
-    Op op = Op::publish;
-    pmix_proc_t requester{};
-    rml::Payload info;               // publish: the data; lookup/unpublish: directives
-    std::vector<std::string> keys;   // lookup/unpublish
-};
-
-// The master's store.
-struct Entry {
-    pmix_proc_t publisher{};
-    rml::Payload entry;
-};
-struct Waiting {
-    Request request;
-    Answer answer;
-};
-struct Store {
-    std::map<std::string, Entry> entries;
-    std::vector<Waiting> waiting;
-};
-Store& store()
-{
-    static Store s;
-    return s;
-}
+// The master's store, and the types of its requests (host_state.h).
+using Store = HostState::Published;
+using Op = Store::Op;
+using Found = Store::Found;
+using Answer = Store::Answer;
+using Request = Store::Request;
+using Entry = Store::Entry;
+using Waiting = Store::Waiting;
+Store& store() { return host().published; }
 
 // Directives that come with the data in a publish and are not data themselves (PMIx 4.2 also
 // passes entries with an empty key).

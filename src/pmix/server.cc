@@ -33,6 +33,7 @@
 #include <climits>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -40,6 +41,7 @@
 #include <fmt/ranges.h>
 
 #include "mca/base/param.h"
+#include "pmix/host_state.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/pmix422/repairs.h"
@@ -58,23 +60,14 @@ output::VerboseStream& stream()
     return s;
 }
 
-struct ServerState {
-    bool running = false;
-    pmix_proc_t me{};
-    std::string uri;
-    // Held by the server's state because their callbacks are the server's: stop() answers every
-    // one before PMIx_server_finalize, so none outlives the server.
-    PendingRelays relays;
-    // Stdin forwarded to each process of another node ("nspace:rank") and not yet accepted there,
-    // in bytes (remote_services.cc): its records are among `relays`.
-    std::map<std::string, size_t> stdin_in_flight;
-};
-
-ServerState& state()
+// The host's state (host_state.h): created by start(), destroyed by stop().
+std::unique_ptr<HostState>& owner()
 {
-    static ServerState s;
-    return s;
+    static std::unique_ptr<HostState> state;
+    return state;
 }
+
+HostState::Server& state() { return host().server; }
 
 pmix_server_module_t make_module()
 {
@@ -117,8 +110,18 @@ std::string real_hostname()
 
 const output::VerboseStream& verbose() { return stream(); }
 void set_verbose_level(int level) { stream().set_level(level); }
+HostState& host()
+{
+    if (!owner()) {
+        // A call outside start()..stop(): a bug in its caller, which must check server_running().
+        output::error("internal error: the PMIx host's state was used while its server is not running");
+        std::abort();
+    }
+    return *owner();
+}
+
 const pmix_proc_t& server_proc() { return state().me; }
-bool server_running() { return state().running; }
+bool server_running() { return owner() && owner()->server.running; }
 
 void post(std::function<void()> work) { runtime::Runtime::instance().loop().post(std::move(work)); }
 
@@ -189,7 +192,7 @@ void decide_repairs()
 Status start(const ServerOptions& options)
 {
     using detail::state;
-    if (state().running) return {Errc::internal, "the PMIx server is already running"};
+    if (detail::owner()) return {Errc::internal, "the PMIx server is already running"};
 
     auto& param = mca::ParamRegistry::instance().register_int(
         {"pmix", "server", "verbose"}, 0,
@@ -204,6 +207,8 @@ Status start(const ServerOptions& options)
         return {Errc::bad_param, fmt::format("the DVM namespace '{}' is longer than PMIx allows ({} characters)",
                                              id.dvm_nspace, PMIX_MAX_NSLEN)};
     }
+    // Before PMIx_server_init: PMIx's thread may call an upcall as soon as it exists.
+    detail::owner() = std::make_unique<detail::HostState>();
     PMIX_LOAD_PROCID(&state().me, id.dvm_nspace.c_str(), id.rank);
 
     InfoArray info;
@@ -247,6 +252,7 @@ Status start(const ServerOptions& options)
     }
     pmix_status_t rc = PMIx_server_init(&module, all.data(), all.size());
     if (rc != PMIX_SUCCESS) {
+        detail::owner().reset();
         return {Errc::unreachable, fmt::format("PMIx_server_init failed: {}", PMIx_Error_string(rc))};
     }
     state().running = true;
@@ -276,6 +282,7 @@ Status start(const ServerOptions& options)
 
 void daemons_lost(const std::vector<runtime::Rank>& daemons)
 {
+    if (!detail::server_running()) return;
     std::string why = fmt::format("daemon(s) {} on their way lost", fmt::join(daemons, ","));
     if (size_t n = detail::relays().fail_routed_through(daemons, PMIX_ERR_UNREACH, why); n > 0) {
         output::warning("{} request(s) relayed to other daemons answered {}: {}", n,
@@ -283,23 +290,26 @@ void daemons_lost(const std::vector<runtime::Rank>& daemons)
     }
 }
 
+// One ordered teardown: the relayed requests answered while PMIx can still take the answers; the
+// server finalized, after which PMIx's thread, which reads parts of the host's state too, is gone;
+// then the host's state, its timers and watches with it (host_state.h).
 void stop()
 {
     using detail::state;
-    if (!state().running) return;
-    // Before PMIx_server_finalize: PMIx must still be there to take the answers.
+    if (!detail::owner()) return;
     if (size_t n = state().relays.fail_all(PMIX_ERR_UNREACH, "the PMIx server is stopping"); n > 0) {
         detail::verbose()(1, "{} request(s) relayed to other daemons answered {}: the PMIx server is stopping", n,
                           PMIx_Error_string(PMIX_ERR_UNREACH));
     }
-    state().stdin_in_flight.clear();
     pmix_status_t rc = PMIx_server_finalize();
     if (rc != PMIX_SUCCESS) detail::verbose()(1, "PMIx_server_finalize: {}", PMIx_Error_string(rc));
-    state().running = false;
-    state().uri.clear();
-    detail::forget_tools();
+    detail::owner().reset();
 }
 
-const std::string& uri() { return detail::state().uri; }
+const std::string& uri()
+{
+    static const std::string none;
+    return detail::server_running() ? detail::state().uri : none;
+}
 
 }  // namespace prte::pmix

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "mca/plm/base/plm_launch.h"
+#include "pmix/host_state.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "runtime/runtime.h"
@@ -24,18 +25,10 @@
 namespace prte::pmix::detail {
 namespace {
 
-struct Watch {
-    int fd = -1;
-    event* ev = nullptr;
-    std::set<std::string> jobs;
-};
+using Watch = HostState::SpawnerWatch;
 
-// By spawner pid. Progress thread.
-std::map<pid_t, Watch>& watches()
-{
-    static std::map<pid_t, Watch> all;
-    return all;
-}
+// By spawner pid (host_state.h). Progress thread.
+std::map<pid_t, Watch>& watches() { return host().spawner_watches.by_pid; }
 
 std::string this_host()
 {
@@ -88,6 +81,15 @@ void watch_spawner(const runtime::Job& job)
         it = watches().emplace(job.spawner_pid, std::move(w)).first;
     }
     it->second.jobs.insert(job.nspace);
+}
+
+// The host's state goes (pmix::stop()): the watches' events and pidfds with it.
+HostState::SpawnerWatches::~SpawnerWatches()
+{
+    for (auto& [pid, w] : by_pid) {
+        event_free(w.ev);
+        ::close(w.fd);
+    }
 }
 
 }  // namespace prte::pmix::detail

@@ -13,6 +13,7 @@
 
 #include "mca/odls/base/odls_base.h"
 #include "mca/plm/base/plm_launch.h"
+#include "pmix/host_state.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/pmix422/repairs.h"
@@ -23,10 +24,7 @@ namespace {
 
 runtime::Runtime& rt() { return runtime::Runtime::instance(); }
 
-struct Tool {
-    std::string program;  // basename of argv[0], when the tool said
-    pid_t pid = 0;
-};
+using Tool = HostState::Tool;
 
 // Tools that connected, by rank in the tools' namespace (or by their own namespace when they
 // brought one). PMIx does not say when a tool leaves, so only the latest kKeptTools are kept,
@@ -35,17 +33,8 @@ constexpr size_t kKeptTools = 1024;
 
 std::string tool_key(const pmix_proc_t& proc) { return fmt::format("{}.{}", proc.nspace, proc.rank); }
 
-std::map<std::string, Tool>& tools()
-{
-    static std::map<std::string, Tool> known;
-    return known;
-}
-
-std::deque<std::string>& tool_order()
-{
-    static std::deque<std::string> order;
-    return order;
-}
+std::map<std::string, Tool>& tools() { return host().tools.known; }
+std::deque<std::string>& tool_order() { return host().tools.order; }
 
 void remember_tool(const pmix_proc_t& proc, const Tool& tool)
 {
@@ -145,12 +134,6 @@ void tool_connected(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc
                   describe(name));
         if (cbfunc) cbfunc(PMIX_SUCCESS, &name, cbdata);
     });
-}
-
-void forget_tools()
-{
-    tools().clear();
-    tool_order().clear();
 }
 
 std::string requestor_name(const pmix_proc_t& proc)

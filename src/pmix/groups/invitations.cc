@@ -22,23 +22,16 @@
 
 #include <fmt/format.h>
 
+#include "pmix/host_state.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 
 namespace prte::pmix::detail {
 namespace {
 
-struct Invitation {
-    pmix_proc_t leader{};
-    std::vector<pmix_proc_t> invitees;  // the leader left out
-    std::vector<pmix_proc_t> answered;  // those whose accept or decline was seen
-};
+using Invitation = HostState::Invitation;
 
-std::map<std::string, Invitation>& invitations()
-{
-    static std::map<std::string, Invitation> by_id;
-    return by_id;
-}
+std::map<std::string, Invitation>& invitations() { return host().invitations; }
 
 bool same(const pmix_proc_t& a, const pmix_proc_t& b) { return PMIX_CHECK_PROCID(&a, &b); }
 

@@ -21,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include "pmix/host_state.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "rml/buffer.h"
@@ -30,22 +31,10 @@
 namespace prte::pmix::detail {
 namespace {
 
-struct Leader {
-    pmix_proc_t proc{};
-    std::vector<pmix_proc_t> members;  // on the leader's own daemon only: whom to tell of its end
-};
+using Leader = HostState::Leader;
 
-std::mutex& lock()
-{
-    static std::mutex m;
-    return m;
-}
-
-std::map<std::string, Leader>& leaders()
-{
-    static std::map<std::string, Leader> by_group;
-    return by_group;
-}
+std::mutex& lock() { return host().leaders.lock; }
+std::map<std::string, Leader>& leaders() { return host().leaders.by_group; }
 
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
 

@@ -29,6 +29,7 @@
 
 #include <fmt/format.h>
 
+#include "pmix/host_state.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "rml/rml.h"
@@ -37,25 +38,10 @@
 namespace prte::pmix::detail {
 namespace {
 
-struct Record {
-    std::vector<pmix_proc_t> members;
-    std::set<std::string> local_jobs;  // those with members here; the record goes with the last
-    bool notify_termination = false;
-    bool optional = false;
-    std::set<std::string> lost_told;  // members lost with their node, told already ("nspace:rank")
-};
+using Record = HostState::GroupRecord;
 
-std::map<std::string, Record>& records()
-{
-    static std::map<std::string, Record> by_id;
-    return by_id;
-}
-
-std::mutex& records_lock()
-{
-    static std::mutex lock;
-    return lock;
-}
+std::map<std::string, Record>& records() { return host().group_records.by_id; }
+std::mutex& records_lock() { return host().group_records.lock; }
 
 void tell_member_failed(const std::string& id, const Record& record, const pmix_proc_t& ended)
 {
