@@ -1,5 +1,5 @@
 // The runtime's settings as plain values. The parameters behind them (prte_node_name,
-// prte_elastic_*, prte_daemon_exit_timeout, prte_daemon_heartbeat_timeout, the test-only prte_test_*) are registered and read by
+// prte_elastic_*, prte_autoscale*, prte_daemon_exit_timeout, prte_daemon_heartbeat_timeout, the test-only prte_test_*) are registered and read by
 // the component system (mca/base/core_params.h); the runtime never sees the parameter registry.
 #pragma once
 
@@ -16,6 +16,17 @@ struct Settings {
     // prte_elastic_leave_timeout: how long a daemon named by a shrink waits for its connections
     // to close before it leaves anyway.
     std::chrono::milliseconds elastic_leave_timeout{2000};
+    // prte_autoscale (needs elastic_mode): jobs that do not fit wait while the DVM borrows nodes
+    // for them, and idle borrowed nodes go back (src/elastic/autoscaler.h).
+    bool autoscale = false;
+    // prte_autoscale_max_nodes: the most nodes it may borrow at once; 0: the lender's limit.
+    int autoscale_max_nodes = 0;
+    // prte_autoscale_min_nodes: borrowed nodes kept however long they are idle.
+    int autoscale_min_nodes = 0;
+    // prte_autoscale_idle_timeout: how long a borrowed node may stay idle before it goes back.
+    std::chrono::seconds autoscale_idle_timeout{60};
+    // prte_autoscale_batch_ms: how long jobs that do not fit gather before their one shared grow.
+    std::chrono::milliseconds autoscale_batch{20};
     // prte_daemon_exit_timeout: from a daemon's order to exit, or its loss of the master, to its end
     // (prted's exit watchdog).
     std::chrono::seconds daemon_exit_timeout{5};

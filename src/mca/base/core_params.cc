@@ -40,6 +40,24 @@ void register_runtime_params(ParamRegistry& registry)
                           "Milliseconds a daemon named by a shrink waits for its connections to close before it "
                           "leaves anyway (a bounded fallback: survivors close them as soon as the order passes)",
                           {0, std::numeric_limits<int32_t>::max()});
+    registry.register_bool({"prte", "", "autoscale"}, defaults.autoscale,
+                           "Jobs that do not fit the DVM wait while it borrows just enough nodes from its lender "
+                           "(ras_ssh_pool, Slurm), and borrowed nodes idle for prte_autoscale_idle_timeout go back; "
+                           "needs prte_elastic_mode 1");
+    registry.register_int({"prte", "", "autoscale_max_nodes"}, defaults.autoscale_max_nodes,
+                          "The most nodes the autoscaler may borrow at once; a job that could not fit even then is "
+                          "refused at once. 0: as many as the lender has",
+                          {0, std::numeric_limits<int32_t>::max()});
+    registry.register_int({"prte", "", "autoscale_min_nodes"}, defaults.autoscale_min_nodes,
+                          "Borrowed nodes the autoscaler keeps however long they are idle (kept warm for the next "
+                          "jobs)",
+                          {0, std::numeric_limits<int32_t>::max()});
+    registry.register_int({"prte", "", "autoscale_idle_timeout"}, defaults.autoscale_idle_timeout.count(),
+                          "Seconds a borrowed node may run no process before the autoscaler gives it back", {0, 86400});
+    registry.register_int({"prte", "", "autoscale_batch_ms"}, defaults.autoscale_batch.count(),
+                          "Milliseconds jobs that do not fit gather before the autoscaler asks for the nodes they "
+                          "need together, in one grow",
+                          {0, 60000});
     registry.register_bool({"prte", "", "test_hold_launch"}, defaults.test_hold_launch,
                            "Testing only: hold every job at LAUNCH_APPS until the next size change starts, so that "
                            "tests can put a job in flight across a shrink without sleeping");
@@ -124,6 +142,11 @@ runtime::Settings runtime_settings(ParamRegistry& registry)
     s.debug_daemons_file = core_param(registry, "prte_debug_daemons_file").as_bool();
     s.elastic_mode = core_param(registry, "prte_elastic_mode").as_bool();
     s.elastic_leave_timeout = std::chrono::milliseconds(core_param(registry, "prte_elastic_leave_timeout").as_int());
+    s.autoscale = core_param(registry, "prte_autoscale").as_bool();
+    s.autoscale_max_nodes = static_cast<int>(core_param(registry, "prte_autoscale_max_nodes").as_int());
+    s.autoscale_min_nodes = static_cast<int>(core_param(registry, "prte_autoscale_min_nodes").as_int());
+    s.autoscale_idle_timeout = std::chrono::seconds(core_param(registry, "prte_autoscale_idle_timeout").as_int());
+    s.autoscale_batch = std::chrono::milliseconds(core_param(registry, "prte_autoscale_batch_ms").as_int());
     s.daemon_exit_timeout = std::chrono::seconds(core_param(registry, "prte_daemon_exit_timeout").as_int());
     int64_t heartbeat = core_param(registry, "prte_daemon_heartbeat_timeout").as_int();
     s.daemon_heartbeat_timeout = heartbeat == kHeartbeatByMode

@@ -94,9 +94,17 @@ bool check_settings()
 {
     const auto& registry = prte::mca::ParamRegistry::instance();
     for (const auto& warning : registry.unmatched_warnings()) prte::output::warning("{}", warning);
-    if (registry.errors().empty()) return true;
-    prte::output::error("{}", registry.errors().front());
-    return false;
+    if (!registry.errors().empty()) {
+        prte::output::error("{}", registry.errors().front());
+        return false;
+    }
+    const auto& settings = prte::runtime::Runtime::instance().settings();
+    if (settings.autoscale && !settings.elastic_mode) {
+        prte::output::error("prte_autoscale needs an elastic DVM: add --prtemca prte_elastic_mode 1 (the autoscaler "
+                            "grows and shrinks it)");
+        return false;
+    }
+    return true;
 }
 
 void begin_shutdown(prte::runtime::Runtime& rt)
