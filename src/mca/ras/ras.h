@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,8 @@ namespace prte::ras {
 // 3: runtime::Node gained scheduler_job.
 // 4: runtime::Node gained hw, simulated and pu_load; runtime::Job's placement policy grew (issue 25).
 // 5: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
-inline constexpr uint32_t kInterfaceVersion = 5;
+// 6: Module::lendable_slots() (autoscaling asks a lender what it could lend).
+inline constexpr uint32_t kInterfaceVersion = 6;
 
 // What the DVM was started with, for allocate().
 struct AllocateContext {
@@ -113,6 +115,11 @@ class Module : public mca::Module {
     // "a failed grow is rolled back").
     virtual void grow_failed(const std::vector<std::string>& /*nodes*/, const runtime::NodePool& /*pool*/) noexcept {}
 
+    // Optional: what this component could lend now for a grow by a number of nodes, as the slots
+    // of each host in the order it would lend them (0: unstated, the node's daemon will say); no
+    // value when it cannot say (it lends nothing, or asks a scheduler). The autoscaler sizes its
+    // grows and its cap from it (src/elastic/autoscaler.h).
+    virtual std::optional<std::vector<int>> lendable_slots() noexcept { return std::nullopt; }
     // Optional: an allocation this component granted is over (its session ended).
     virtual void release_allocation(const std::string& /*alloc_id*/) noexcept {}
 };

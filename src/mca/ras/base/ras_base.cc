@@ -93,6 +93,15 @@ Status allocate(const AllocateContext& context, runtime::NodePool& pool)
 
 void set_completion_handler(CompletionHandler handler) { handler_storage() = std::move(handler); }
 
+std::optional<Lendable> lendable()
+{
+    for (const auto& selected : framework().selected()) {
+        auto* module = static_cast<Module*>(selected.module.get());
+        if (auto slots = module->lendable_slots()) return Lendable{selected.descriptor->name, std::move(*slots)};
+    }
+    return std::nullopt;
+}
+
 Status modify(const runtime::AllocationRequest& request, runtime::NodePool& pool)
 {
     for (const auto& selected : framework().selected()) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 
 #include "mca/base/framework.h"
 #include "mca/ras/ras.h"
@@ -43,6 +44,14 @@ void shrink_complete(const runtime::ShrinkCampaign& campaign, const runtime::Nod
 // Offers the nodes of a rolled-back grow to every active module (while the pool still says which
 // component brought each in).
 void grow_failed(const std::vector<std::string>& nodes, const runtime::NodePool& pool);
+
+// What a grow by a number of nodes could get now: the first component, in priority order, that
+// can say (Module::lendable_slots()), with its name; no value when none can.
+struct Lendable {
+    std::string component;
+    std::vector<int> slots;  // of each host it would lend, in order; 0: unstated
+};
+std::optional<Lendable> lendable();
 
 // A component that learns of nodes by itself (a scheduler granting more) pushes them here: the
 // change goes through complete_request() like any request, with no requester, so it gets no

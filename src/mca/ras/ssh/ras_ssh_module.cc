@@ -49,6 +49,16 @@ std::vector<std::string> SshPoolModule::spare() const
     return out;
 }
 
+std::optional<std::vector<int>> SshPoolModule::lendable_slots() noexcept
+{
+    if (pool_file_.empty() || !load()) return std::nullopt;
+    std::vector<int> slots;
+    for (const auto& h : hosts_) {
+        if (!lent_.count(h.name) && !in_dvm(h.name)) slots.push_back(h.slots_given ? h.slots : 0);
+    }
+    return slots;
+}
+
 Status SshPoolModule::allocate(const AllocateContext&, runtime::NodePool&)
 {
     return pass("ras/ssh lends hosts as the DVM grows; it supplies none at start-up");

@@ -25,6 +25,7 @@ class SshPoolModule : public Module {
     Status modify(const runtime::AllocationRequest& request, RequestCompletion&& completion) override;
     void shrink_complete(const runtime::ShrinkCampaign& campaign, const runtime::NodePool& pool) noexcept override;
     void grow_failed(const std::vector<std::string>& nodes, const runtime::NodePool& pool) noexcept override;
+    std::optional<std::vector<int>> lendable_slots() noexcept override;
 
     // Hosts of the pool not lent out now (for tests and verbose output).
     std::vector<std::string> spare() const;
