@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "elastic/autoscaler.h"
 #include "mca/ras/base/ras_base.h"
 #include "runtime/campaigns.h"
 #include "runtime/elastic.h"
@@ -45,6 +46,11 @@ class CampaignEngine final : public runtime::Campaigns {
     bool daemon_reported(runtime::Rank rank) override;
     bool daemon_lost(runtime::Rank rank, runtime::ProcState reason, const std::string& why) override;
     void drain(const std::string& why) override;
+    bool hold_for_turn(const runtime::JobPtr& job) override { return autoscaler_.hold_for_turn(job); }
+    bool hold_for_slots(const runtime::JobPtr& job, Status& why) override { return autoscaler_.hold_for_slots(job, why); }
+    void slots_freed(const runtime::Job& job) override { autoscaler_.slots_freed(job); }
+    // dvm_status.cc
+    std::string dvm_status(bool json) const override;
 
   private:
     // requests.cc
@@ -85,6 +91,8 @@ class CampaignEngine final : public runtime::Campaigns {
     // prte_test_hold_launch (tests only): jobs held until the next campaign starts, each once.
     std::vector<runtime::JobPtr> test_held_;
     std::set<std::string> test_held_once_;
+    // prte_autoscale: its grows and releases go through submit() like any other request.
+    Autoscaler autoscaler_;
 };
 
 // Shared by the engine's files: the verbose lines of a campaign go to both streams the spec

@@ -99,6 +99,7 @@ void CampaignEngine::fail_grow(uint64_t id, const std::string& cause, pmix_statu
     }
     set_phase(c.alloc_id, runtime::AllocationPhase::failed, cause);
     tell_requester(c, false, code, why);
+    autoscaler_.grow_failed(c.alloc_id, cause);
     lower_fence(static_cast<uint32_t>(c.target_nodes.size()));
 }
 
@@ -120,6 +121,7 @@ void CampaignEngine::complete_grow(uint64_t id, const Status& st)
     log_completion(c, "grow", "wired");
     set_phase(c.alloc_id, runtime::AllocationPhase::ready);
     tell_requester(c, true, PMIX_SUCCESS, {});
+    autoscaler_.grow_completed(c);
     lower_fence(static_cast<uint32_t>(c.target_nodes.size()));
 }
 

@@ -42,6 +42,8 @@ void CampaignEngine::park(std::deque<runtime::ParkedJob>& where, const JobPtr& j
 void CampaignEngine::fence_release()
 {
     if (state_.fence() != 0) return;
+    // Jobs waiting for nodes have their turn before the jobs parked meanwhile (arrival order).
+    autoscaler_.admit_next();
     auto launch = std::exchange(state_.held_at_launch(), {});
     auto mapping = std::exchange(state_.held_at_map(), {});
     const output::VerboseStream& verbose = rt_.state_verbose();

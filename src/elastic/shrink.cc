@@ -38,6 +38,7 @@ void CampaignEngine::complete_shrink(uint64_t id, const Status& st)
     log_completion(c, "shrink", "left");
     set_phase(c.alloc_id, runtime::AllocationPhase::released);
     tell_requester(c, true, PMIX_SUCCESS, {});
+    autoscaler_.shrink_completed(c);
     lower_fence(static_cast<uint32_t>(c.targets.size()));
 }
 

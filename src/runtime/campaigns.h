@@ -40,6 +40,18 @@ class Campaigns {
 
     // The DVM is shutting down: pending grows are drained as failures, so no job stays parked.
     virtual void drain(const std::string& why) = 0;
+
+    // Autoscaling (prte_autoscale, src/elastic/autoscaler.h); without it none holds a job.
+    // The map step, before mapping: true when the job waits its turn behind jobs waiting for nodes.
+    virtual bool hold_for_turn(const JobPtr&) { return false; }
+    // The job's mapping failed for lack of slots (`why`): true when it waits for the DVM to grow;
+    // false when it fails, with `why` then possibly replaced by the reason it cannot wait.
+    virtual bool hold_for_slots(const JobPtr&, Status&) { return false; }
+    // The job ended and is about to give its slots back.
+    virtual void slots_freed(const Job&) {}
+
+    // What pstat shows (nodes, jobs, campaigns in progress), as a table or JSON; empty: not known.
+    virtual std::string dvm_status(bool /*json*/) const { return {}; }
 };
 
 // What a process has without the engine: every request refused as not elastic, no job held, no

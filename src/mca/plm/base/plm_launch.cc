@@ -200,10 +200,14 @@ void report_to_spawner(const JobPtr& job, const std::string& text)
 
 void map(const JobPtr& job)
 {
+    // prte_autoscale: jobs waiting for nodes map first, in arrival order.
+    if (rt().campaigns().hold_for_turn(job)) return;
     if (job->reports.allocation) report_to_spawner(job, rmaps::base::allocation_report(rt().pool()));
     if (job->reports.topology) report_to_spawner(job, rmaps::base::topology_report(*job, rt().pool()));
     Status st = rmaps::base::map_job(*job, rt().pool());
     if (!st) {
+        // prte_autoscale: a job short of slots waits while the DVM grows for it.
+        if (rt().campaigns().hold_for_slots(job, st)) return;
         fail_job(job, JobState::map_failed, st);
         return;
     }

@@ -168,6 +168,7 @@ void cleanup_job(const JobPtr& job)
         // Before PMIx forgets the namespace: a collective still waiting on it is answered first.
         if (grpcomm::Module* collectives = grpcomm::base::module()) collectives->job_released(job->nspace);
         rt().host().deregister_job(job);
+        rt().campaigns().slots_freed(*job);
         for (auto& proc : job->procs) {
             rmaps::base::release_proc(*proc);
             proc->node = nullptr;

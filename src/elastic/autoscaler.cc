@@ -1,0 +1,419 @@
+// The autoscaler's decisions (autoscaler.h): who waits and why, when to grow and by how much, when
+// a borrowed node goes back. Every decision is a line at ras_base_verbose 2.
+#include "elastic/autoscaler.h"
+
+#include <event2/event.h>
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "elastic/campaign_engine.h"
+#include "mca/plm/base/plm_launch.h"
+#include "mca/ras/base/ras_base.h"
+#include "util/strings.h"
+
+namespace prte::elastic {
+namespace {
+
+using runtime::JobPtr;
+using runtime::JobState;
+using Clock = std::chrono::steady_clock;
+
+const output::VerboseStream& verbose() { return ras::base::framework().verbose(); }
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Processes the job asks for: -n per app, one for an app without -n (it takes one per free slot,
+// and fails only when there is none).
+int64_t job_need(const runtime::Job& job)
+{
+    int64_t n = 0;
+    for (const auto& app : job.apps) n += app.num_procs > 0 ? app.num_procs : 1;
+    return n;
+}
+
+// A job restricted to nodes it names waits for nothing: borrowed nodes are not those.
+bool names_hosts(const runtime::Job& job)
+{
+    return std::any_of(job.apps.begin(), job.apps.end(),
+                       [](const runtime::AppContext& app) { return !app.hosts.empty() || !app.hostfile.empty(); });
+}
+
+bool usable(const runtime::Node& node)
+{
+    return node.daemon_launched && node.state == runtime::NodeState::up && !node.simulated;
+}
+
+bool alive(const JobPtr& job) { return job && runtime::is_alive(job->state) && !job->aborting; }
+
+}  // namespace
+
+LoopTimer::LoopTimer(runtime::Runtime& rt, std::function<void()> fire, bool periodic) : fire_(std::move(fire))
+{
+    ev_ = event_new(rt.loop().base(), -1, periodic ? EV_PERSIST : 0, &LoopTimer::on_fire, this);
+}
+
+LoopTimer::~LoopTimer()
+{
+    if (ev_) event_free(ev_);
+}
+
+void LoopTimer::on_fire(int, short, void* self) { static_cast<LoopTimer*>(self)->fire_(); }
+
+void LoopTimer::arm(std::chrono::milliseconds after)
+{
+    timeval tv{static_cast<time_t>(after.count() / 1000), static_cast<suseconds_t>((after.count() % 1000) * 1000)};
+    if (ev_) evtimer_add(ev_, &tv);
+}
+
+bool LoopTimer::armed() const { return ev_ && evtimer_pending(ev_, nullptr); }
+
+Autoscaler::Autoscaler(runtime::Runtime& rt, CampaignEngine& engine)
+    : rt_(rt), engine_(engine), batch_(rt, [this] { plan(); }, false), idle_tick_(rt, [this] { check_idle(); }, true)
+{
+    if (!enabled()) return;
+    // A quarter of the timeout, so a node goes back at most a quarter late; never busier than 10/s.
+    auto tick = std::chrono::duration_cast<std::chrono::milliseconds>(rt_.settings().autoscale_idle_timeout) / 4;
+    idle_tick_.arm(std::clamp(tick, std::chrono::milliseconds(100), std::chrono::milliseconds(1000)));
+    verbose()(2, "autoscale: on; at most {} borrowed node(s), {} kept warm, idle ones back after {} s",
+              rt_.settings().autoscale_max_nodes ? std::to_string(rt_.settings().autoscale_max_nodes) : "the lender's",
+              rt_.settings().autoscale_min_nodes, rt_.settings().autoscale_idle_timeout.count());
+}
+
+Autoscaler::~Autoscaler() = default;
+
+bool Autoscaler::enabled() const { return rt_.settings().autoscale && rt_.elastic().enabled(); }
+
+int64_t Autoscaler::free_slots() const
+{
+    int64_t n = 0;
+    for (const runtime::Node* node : std::as_const(rt_.pool()).nodes()) {
+        if (usable(*node)) n += node->available_slots();
+    }
+    return n;
+}
+
+int64_t Autoscaler::total_slots() const
+{
+    int64_t n = 0;
+    for (const runtime::Node* node : std::as_const(rt_.pool()).nodes()) {
+        if (usable(*node)) n += node->slots;
+    }
+    return n;
+}
+
+uint64_t Autoscaler::borrowed_count() const
+{
+    uint64_t n = borrowed_.size();
+    for (const auto& [id, g] : grows_) n += g.nodes;
+    return n;
+}
+
+std::string Autoscaler::cap_text(uint64_t cap, bool from_param) const
+{
+    return from_param ? fmt::format("prte_autoscale_max_nodes ({})", cap)
+                      : fmt::format("the {} node(s) its lender can lend", cap);
+}
+
+void Autoscaler::enqueue(const JobPtr& job, std::string reason, bool front)
+{
+    job->parked = true;
+    rt_.state().mark_job_state(*job, JobState::waiting_for_daemons, reason);
+    WaitingJob w{job, std::move(reason), Clock::now()};
+    if (front) {
+        waiting_.push_front(std::move(w));
+    } else {
+        waiting_.push_back(std::move(w));
+    }
+}
+
+bool Autoscaler::hold_for_turn(const JobPtr& job)
+{
+    if (!enabled() || job->is_daemon_job) return false;
+    if (admitting_ == job) {
+        // Its map runs now; once it has, the next may have its turn (unless it came back to wait).
+        rt_.loop().post([this, job] { after_admit(job); });
+        return false;
+    }
+    prune();
+    if (waiting_.empty() && !admitting_) return false;
+    enqueue(job,
+            fmt::format("waiting its turn: {} earlier job(s) wait for nodes", waiting_.size() + (admitting_ ? 1 : 0)),
+            false);
+    verbose()(2, "autoscale: job {} waits its turn behind {} earlier job(s)", job->nspace, waiting_.size() - 1);
+    return true;
+}
+
+bool Autoscaler::hold_for_slots(const JobPtr& job, Status& why)
+{
+    if (!enabled() || job->is_daemon_job || why.code() != Errc::out_of_resource) return false;
+    bool was_admitted = admitting_ == job;
+    if (was_admitted) admitting_ = nullptr;
+    if (names_hosts(*job)) return false;
+    // Could it fit even with every node the autoscaler may borrow? If not, refused at once.
+    const auto& s = rt_.settings();
+    auto lendable = ras::base::lendable();
+    const uint64_t borrowed = borrowed_count();
+    uint64_t cap = std::numeric_limits<uint64_t>::max();
+    if (s.autoscale_max_nodes > 0) {
+        cap = static_cast<uint64_t>(s.autoscale_max_nodes);
+    } else if (lendable) {
+        cap = borrowed + lendable->slots.size();
+    }
+    if (cap != std::numeric_limits<uint64_t>::max()) {
+        int64_t at_cap = total_slots();
+        for (const auto& [id, g] : grows_) at_cap += g.slots;
+        int64_t fallback = std::max<int64_t>(1, at_cap > 0 ? at_cap / std::max<int64_t>(1, static_cast<int64_t>(
+                                                                         rt_.pool().size())) : 1);
+        for (uint64_t k = 0; borrowed + k < cap; ++k) {
+            int slots = lendable && k < lendable->slots.size() ? lendable->slots[k] : 0;
+            at_cap += slots > 0 ? slots : fallback;
+        }
+        if (job_need(*job) > at_cap) {
+            why = {Errc::out_of_resource,
+                   fmt::format("job {} needs {} slot(s) and cannot wait for them: even with {} borrowed the DVM "
+                               "would have {} slot(s); raise prte_autoscale_max_nodes or ask for fewer processes "
+                               "(first: {})",
+                               job->nspace, job_need(*job), cap_text(cap, s.autoscale_max_nodes > 0), at_cap,
+                               why.message())};
+            verbose()(2, "autoscale: {}", why.message());
+            return false;
+        }
+    }
+    prune();
+    enqueue(job, fmt::format("waiting for nodes: needs {} slot(s), {} free", job_need(*job), free_slots()),
+            was_admitted);
+    verbose()(2, "autoscale: job {} waits for nodes: needs {} slot(s), {} free; {} job(s) waiting", job->nspace,
+              job_need(*job), free_slots(), waiting_.size());
+    schedule_plan();
+    return true;
+}
+
+// Jobs that do not fit gather for prte_autoscale_batch_ms, then share one grow.
+void Autoscaler::schedule_plan()
+{
+    if (batch_.armed()) return;
+    batch_.arm(rt_.settings().autoscale_batch);
+}
+
+void Autoscaler::prune()
+{
+    std::erase_if(waiting_, [](const WaitingJob& w) { return !alive(w.job); });
+    if (admitting_ && !alive(admitting_)) admitting_ = nullptr;
+}
+
+// How many nodes the jobs waiting need beyond the free slots and the grows already asked for,
+// within the cap; one grow for all of them.
+void Autoscaler::plan()
+{
+    prune();
+    if (!enabled() || waiting_.empty() || rt_.shutting_down()) return;
+    const auto& s = rt_.settings();
+    int64_t need = 0;
+    std::vector<std::string> jobs;
+    for (const auto& w : waiting_) {
+        need += job_need(*w.job);
+        jobs.push_back(w.job->nspace);
+    }
+    int64_t coming = 0;
+    for (const auto& [id, g] : grows_) coming += g.slots;
+    int64_t deficit = need - free_slots() - coming;
+    if (deficit <= 0) {
+        verbose()(2, "autoscale: {} job(s) waiting need {} slot(s): {} free and {} coming with grows in progress; no "
+                  "grow",
+                  waiting_.size(), need, free_slots(), coming);
+        return;
+    }
+    auto lendable = ras::base::lendable();
+    const uint64_t borrowed = borrowed_count();
+    uint64_t room = std::numeric_limits<uint64_t>::max();
+    if (s.autoscale_max_nodes > 0) {
+        room = borrowed >= static_cast<uint64_t>(s.autoscale_max_nodes) ? 0 : s.autoscale_max_nodes - borrowed;
+    }
+    if (lendable) room = std::min<uint64_t>(room, lendable->slots.size());
+    // Unstated slot counts: as many as the DVM's nodes have, on average.
+    int64_t fallback = 1;
+    if (rt_.pool().size() > 0) fallback = std::max<int64_t>(1, total_slots() / static_cast<int64_t>(rt_.pool().size()));
+    uint64_t nodes = 0;
+    int64_t slots = 0;
+    while (slots < deficit && nodes < room) {
+        int each = lendable && nodes < lendable->slots.size() ? lendable->slots[nodes] : 0;
+        slots += each > 0 ? each : fallback;
+        ++nodes;
+    }
+    if (nodes == 0) {
+        verbose()(2, "autoscale: {} job(s) waiting need {} more slot(s), but the DVM has borrowed all it may ({} "
+                  "node(s)): they wait for slots to free",
+                  waiting_.size(), deficit, borrowed);
+        for (auto& w : waiting_) {
+            w.reason = fmt::format("waiting for slots to free: needs {} slot(s); the DVM has borrowed all it may",
+                                   job_need(*w.job));
+        }
+        return;
+    }
+    runtime::AllocationRequest request;
+    request.directive = runtime::AllocDirective::new_allocation;
+    request.num_nodes = nodes;
+    request.alloc_id = rt_.elastic().next_alloc_id();
+    std::string alloc_id = request.alloc_id;
+    grows_[alloc_id] = {nodes, slots, jobs};
+    for (auto& w : waiting_) w.reason = fmt::format("waiting for nodes: grow {} in progress", alloc_id);
+    verbose()(2, "autoscale: growing by {} node(s) ({}) for job(s) {}: they need {} slot(s), {} free, {} coming", nodes,
+              alloc_id, util::join(jobs, ", "), need, free_slots(), coming);
+    engine_.submit(std::move(request), [this, alloc_id](const Status& st, const std::string&) {
+        if (st) return;
+        // Refused in phase one (the lender has too few hosts, say): the jobs counted on it end.
+        grow_failed(alloc_id, st.message());
+    });
+}
+
+void Autoscaler::after_admit(const JobPtr& job)
+{
+    if (admitting_ != job) return;  // it came back to wait
+    admitting_ = nullptr;
+    admit_next();
+}
+
+void Autoscaler::admit_next()
+{
+    prune();  // first: a job ended while it had its turn gives the turn up
+    if (!enabled() || admitting_ || rt_.elastic().fence() != 0 || waiting_.empty()) return;
+    admitting_ = waiting_.front().job;
+    waiting_.pop_front();
+    admitting_->parked = false;
+    verbose()(2, "autoscale: job {} may map now", admitting_->nspace);
+    rt_.state().activate_job_state(admitting_, JobState::map);
+}
+
+void Autoscaler::slots_freed(const runtime::Job& job)
+{
+    if (!enabled()) return;
+    for (const auto& proc : job.procs) {
+        if (proc->node && borrowed_.count(proc->node->name)) borrowed_[proc->node->name] = Clock::now();
+    }
+    if (!waiting_.empty()) rt_.loop().post([this] { admit_next(); });
+}
+
+void Autoscaler::end_waiting(const std::vector<std::string>& nspaces, const std::string& why)
+{
+    std::set<std::string> ending(nspaces.begin(), nspaces.end());
+    std::vector<JobPtr> jobs;
+    std::erase_if(waiting_, [&](const WaitingJob& w) {
+        if (!ending.count(w.job->nspace)) return false;
+        jobs.push_back(w.job);
+        return true;
+    });
+    for (const JobPtr& job : jobs) {
+        job->parked = false;
+        verbose()(2, "autoscale: job {} ends: {}", job->nspace, why);
+        plm::base::terminate_job(job, fmt::format("job {} was waiting for the DVM to grow and is aborted: {}", job->nspace, why),
+                                 JobState::failed_to_launch, 1);
+    }
+}
+
+void Autoscaler::grow_completed(const runtime::GrowCampaign& c)
+{
+    auto it = grows_.find(c.alloc_id);
+    if (it == grows_.end()) return;
+    grows_.erase(it);
+    for (const auto& name : c.target_nodes) borrowed_[name] = Clock::now();
+    verbose()(2, "autoscale: grow {} complete: borrowed node(s) {}; {} borrowed in all", c.alloc_id,
+              util::join(c.target_nodes, ", "), borrowed_.size());
+    // The fence coming down admits the first waiting job (CampaignEngine::fence_release).
+}
+
+void Autoscaler::grow_failed(const std::string& alloc_id, const std::string& why)
+{
+    auto it = grows_.find(alloc_id);
+    if (it == grows_.end()) return;
+    PendingGrow g = std::move(it->second);
+    grows_.erase(it);
+    verbose()(2, "autoscale: grow {} failed: {}; ending the job(s) waiting on it: {}", alloc_id, why,
+              util::join(g.jobs, ", "));
+    end_waiting(g.jobs, fmt::format("the DVM could not grow for it (allocation {}): {}", alloc_id, why));
+    if (admitting_ && std::find(g.jobs.begin(), g.jobs.end(), admitting_->nspace) != g.jobs.end()) admitting_ = nullptr;
+    if (!waiting_.empty()) schedule_plan();
+}
+
+void Autoscaler::shrink_completed(const runtime::ShrinkCampaign& c)
+{
+    for (const auto& name : c.target_nodes) {
+        if (releasing_.erase(name)) verbose()(2, "autoscale: node {} is back with its lender", name);
+        borrowed_.erase(name);
+    }
+}
+
+// Idle borrowed nodes go back, longest idle first, never below prte_autoscale_min_nodes, never
+// while a job waits (it may be about to use them), never one with a process.
+void Autoscaler::check_idle()
+{
+    if (!enabled() || rt_.shutting_down()) return;
+    const auto now = Clock::now();
+    const auto& s = rt_.settings();
+    std::vector<std::pair<Clock::time_point, runtime::Node*>> idle;
+    for (auto it = borrowed_.begin(); it != borrowed_.end();) {
+        runtime::Node* node = rt_.pool().find(it->first);
+        if (!node || !node->daemon_launched || node->state == runtime::NodeState::down) {
+            releasing_.erase(it->first);  // gone by another way (a user's release, a lost daemon)
+            it = borrowed_.erase(it);
+            continue;
+        }
+        if (node->slots_inuse > 0 || node->num_procs > 0 || node->state != runtime::NodeState::up) {
+            it->second = now;
+        } else if (!releasing_.count(it->first) && node->daemon != 0 && now - it->second >= s.autoscale_idle_timeout) {
+            idle.emplace_back(it->second, node);
+        }
+        ++it;
+    }
+    prune();
+    if (idle.empty() || !waiting_.empty() || admitting_) return;
+    uint64_t keep = static_cast<uint64_t>(s.autoscale_min_nodes);
+    uint64_t staying = borrowed_.size() - releasing_.size();
+    if (staying <= keep) return;
+    std::sort(idle.begin(), idle.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    idle.resize(std::min<size_t>(idle.size(), staying - keep));
+    // One release per allocation: each names the nodes it gives back.
+    std::map<std::string, std::vector<std::string>> by_alloc;
+    for (const auto& [since, node] : idle) {
+        by_alloc[node->alloc_id].push_back(node->name);
+        releasing_.insert(node->name);
+        verbose()(2, "autoscale: node {} idle for {:.1f} s (prte_autoscale_idle_timeout {} s): giving it back",
+                  node->name, std::chrono::duration<double>(now - since).count(), s.autoscale_idle_timeout.count());
+    }
+    for (auto& [alloc_id, names] : by_alloc) {
+        runtime::AllocationRequest request;
+        request.directive = runtime::AllocDirective::release;
+        request.alloc_id = alloc_id;
+        request.node_list = names;
+        engine_.submit(std::move(request), [this, names](const Status& st, const std::string&) {
+            if (st) return;
+            verbose()(2, "autoscale: giving back {} refused: {}", util::join(names, ", "), st.message());
+            for (const auto& n : names) releasing_.erase(n);
+        });
+    }
+}
+
+std::vector<Autoscaler::WaitingView> Autoscaler::waiting() const
+{
+    std::vector<WaitingView> out;
+    if (admitting_ && alive(admitting_)) out.push_back({admitting_->nspace, "mapping now (its turn)", 0});
+    for (const auto& w : waiting_) {
+        if (alive(w.job)) out.push_back({w.job->nspace, w.reason, seconds_since(w.since)});
+    }
+    return out;
+}
+
+std::map<std::string, double> Autoscaler::borrowed_idle() const
+{
+    std::map<std::string, double> out;
+    for (const auto& [name, since] : borrowed_) {
+        const runtime::Node* node = std::as_const(rt_.pool()).find(name);
+        bool busy = node && (node->slots_inuse > 0 || node->num_procs > 0);
+        out[name] = busy ? 0 : seconds_since(since);
+    }
+    return out;
+}
+
+}  // namespace prte::elastic

@@ -1,0 +1,151 @@
+// What pstat shows (the query key prte.dvm.status, pmix/query.cc): the DVM's nodes (state, slots
+// in use, idle for, lender), its jobs (running, waiting for nodes and why, parked and on which
+// campaign) and its campaigns in progress, as a table or as JSON. Built on the master's progress
+// thread from the runtime's state and the autoscaler's.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "elastic/campaign_engine.h"
+#include "util/strings.h"
+
+namespace prte::elastic {
+namespace {
+
+using runtime::JobState;
+
+std::string json_string(const std::string& s)
+{
+    std::string out = "\"";
+    for (char c : s) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+            } else {
+                out += c;
+            }
+        }
+    }
+    return out + "\"";
+}
+
+struct NodeRow {
+    std::string name, state, lender;
+    int slots = 0, in_use = 0;
+    std::optional<double> idle_s;  // borrowed nodes only
+};
+
+struct JobRow {
+    std::string nspace, status, why;
+    size_t procs = 0;
+};
+
+struct CampaignRow {
+    uint64_t id = 0;
+    std::string kind, alloc_id;
+    std::vector<std::string> nodes;
+    double age_s = 0;
+};
+
+}  // namespace
+
+std::string CampaignEngine::dvm_status(bool json) const
+{
+    const auto borrowed = autoscaler_.borrowed_idle();
+    std::vector<NodeRow> nodes;
+    for (const runtime::Node* node : std::as_const(rt_.pool()).nodes()) {
+        if (!node->daemon_launched && node->state == runtime::NodeState::down) continue;  // given back
+        NodeRow row{node->name, runtime::to_string(node->state), {}, node->slots, node->slots_inuse, {}};
+        if (node->daemon == 0) {
+            row.lender = "master";
+        } else if (node->alloc_id.empty()) {
+            row.lender = "initial";
+        } else {
+            row.lender = fmt::format("{} {}{}", node->ras_component.empty() ? "?" : node->ras_component,
+                                     node->alloc_id, borrowed.count(node->name) ? " (autoscale)" : "");
+        }
+        if (auto it = borrowed.find(node->name); it != borrowed.end()) row.idle_s = it->second;
+        if (autoscaler_.releasing().count(node->name)) row.state = "leaving";
+        nodes.push_back(std::move(row));
+    }
+    std::map<std::string, std::string> waiting;
+    for (const auto& w : autoscaler_.waiting()) waiting[w.nspace] = w.reason;
+    std::map<std::string, std::set<uint64_t>> parked;
+    for (const auto* held : {&state_.held_at_map(), &state_.held_at_launch()}) {
+        for (const auto& p : *held) parked[p.job->nspace] = p.waiting_on;
+    }
+    std::vector<JobRow> jobs;
+    for (const auto& job : rt_.jobs().all()) {
+        if (job->is_daemon_job || !runtime::is_alive(job->state)) continue;
+        JobRow row{job->nspace, {}, {}, job->num_procs()};
+        if (auto it = waiting.find(job->nspace); it != waiting.end()) {
+            row.status = "waiting";
+            row.why = it->second;
+        } else if (auto pt = parked.find(job->nspace); pt != parked.end()) {
+            row.status = "parked";
+            row.why = fmt::format("on campaign(s) {}", fmt::join(pt->second, ","));
+        } else if (job->state == JobState::running) {
+            row.status = "running";
+        } else {
+            row.status = "starting";
+            row.why = runtime::to_string(job->state);
+        }
+        jobs.push_back(std::move(row));
+    }
+    std::vector<CampaignRow> campaigns;
+    for (const auto& [id, c] : state_.grows()) {
+        campaigns.push_back({id, "grow", c.alloc_id, c.target_nodes, elapsed_ms(c.started) / 1000});
+    }
+    for (const auto& [id, c] : state_.shrinks()) {
+        campaigns.push_back({id, "shrink", c.alloc_id, c.target_nodes, elapsed_ms(c.started) / 1000});
+    }
+
+    std::string out;
+    if (json) {
+        out = "{\"autoscale\":" + std::string(autoscaler_.enabled() ? "true" : "false") + ",\"nodes\":[";
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            const auto& n = nodes[i];
+            out += fmt::format("{}{{\"name\":{},\"state\":{},\"slots\":{},\"slots_in_use\":{},\"idle_s\":{},\"lender\":{}}}",
+                               i ? "," : "", json_string(n.name), json_string(n.state), n.slots, n.in_use,
+                               n.idle_s ? fmt::format("{:.1f}", *n.idle_s) : "null", json_string(n.lender));
+        }
+        out += "],\"jobs\":[";
+        for (size_t i = 0; i < jobs.size(); ++i) {
+            const auto& j = jobs[i];
+            out += fmt::format("{}{{\"nspace\":{},\"status\":{},\"procs\":{},\"why\":{}}}", i ? "," : "",
+                               json_string(j.nspace), json_string(j.status), j.procs, json_string(j.why));
+        }
+        out += "],\"campaigns\":[";
+        for (size_t i = 0; i < campaigns.size(); ++i) {
+            const auto& c = campaigns[i];
+            std::vector<std::string> names;
+            for (const auto& n : c.nodes) names.push_back(json_string(n));
+            out += fmt::format("{}{{\"id\":{},\"kind\":{},\"alloc_id\":{},\"nodes\":[{}],\"age_s\":{:.1f}}}", i ? "," : "",
+                               c.id, json_string(c.kind), json_string(c.alloc_id), util::join(names, ","), c.age_s);
+        }
+        return out + "]}\n";
+    }
+    out = fmt::format("nodes: {}{}\n", nodes.size(), autoscaler_.enabled() ? " (autoscaling)" : "");
+    out += fmt::format("  {:<16} {:<10} {:>5} {:>6} {:>9}  {}\n", "NODE", "STATE", "SLOTS", "IN USE", "IDLE FOR",
+                       "LENDER");
+    for (const auto& n : nodes) {
+        std::string idle = !n.idle_s ? "-" : *n.idle_s == 0 ? "busy" : fmt::format("{:.1f} s", *n.idle_s);
+        out += fmt::format("  {:<16} {:<10} {:>5} {:>6} {:>9}  {}\n", n.name, n.state, n.slots, n.in_use, idle, n.lender);
+    }
+    out += fmt::format("jobs: {}\n", jobs.size());
+    for (const auto& j : jobs) {
+        out += fmt::format("  {:<24} {:<9} {:>5} proc(s){}\n", j.nspace, j.status, j.procs, j.why.empty() ? "" : "  " + j.why);
+    }
+    out += fmt::format("campaigns in progress: {}\n", campaigns.size());
+    for (const auto& c : campaigns) {
+        out += fmt::format("  campaign {} ({}, {}): node(s) {}, for {:.1f} s\n", c.id, c.kind, c.alloc_id,
+                           util::join(c.nodes, ", "), c.age_s);
+    }
+    return out;
+}
+
+}  // namespace prte::elastic
