@@ -42,6 +42,9 @@ inline constexpr const char kAllocationRefusal[] = "prte.alloc.refusal";
 // In the answer to PMIX_QUERY_JOB_STATUS: the job's state by name ("PRTE_JOB_STATE_WAITING_FOR_DAEMONS"
 // for a job parked while the DVM changes size), which a pmix_status_t cannot say.
 inline constexpr const char kJobStateName[] = "prte.job.state";
+// Query keys: the DVM at a glance (nodes, jobs, campaigns; pstat), as a table or as JSON.
+inline constexpr const char kDvmStatus[] = "prte.dvm.status";
+inline constexpr const char kDvmStatusJson[] = "prte.dvm.status.json";
 
 // (bool) On an output chunk the DVM delivers to a job's spawner: the chunk is the DVM's own report
 // on the job (PMIX_DISPLAY_MAP, PMIX_DISPLAY_ALLOCATION), not a process's output, so the tool

@@ -23,6 +23,7 @@
 //                                latest size change, the RAS component, its live nodes and their
 //                                slots in use, e.g. "alloc-1: ready; ras hosts; 2 node(s) up: a, b;
 //                                8 slot(s), 3 in use"; an unknown id is not answered (NOT_FOUND)
+//   prte.dvm.status[.json]       the DVM at a glance for pstat (runtime::Campaigns::dvm_status)
 // Anything else is not answered; the status is PMIX_QUERY_PARTIAL_SUCCESS when some keys were.
 #include <pmix.h>
 #include <unistd.h>
@@ -307,6 +308,12 @@ bool answer_key(const std::string& key, const Question& q, const pmix_proc_t& re
         std::optional<std::string> why = take_refusal(q.proc.value_or(requester));
         if (!why) return false;
         results.add_string(kAllocationRefusal, *why);
+        return true;
+    }
+    if (key == kDvmStatus || key == kDvmStatusJson) {
+        std::string status = rt().campaigns().dvm_status(key == kDvmStatusJson);
+        if (status.empty()) return false;
+        results.add_string(key.c_str(), status);
         return true;
     }
     if (key == PMIX_QUERY_ALLOC_STATUS) {

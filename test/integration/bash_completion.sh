@@ -54,7 +54,7 @@ if ! make -s -C "$PRTE_BUILDDIR" install-bashcompletionDATA install-data-hook DE
 fi
 prefix=$(sed -n 's/^prefix = //p' "$PRTE_BUILDDIR/Makefile")
 dir="$stage$prefix/share/bash-completion/completions"
-for p in prte prted prun prterun pterm palloc prte_info; do
+for p in prte prted prun prterun pterm palloc pstat prte_info; do
     [ -f "$dir/$p" ] && pass "installed as $dir/$p" || fail "$dir/$p is missing: $(ls "$dir" 2>&1)"
 done
 if [ -f /usr/share/bash-completion/bash_completion ]; then

@@ -22,7 +22,7 @@ options_of() {
 }
 
 for program in prte:src/tools/prte/prte prted:src/prted/prted prun:src/tools/prun/prun pterm:src/tools/pterm/pterm \
-    prterun:src/tools/prterun/prterun palloc:src/tools/palloc/palloc prte_info:src/tools/prte_info/prte_info; do
+    prterun:src/tools/prterun/prterun palloc:src/tools/palloc/palloc pstat:src/tools/pstat/pstat prte_info:src/tools/prte_info/prte_info; do
     name=${program%%:*}
     page=$(find "$dest" -path "*/man1/$name.1" | head -1)
     if [ -z "$page" ]; then
