@@ -345,6 +345,16 @@ void Autoscaler::shrink_completed(const runtime::ShrinkCampaign& c)
     }
 }
 
+void Autoscaler::shrink_failed(const runtime::ShrinkCampaign& c)
+{
+    for (const auto& name : c.target_nodes) {
+        if (releasing_.erase(name)) {
+            verbose()(2, "autoscale: giving back node {} failed; it stays borrowed", name);
+            borrowed_[name] = Clock::now();
+        }
+    }
+}
+
 // Idle borrowed nodes go back, longest idle first, never below prte_autoscale_min_nodes, never
 // while a job waits (it may be about to use them), never one with a process.
 void Autoscaler::check_idle()

@@ -72,6 +72,8 @@ class Autoscaler {
     void grow_completed(const runtime::GrowCampaign& c);
     void grow_failed(const std::string& alloc_id, const std::string& why);
     void shrink_completed(const runtime::ShrinkCampaign& c);
+    // A release that could not be carried out: its nodes stay borrowed, and may be given back later.
+    void shrink_failed(const runtime::ShrinkCampaign& c);
 
     // What pstat shows: each job waiting (and why), each borrowed node (idle since when).
     struct WaitingView {

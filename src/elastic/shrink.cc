@@ -84,6 +84,7 @@ void CampaignEngine::start_shrink(const runtime::AllocationRequest& request, con
         log_campaign(1, fmt::format("campaign {} (shrink, {}) failed: {}", id, alloc_id, st.message()));
         set_phase(alloc_id, runtime::AllocationPhase::failed, st.message());
         tell_requester(failed, false, PMIX_ERR_UNREACH, st.message());
+        autoscaler_.shrink_failed(failed);
         lower_fence(static_cast<uint32_t>(targets.size()));
         return;
     }
