@@ -2,6 +2,8 @@
 // the leaving nodes' jobs end, the fence goes up before the order does, one shrink order is
 // broadcast and the whole campaign completes once, when every survivor has it and has repaired
 // its routing tree; then the RAS modules hear of it (shrink_complete) and the nodes are reset.
+#include <event2/event.h>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -10,11 +12,57 @@
 #include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_messages.h"
 #include "rml/rml.h"
+#include "util/output.h"
 #include "util/strings.h"
 
 namespace prte::elastic {
 
 using runtime::Rank;
+
+namespace {
+
+// A target the order never reached would run on unseen: its only path from the master ran through
+// a daemon lost meanwhile (stopped, cut off), so the broadcast completed on the survivors without
+// it, and nobody closes its call-home connection to the master - the end the target waits for
+// (elastic mode lets it re-parent past its lost parent, onto the master). Once a target that had
+// the order is surely gone (prte_elastic_leave_timeout, then prte_daemon_exit_timeout), the master
+// closes its connections to any target still connected: a daemon that loses the master ends
+// itself and its processes (errmgr/prted), as a daemon declared lost does.
+void end_unreached_targets(runtime::Runtime& rt, const runtime::ShrinkCampaign& c)
+{
+    struct Watch {
+        uint64_t campaign;
+        std::vector<Rank> targets;
+        std::vector<std::string> nodes;
+        double seconds;
+        event* ev = nullptr;
+    };
+    auto after = rt.settings().elastic_leave_timeout +
+                 std::chrono::duration_cast<std::chrono::milliseconds>(rt.settings().daemon_exit_timeout);
+    auto* w = new Watch{c.id, c.targets, c.target_nodes, static_cast<double>(after.count()) / 1000.0};
+    w->ev = evtimer_new(
+        rt.loop().base(),
+        [](evutil_socket_t, short, void* arg) {
+            auto* w = static_cast<Watch*>(arg);
+            rml::Messenger& m = rml::Messenger::instance();
+            std::set<Rank> connected = m.connected_peers();
+            for (size_t i = 0; i < w->targets.size(); ++i) {
+                Rank r = w->targets[i];
+                if (runtime::Runtime::instance().shutting_down() || !connected.contains(r)) continue;
+                output::warning("campaign {} (shrink): daemon {} on {} is still connected {:.1f} s after it left: the "
+                                "order cannot have reached it; closing its connections, which ends it",
+                                w->campaign, r, i < w->nodes.size() ? w->nodes[i] : "?", w->seconds);
+                m.drop_connections(r);
+            }
+            event_free(w->ev);
+            delete w;
+        },
+        w);
+    timeval tv{static_cast<time_t>(after.count() / 1000), static_cast<suseconds_t>((after.count() % 1000) * 1000)};
+    evtimer_add(w->ev, &tv);
+}
+
+}  // namespace
 
 // spec: collective-shrink-completion.txt, Step 2: run once per campaign, from the completion of
 // the shrink order's broadcast on the master, when every surviving daemon has it and has
@@ -36,6 +84,7 @@ void CampaignEngine::complete_shrink(uint64_t id, const Status& st)
         if (runtime::Node* node = rt_.pool().find(name)) plm::base::reset_node(*node);
     }
     log_completion(c, "shrink", "left");
+    end_unreached_targets(rt_, c);
     set_phase(c.alloc_id, runtime::AllocationPhase::released);
     tell_requester(c, true, PMIX_SUCCESS, {});
     autoscaler_.shrink_completed(c);

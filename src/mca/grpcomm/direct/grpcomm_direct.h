@@ -69,6 +69,9 @@ class Transport {
     virtual runtime::Rank self() const = 0;
     virtual const rml::RadixTree& tree() const = 0;
     virtual Status send(runtime::Rank dest, rml::Tag tag, rml::Payload payload) = 0;
+    // Straight to `dest` over a connection of its own, whatever the tree says (an acknowledgement
+    // to the daemon that sent a broadcast: this daemon's tree may not know yet that it adopted it).
+    virtual Status send_direct(runtime::Rank dest, rml::Tag tag, rml::Payload payload) = 0;
     virtual void register_handler(rml::Tag tag, rml::Handler handler) = 0;
     virtual void add_tree_listener(std::function<void()> listener) = 0;
     // Runs this daemon's own handler for `tag` (the master's part of what it broadcasts).
@@ -100,6 +103,10 @@ class DirectModule final : public Module {
         std::set<runtime::Rank> sent;
         std::set<runtime::Rank> pending;
         bool processed = false;
+        // The daemon it came from, which waits for this daemon's acknowledgement: the parent
+        // when it was sent, or the master when it adopted this daemon and sent it on (its tree
+        // may not say so yet: the loss that moved it comes in a later broadcast).
+        runtime::Rank from = runtime::kInvalidRank;
         XcastCompletion on_complete;
     };
     struct GatherOp {

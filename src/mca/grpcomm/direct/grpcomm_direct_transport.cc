@@ -13,6 +13,10 @@ class MessengerTransport final : public Transport {
     {
         return messenger().send(dest, tag, std::move(payload));
     }
+    Status send_direct(runtime::Rank dest, rml::Tag tag, rml::Payload payload) override
+    {
+        return messenger().send_direct(dest, tag, std::move(payload));
+    }
     void register_handler(rml::Tag tag, rml::Handler handler) override
     {
         messenger().register_handler(tag, std::move(handler));
