@@ -12,6 +12,11 @@ start_local_nodes_dvm() {
     : >"$TEST_TMP/hosts"
     i=1
     while [ "$i" -le "$n" ]; do echo "node$i" >>"$TEST_TMP/hosts"; i=$((i + 1)); done
+    # Local nodes are all this machine, on loopback: Open MPI's TCP transport is kept there too.
+    # Otherwise it binds to whatever interfaces exist, and a namespace or Slurm test running
+    # beside this one tears its bridge down between Open MPI's look and its bind (EADDRNOTAVAIL).
+    OMPI_MCA_btl_tcp_if_include=lo
+    export OMPI_MCA_btl_tcp_if_include
     start_dvm_foreground --hostfile "$TEST_TMP/hosts" --prtemca plm_ssh_agent "$LOCAL_AGENT" \
         --prtemca plm_base_prted "$PRTED" --prtemca oob_tcp_if_include lo --prtemca rml_radix "$radix" "$@"
 }
