@@ -73,7 +73,7 @@ expect_line exclude_all err "prte_info: error: no ras component is available"
 # Broken files: each refused with the file and the reason; the good ones still load.
 PRTE_MCA_mca_base_component_path="$bad:$garbage:$builtin" run broken "$PRTE_INFO" --parsable
 expect_status broken 1
-expect_line broken err "component ras oldiface ($bad/mca_ras_oldiface.so) refused: built for ras interface version 999, this prte provides version 5"
+expect_line broken err "component ras oldiface ($bad/mca_ras_oldiface.so) refused: built for ras interface version 999, this prte provides version 6"
 expect_line broken err "component ras nodescriptor ($bad/mca_ras_nodescriptor.so) refused: not a prte component: it exports no prte_mca_component_descriptor() function"
 expect_line broken err "component ras misnamed ($bad/mca_ras_misnamed.so) refused: its descriptor names ras othername, which does not match its file name"
 expect_line broken err "component ras garbage ($garbage/mca_ras_garbage.so) refused: not a shared object (no ELF header)"
