@@ -82,29 +82,21 @@ void on_outcome(size_t, pmix_status_t status, const pmix_proc_t*, pmix_info_t in
 }
 #endif
 
-// One query key (with an allocation id qualifier when given); empty when not answered.
+// One query key (with an allocation id, or else a process, as its qualifier when given); empty
+// when not answered.
 std::string query_key(const char* key, const std::string& alloc_id, pmix_status_t& rc, const pmix_proc_t* self = nullptr)
 {
-    pmix_query_t query;
-    PMIX_QUERY_CONSTRUCT(&query);
-    pmix_status_t appended = PMIX_SUCCESS;
-    PMIX_ARGV_APPEND(appended, query.keys, key);
-    (void)appended;
+    pmix_info_t qualifier;
+    PMIX_INFO_CONSTRUCT(&qualifier);
     if (!alloc_id.empty()) {
-        PMIX_INFO_CREATE(query.qualifiers, 1);
-        query.nqual = 1;
-        PMIX_INFO_LOAD(&query.qualifiers[0], PMIX_ALLOC_ID, alloc_id.c_str(), PMIX_STRING);
+        PMIX_INFO_LOAD(&qualifier, PMIX_ALLOC_ID, alloc_id.c_str(), PMIX_STRING);
     } else if (self) {
-        PMIX_INFO_CREATE(query.qualifiers, 1);
-        query.nqual = 1;
-        PMIX_INFO_LOAD(&query.qualifiers[0], PMIX_PROCID, self, PMIX_PROC);
+        PMIX_INFO_LOAD(&qualifier, PMIX_PROCID, self, PMIX_PROC);
+    } else {
+        return prte::tools::query_string(key, rc);
     }
-    pmix_info_t* results = nullptr;
-    size_t nresults = 0;
-    rc = PMIx_Query_info(&query, 1, &results, &nresults);
-    std::string text = prte::tools::info_string(results, nresults, key);
-    if (results) PMIX_INFO_FREE(results, nresults);
-    PMIX_QUERY_DESTRUCT(&query);
+    std::string text = prte::tools::query_string(key, rc, &qualifier);
+    PMIX_INFO_DESTRUCT(&qualifier);
     return text;
 }
 

@@ -170,6 +170,27 @@ std::string info_string(const pmix_info_t info[], size_t ninfo, const char* key)
     return i ? pmix::value_string(i->value).value_or("") : std::string();
 }
 
+std::string query_string(const char* key, pmix_status_t& rc, const pmix_info_t* qualifier)
+{
+    pmix_query_t query;
+    PMIX_QUERY_CONSTRUCT(&query);
+    pmix_status_t appended = PMIX_SUCCESS;
+    PMIX_ARGV_APPEND(appended, query.keys, key);
+    (void)appended;
+    if (qualifier) {
+        PMIX_INFO_CREATE(query.qualifiers, 1);
+        query.nqual = 1;
+        PMIX_INFO_XFER(&query.qualifiers[0], qualifier);
+    }
+    pmix_info_t* results = nullptr;
+    size_t nresults = 0;
+    rc = PMIx_Query_info(&query, 1, &results, &nresults);
+    std::string text = info_string(results, nresults, key);
+    if (results) PMIX_INFO_FREE(results, nresults);
+    PMIX_QUERY_DESTRUCT(&query);
+    return text;
+}
+
 std::string affected_nspace(const pmix_info_t info[], size_t ninfo)
 {
     if (const pmix_info_t* i = pmix::find_info(info, ninfo, PMIX_EVENT_AFFECTED_PROC)) {

@@ -33,22 +33,6 @@ int usage_error(const std::string& message)
     return 2;
 }
 
-std::string query_key(const char* key, pmix_status_t& rc)
-{
-    pmix_query_t query;
-    PMIX_QUERY_CONSTRUCT(&query);
-    pmix_status_t appended = PMIX_SUCCESS;
-    PMIX_ARGV_APPEND(appended, query.keys, key);
-    (void)appended;
-    pmix_info_t* results = nullptr;
-    size_t nresults = 0;
-    rc = PMIx_Query_info(&query, 1, &results, &nresults);
-    std::string text = prte::tools::info_string(results, nresults, key);
-    if (results) PMIX_INFO_FREE(results, nresults);
-    PMIX_QUERY_DESTRUCT(&query);
-    return text;
-}
-
 }  // namespace
 
 int main(int argc, char** argv)
@@ -85,7 +69,7 @@ int main(int argc, char** argv)
         return 1;
     }
     pmix_status_t rc = PMIX_SUCCESS;
-    std::string text = query_key(json ? "prte.dvm.status.json" : "prte.dvm.status", rc);
+    std::string text = prte::tools::query_string(json ? "prte.dvm.status.json" : "prte.dvm.status", rc);
     if (text.empty()) {
         prte::output::error("the DVM did not say how it is ({}): is it a prte of this version?",
                             prte::tools::status_text(rc));
