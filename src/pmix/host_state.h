@@ -54,6 +54,8 @@ struct HostState {
     struct Tools {
         std::map<std::string, Tool> known;
         std::deque<std::string> order;
+        uint32_t next_rank = 1;             // the next tool's rank in the tools' namespace
+        int64_t answered_after_hangup = 0;  // prte_test_answer_tools_after_hangup's count so far
     };
 
     // output_flow.cc: bytes handed to PMIx and not released yet (all jobs; PMIx's thread releases

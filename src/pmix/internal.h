@@ -235,6 +235,9 @@ void on_pull_request(const pmix_proc_t procs[], size_t nprocs);
 bool hold_backlogged(const runtime::Job& job);
 bool wait_for_hold(const runtime::Job& job, std::function<void()> resume);
 void forget_hold(const std::string& nspace);
+// The spawner that would pull the job's output is gone (spawner_watch.cc): the output goes to PMIx
+// now, and the job's end, waiting on it, follows, instead of after the hold's 10 s limit.
+void release_output(const std::string& nspace, const char* why);
 
 // Output flow control (output_flow.cc).
 void track_acks(const std::string& nspace);

@@ -67,8 +67,6 @@ Hold* hold_of(const runtime::Job& job)
 
 namespace detail {
 
-void release_output(const std::string& nspace, const char* why);
-
 void hold_output(const std::string& nspace) { holds()[nspace]; }
 
 bool hold_chunk(const std::string& held_as, const runtime::Job& job, runtime::Rank rank, pmix_iof_channel_t channel,

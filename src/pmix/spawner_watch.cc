@@ -2,7 +2,8 @@
 // the host that a tool left, so the job ran on for ever. prun says its pid and host in the spawn
 // (pmix/attributes.h); when it runs on the master's host, the master watches that pid with a
 // pidfd on the progress loop, and when the process is gone ends the jobs it started that are
-// still running. A prun that ends normally has ended its job first: nothing is left to do then.
+// still running and lets go of their output held for it. A prun that ends normally has ended its
+// job first: nothing is left to do then.
 #include <event2/event.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -48,10 +49,15 @@ void spawner_gone(pid_t pid)
     auto& rt = runtime::Runtime::instance();
     for (const std::string& nspace : w.jobs) {
         runtime::JobPtr job = rt.jobs().find(nspace);
-        if (!job || !runtime::is_alive(job->state) || job->aborting) continue;
-        verbose()(1, "job {}: its launcher (pid {}) exited without ending it; ending the job", nspace, pid);
-        plm::base::terminate_job(job, fmt::format("job {} was ended: the prun that launched it (pid {}) is gone", nspace, pid),
-                                 runtime::JobState::killed_by_cmd, 1);
+        if (job && runtime::is_alive(job->state) && !job->aborting) {
+            verbose()(1, "job {}: its launcher (pid {}) exited without ending it; ending the job", nspace, pid);
+            plm::base::terminate_job(job,
+                                     fmt::format("job {} was ended: the prun that launched it (pid {}) is gone", nspace, pid),
+                                     runtime::JobState::killed_by_cmd, 1);
+        }
+        // Its output waited for this prun to ask for it, and the job's end (with its slots) waited
+        // on the output: nobody will ask now (a prun killed between its spawn and its pull).
+        release_output(nspace, "its spawner is gone");
     }
 }
 

@@ -51,8 +51,6 @@ bool is_tool(const pmix_proc_t& proc)
     return tools().count(tool_key(proc)) > 0 || proc.nspace == rt().identity().dvm_nspace + "-tools";
 }
 
-uint32_t next_tool = 1;
-
 std::string program_of(const std::string& command_line)
 {
     std::string first = command_line.substr(0, command_line.find(' '));
@@ -99,6 +97,27 @@ void release_departed_tools()
     }
 }
 
+// prte_test_answer_tools_after_hangup (tests only): said on PMIx's thread, before the answer.
+void tool_hung_up(const pmix_proc_t* name, int gone)
+{
+    verbose()(1, "tool {} {} before its answer (prte_test_answer_tools_after_hangup)", describe(*name),
+              gone ? "hung up" : "did not hang up");
+}
+
+// The answer goes through the PMIx 4.2.2 repairs, which make a failed handshake (the tool gone,
+// or refused) safe; PMIx reads the name even for a refusal.
+void answer_tool(pmix_status_t status, const pmix_proc_t* name, pmix_tool_connection_cbfunc_t cbfunc, void* cbdata)
+{
+    if (!cbfunc) return;
+    auto& held = host().tools.answered_after_hangup;
+    bool after_hangup = held < rt().settings().test_answer_tools_after_hangup;
+    if (after_hangup) ++held;
+    if (prte_pmix422_answer_tool(status, name, cbfunc, cbdata, after_hangup ? tool_hung_up : nullptr)) return;
+    pmix_proc_t placeholder;
+    PMIX_LOAD_PROCID(&placeholder, "refused-tool", 0);
+    cbfunc(status, name ? const_cast<pmix_proc_t*>(name) : &placeholder, cbdata);
+}
+
 }  // namespace
 
 // A tool gets "<dvm_nspace>-tool-<n>", rank 0, unless it brought a name of its own. Only the
@@ -116,7 +135,7 @@ void tool_connected(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc
         if (request.uid && *request.uid != static_cast<int64_t>(geteuid()) && *request.uid != 0) {
             verbose()(1, "tool {}of user {} refused: the DVM belongs to user {}",
                       request.tool.program.empty() ? "" : request.tool.program + " ", *request.uid, geteuid());
-            if (cbfunc) cbfunc(PMIX_ERR_NO_PERMISSIONS, nullptr, cbdata);
+            answer_tool(PMIX_ERR_NO_PERMISSIONS, nullptr, cbfunc, cbdata);
             return;
         }
         pmix_proc_t name;
@@ -127,12 +146,12 @@ void tool_connected(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc
             // record (about 50 KB) until the host deregisters it, and tells the host nothing when a
             // tool leaves: one namespace per tool grew the DVM by 54 KB per prun or pps.
             std::string nspace = fmt::format("{}-tools", rt().identity().dvm_nspace);
-            PMIX_LOAD_PROCID(&name, nspace.c_str(), next_tool++);
+            PMIX_LOAD_PROCID(&name, nspace.c_str(), host().tools.next_rank++);
         }
         remember_tool(name, request.tool);
         verbose()(2, "tool {}connected as {}", request.tool.program.empty() ? "" : request.tool.program + " ",
                   describe(name));
-        if (cbfunc) cbfunc(PMIX_SUCCESS, &name, cbdata);
+        answer_tool(PMIX_SUCCESS, &name, cbfunc, cbdata);
     });
 }
 

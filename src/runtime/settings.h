@@ -38,8 +38,10 @@ struct Settings {
     // prte_debug_daemons_file: each daemon's lines to a file of its own beside the log (or in the
     // session directory) instead of into the master's log (prte --debug-daemons-file).
     bool debug_daemons_file = false;
-    // Testing only: prte_test_hold_launch, prte_test_wedge_on_sigusr2, prte_test_fail_shrink_order.
+    // Testing only: prte_test_hold_launch, prte_test_wedge_on_sigusr2, prte_test_fail_shrink_order,
+    // prte_test_answer_tools_after_hangup.
     bool test_hold_launch = false;
+    int64_t test_answer_tools_after_hangup = 0;
     bool test_fail_shrink_order = false;
     bool test_wedge_on_sigusr2 = false;
 

@@ -64,6 +64,16 @@ static const struct layout layouts[] = {
     FIELD(pmix_globals_t, evbase, 376),
     FIELD(pmix_globals_t, nspaces, 2456),
     SIZE(pmix_globals_t, 2944),
+    /* tool_answers.c: a tool's pending connection, whose records it completes before the answer */
+    FIELD(pmix_pending_connection_t, sd, 244),
+    FIELD(pmix_pending_connection_t, flag, 249),
+    FIELD(pmix_pending_connection_t, peer, 664),
+    FIELD(pmix_pending_connection_t, uid, 728),
+    FIELD(pmix_pending_connection_t, gid, 732),
+    FIELD(pmix_pending_connection_t, proc_type, 736),
+    SIZE(pmix_pending_connection_t, 744),
+    FIELD(pmix_rank_info_t, uid, 160),
+    FIELD(pmix_rank_info_t, gid, 164),
     /* group_timeouts.c: the wildcard receive it wraps, and the message buffers it reads and writes */
     FIELD(pmix_ptl_base_t, posted_recvs, 8),
     FIELD(pmix_ptl_posted_recv_t, tag, 264),

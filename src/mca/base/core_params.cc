@@ -64,6 +64,11 @@ void register_runtime_params(ParamRegistry& registry)
     registry.register_bool({"prte", "", "test_fail_shrink_order"}, defaults.test_fail_shrink_order,
                            "Testing only: every shrink order's broadcast fails as if no daemon could be reached, so "
                            "that tests can see a shrink that cannot be carried out (PMIX_ERR_DVM_MOD)");
+    registry.register_int({"prte", "", "test_answer_tools_after_hangup"}, defaults.test_answer_tools_after_hangup,
+                          "Testing only: the first this many tool connections are answered only once the tool has "
+                          "hung up (at most 5 s), so that tests can end a tool in the middle of its handshake "
+                          "without racing it",
+                          {0, 1000000});
     registry.register_int({"prte", "", "daemon_exit_timeout"}, defaults.daemon_exit_timeout.count(),
                           "Seconds a daemon has to finish exiting once told to, or once its connection to the master "
                           "closes, before a watchdog thread (independent of its event loop) kills its processes and "
@@ -154,6 +159,7 @@ runtime::Settings runtime_settings(ParamRegistry& registry)
                                      : std::chrono::seconds(heartbeat);
     s.test_hold_launch = core_param(registry, "prte_test_hold_launch").as_bool();
     s.test_fail_shrink_order = core_param(registry, "prte_test_fail_shrink_order").as_bool();
+    s.test_answer_tools_after_hangup = core_param(registry, "prte_test_answer_tools_after_hangup").as_int();
     s.test_wedge_on_sigusr2 = core_param(registry, "prte_test_wedge_on_sigusr2").as_bool();
     return s;
 }

@@ -16,16 +16,6 @@
 
 #if PMIX_MAJOR_VERSION != 4 || PMIX_MINOR_VERSION != 2 || PMIX_RELEASE_VERSION != 2
 #error "the pmix422 repairs describe OpenPMIx 4.2.2 only; configure should not have enabled them"
-
-/* pmix422/groups.c: a group operation's tracker taken off PMIx's list for the repairs to end (its
- * timers stopped), its group record dropped, and its callers answered `status` one loop step from
- * now (the tracker released then). */
-void prte_pmix422_take_over_group(pmix_server_trkr_t *trk);
-void prte_pmix422_drop_group_record(pmix_server_trkr_t *trk);
-void prte_pmix422_answer_group_soon(pmix_server_trkr_t *trk, pmix_status_t status);
-/* pmix422/group_timeouts.c: stops the time of this node's part of the operation, if it runs. */
-void prte_pmix422_forget_group_timer(const pmix_server_trkr_t *trk);
-
 #endif
 
 /* Whether `wanted` is on `list`. PMIx's records are taken out by identity: several may carry one

@@ -11,7 +11,7 @@
  *    leaks the request's directives.
  *  - Group operations: see pmix422/groups.c.
  *
- * Only this file, pmix422/groups.c and pmix422/group_timeouts.c include PMIx's private headers
+ * Only this file, pmix422/groups.c, pmix422/group_timeouts.c and pmix422/tool_answers.c include PMIx's private headers
  * (through pmix422/private.h; configure adds them for these alone). The repairs depend on 4.2.2's exact layout and behaviour,
  * so they act only when the running libpmix says it is the version these headers describe: a
  * newer PMIx that releases these itself must not see them released twice. */

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include <pmix_common.h>
+#include <pmix_server.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +40,20 @@ const char *prte_pmix422_checked_build_id(void);
  * it a hold on the tool's connection record), nor, for a deregistration (`stop` true), the request's
  * directives. This arranges both to be released once PMIx has sent its answer. */
 void prte_pmix422_after_iof_request(void *cbdata, int stop);
+
+/* Testing only: told, on PMIx's thread, that the tool to be named `name` hung up before its
+ * answer (`gone` 1) or did not within 5 s (`gone` 0); the answer goes out next. */
+typedef void (*prte_pmix422_tool_hung_up_fn)(const pmix_proc_t *name, int gone);
+
+/* Any thread: the host's answer to a tool's connection (its tool-connection upcall's `cbfunc`
+ * and `cbdata`; `name` may be NULL for a refusal). PMIx 4.2.2's handling of that answer freed a
+ * record twice whenever it failed (the tool gone during its handshake, or refused): the master
+ * died of SIGSEGV (pmix422/tool_answers.c). This completes the records first, on PMIx's thread,
+ * so that the failure is handled cleanly, then calls `cbfunc`. With `hung_up_first` (tests only)
+ * it answers only once the tool's end of the connection has closed. Returns 1 when it will
+ * answer, 0 when the repairs do not apply and the caller must call `cbfunc` itself. */
+int prte_pmix422_answer_tool(pmix_status_t status, const pmix_proc_t *name, pmix_tool_connection_cbfunc_t cbfunc,
+                             void *cbdata, prte_pmix422_tool_hung_up_fn hung_up_first);
 
 /* Releases the connection, rank and namespace records PMIx 4.2.2 keeps for every tool in
  * namespace `tools_nspace` whose connection has ended. Returns how many tools' records were
