@@ -52,6 +52,10 @@ struct Proc {
     bool iof_complete = false;
     bool waitpid_fired = false;
     bool counted_terminated = false;
+    // Counted by the master's state machine (a daemon may report a state twice: state/prted).
+    bool counted_running = false;
+    bool counted_registered = false;
+    ProcState counted_error = ProcState::init;  // the last error state counted
     // The last text the process asked the DVM to log (PMIx_Log): Open MPI 4.1 says why it aborts
     // that way just before PMIx_Abort, whose own message is "N/A" (pmix/upcalls.cc).
     std::string last_logged;

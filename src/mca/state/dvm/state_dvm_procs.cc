@@ -1,5 +1,7 @@
 #include "mca/state/dvm/state_dvm_procs.h"
 
+#include <utility>
+
 #include "mca/errmgr/base/errmgr_base.h"
 #include "mca/state/base/state_base.h"
 #include "runtime/runtime.h"
@@ -14,15 +16,19 @@ using runtime::ProcState;
 runtime::Runtime& rt() { return runtime::Runtime::instance(); }
 void activate(const JobPtr& job, JobState state) { rt().state().activate_job_state(job, state); }
 
-void launched(const JobPtr& job, runtime::Proc&)
+// Daemons send their reports again after a tree repair (state/prted): each state of a process
+// counts once.
+void launched(const JobPtr& job, runtime::Proc& proc)
 {
+    if (std::exchange(proc.counted_running, true)) return;
     ++job->num_launched;
     if (job->num_launched == 1) activate(job, JobState::started);
     if (static_cast<size_t>(job->num_launched) == job->num_procs() && !job->aborting) activate(job, JobState::running);
 }
 
-void registered(const JobPtr& job, runtime::Proc&)
+void registered(const JobPtr& job, runtime::Proc& proc)
 {
+    if (std::exchange(proc.counted_registered, true)) return;
     ++job->num_reported;
     if (static_cast<size_t>(job->num_reported) == job->num_procs()) activate(job, JobState::registered);
 }
@@ -63,6 +69,7 @@ void track(const JobPtr& job, runtime::Rank rank, ProcState state)
     default:
         // An error state (failed to start, called abort, ...): the job is torn down at once; the
         // process is still counted when its pipes close and it is reaped.
+        if (std::exchange(proc->counted_error, state) == state) break;  // sent again after a repair
         if (!job->aborting) errmgr::base::module()->proc_failed(job, *proc, state);
         if (proc->pid == 0) {  // never forked: nothing will close or be reaped
             proc->iof_complete = proc->waitpid_fired = true;
