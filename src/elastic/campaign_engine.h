@@ -77,7 +77,9 @@ class CampaignEngine final : public runtime::Campaigns {
 
     // campaign_log.cc
     void open_campaign(runtime::Campaign& c, const runtime::AllocationRequest& request, const std::string& alloc_id);
-    void set_phase(const std::string& alloc_id, runtime::AllocationPhase phase, const std::string& cause = {});
+    // The allocation's phase, and the request's (`req_id`, when it named itself).
+    void set_phase(const std::string& alloc_id, const std::string& req_id, runtime::AllocationPhase phase,
+                   const std::string& cause = {});
     void tell_requester(const runtime::Campaign& c, bool success, pmix_status_t cause, const std::string& message);
 
     runtime::Runtime& rt_;
@@ -88,6 +90,8 @@ class CampaignEngine final : public runtime::Campaigns {
     // Allocations that hold no node any more, oldest first: their outcomes are forgotten past
     // kFinishedAllocationsKept, so a DVM that grows and shrinks for months stays bounded.
     std::deque<std::string> finished_allocations_;
+    // Requests with an outcome, oldest first: forgotten past kFinishedAllocationsKept as well.
+    std::deque<std::string> finished_requests_;
     // prte_test_hold_launch (tests only): jobs held until the next campaign starts, each once.
     std::vector<runtime::JobPtr> test_held_;
     std::set<std::string> test_held_once_;

@@ -52,9 +52,19 @@ void CampaignEngine::open_campaign(runtime::Campaign& c, const runtime::Allocati
     c.started = std::chrono::steady_clock::now();
 }
 
-void CampaignEngine::set_phase(const std::string& alloc_id, runtime::AllocationPhase phase, const std::string& cause)
+void CampaignEngine::set_phase(const std::string& alloc_id, const std::string& req_id, runtime::AllocationPhase phase,
+                               const std::string& cause)
 {
     using runtime::AllocationPhase;
+    if (!req_id.empty()) {
+        auto& requests = state_.requests();
+        if (!requests.count(req_id)) finished_requests_.push_back(req_id);
+        requests[req_id] = {phase, cause};
+        while (finished_requests_.size() > kFinishedAllocationsKept) {
+            requests.erase(finished_requests_.front());
+            finished_requests_.pop_front();
+        }
+    }
     if (alloc_id.empty()) return;
     auto& records = state_.allocations();
     records[alloc_id] = {phase, cause};

@@ -97,7 +97,7 @@ void CampaignEngine::fail_grow(uint64_t id, const std::string& cause, pmix_statu
                 JobState::failed_to_launch, 1);
         }
     }
-    set_phase(c.alloc_id, runtime::AllocationPhase::failed, cause);
+    set_phase(c.alloc_id, c.req_id, runtime::AllocationPhase::failed, cause);
     tell_requester(c, false, code, why);
     autoscaler_.grow_failed(c.alloc_id, cause);
     lower_fence(static_cast<uint32_t>(c.target_nodes.size()));
@@ -119,7 +119,7 @@ void CampaignEngine::complete_grow(uint64_t id, const Status& st)
     }
     introduce_jobs(rt_, c.targets);
     log_completion(c, "grow", "wired");
-    set_phase(c.alloc_id, runtime::AllocationPhase::ready);
+    set_phase(c.alloc_id, c.req_id, runtime::AllocationPhase::ready);
     tell_requester(c, true, PMIX_SUCCESS, {});
     autoscaler_.grow_completed(c);
     lower_fence(static_cast<uint32_t>(c.target_nodes.size()));
@@ -137,7 +137,7 @@ void CampaignEngine::start_grow(const runtime::AllocationRequest& request, const
     uint64_t id = c.id;
     state_.grows()[id] = c;
     state_.raise_fence(static_cast<uint32_t>(nodes.size()));
-    set_phase(alloc_id, runtime::AllocationPhase::pending);
+    set_phase(alloc_id, request.req_id, runtime::AllocationPhase::pending);
     log_campaign(5, fmt::format("campaign {} (grow, {}): node(s) {}, requester {}; launch fence {}", id, alloc_id,
                                 util::join(c.target_nodes, ", "), who(c.requester), state_.fence()));
     if (answer) answer({}, alloc_id);

@@ -107,6 +107,7 @@ void CampaignEngine::on_completed(ras::base::CompletedRequest& done)
             return;
         }
         if (done.releasing.empty()) {
+            set_phase({}, done.request.req_id, runtime::AllocationPhase::released);
             if (answer) answer({}, alloc_id);  // nothing changes: complete now, no event
             return;
         }
@@ -118,7 +119,8 @@ void CampaignEngine::on_completed(ras::base::CompletedRequest& done)
         // nothing changes").
         log_campaign(5, fmt::format("{} request from {}: every node is already in the DVM; nothing changes",
                                     runtime::to_string(done.request.directive), who(done.request.requester)));
-        if (!state_.allocations().count(alloc_id)) set_phase(alloc_id, runtime::AllocationPhase::ready);
+        set_phase(state_.allocations().count(alloc_id) ? std::string() : alloc_id, done.request.req_id,
+                  runtime::AllocationPhase::ready);
         if (answer) answer({}, alloc_id);
         return;
     }

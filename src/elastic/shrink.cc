@@ -85,7 +85,7 @@ void CampaignEngine::complete_shrink(uint64_t id, const Status& st)
     }
     log_completion(c, "shrink", "left");
     end_unreached_targets(rt_, c);
-    set_phase(c.alloc_id, runtime::AllocationPhase::released);
+    set_phase(c.alloc_id, c.req_id, runtime::AllocationPhase::released);
     tell_requester(c, true, PMIX_SUCCESS, {});
     autoscaler_.shrink_completed(c);
     lower_fence(static_cast<uint32_t>(c.targets.size()));
@@ -110,7 +110,7 @@ void CampaignEngine::start_shrink(const runtime::AllocationRequest& request, con
     // Listed (and the fence raised) before the order goes out: from here, nothing is mapped onto
     // these nodes or launched there (spec: shrink-campaign-fence-tracking.txt, Step 1c).
     state_.raise_fence(static_cast<uint32_t>(targets.size()));
-    set_phase(alloc_id, runtime::AllocationPhase::pending);
+    set_phase(alloc_id, request.req_id, runtime::AllocationPhase::pending);
     log_campaign(5, fmt::format("campaign {} (shrink, {}): daemon(s) {} on {}, requester {}; launch fence {}", id,
                                 alloc_id, fmt::join(targets, ","), util::join(state_.shrinks()[id].target_nodes, ", "),
                                 who(request.requester), state_.fence()));
@@ -131,7 +131,7 @@ void CampaignEngine::start_shrink(const runtime::AllocationRequest& request, con
             if (runtime::Node* node = rt_.pool().find(name)) node->state = runtime::NodeState::up;
         }
         log_campaign(1, fmt::format("campaign {} (shrink, {}) failed: {}", id, alloc_id, st.message()));
-        set_phase(alloc_id, runtime::AllocationPhase::failed, st.message());
+        set_phase(alloc_id, failed.req_id, runtime::AllocationPhase::failed, st.message());
         tell_requester(failed, false, PMIX_ERR_UNREACH, st.message());
         autoscaler_.shrink_failed(failed);
         lower_fence(static_cast<uint32_t>(targets.size()));

@@ -22,7 +22,9 @@
 //                                one of pending, ready, failed (": <cause>") or released for its
 //                                latest size change, the RAS component, its live nodes and their
 //                                slots in use, e.g. "alloc-1: ready; ras hosts; 2 node(s) up: a, b;
-//                                8 slot(s), 3 in use"; an unknown id is not answered (NOT_FOUND)
+//                                8 slot(s), 3 in use"; an unknown id is not answered (NOT_FOUND).
+//                                With PMIX_ALLOC_REQ_ID too, the phase is that request's outcome
+//                                (the master's tools only: a daemon's relay carries no request)
 //   prte.dvm.status[.json]       the DVM at a glance for pstat (runtime::Campaigns::dvm_status)
 // Anything else is not answered; the status is PMIX_QUERY_PARTIAL_SUCCESS when some keys were.
 #include <pmix.h>
@@ -137,6 +139,7 @@ struct Question {
     std::vector<std::string> keys;
     std::optional<std::string> nspace;  // PMIX_NSPACE or PMIX_PROCID qualifier
     std::optional<std::string> alloc_id;  // PMIX_ALLOC_ID qualifier
+    std::optional<std::string> req_id;    // PMIX_ALLOC_REQ_ID qualifier
     std::optional<std::string> hostname;  // PMIX_HOSTNAME qualifier
     std::optional<pmix_proc_t> proc;      // PMIX_PROCID qualifier (PMIx 4.2 names the server, not a
                                           // tool, as a tool query's requester)
@@ -174,7 +177,8 @@ std::optional<std::string> alloc_id_qualifier(const pmix_query_t& q)
 
 // The allocations the pool's nodes came from, in pool order, then those an elastic size change
 // left without nodes (a failed grow, a release of all), one line each (see the top).
-std::optional<std::string> allocation_status(const std::optional<std::string>& only)
+std::optional<std::string> allocation_status(const std::optional<std::string>& only,
+                                             const std::optional<std::string>& request = std::nullopt)
 {
     struct Allocation {
         std::string ras;
@@ -213,11 +217,18 @@ std::optional<std::string> allocation_status(const std::optional<std::string>& o
     std::string text;
     for (const auto& [id, a] : allocations) {
         // Exactly one phase word per line: what the allocation's latest size change came to.
-        auto record = records.find(id);
+        // Asked for one request's outcome (palloc): that request's, where the allocation's says
+        // only what its latest size change came to.
+        const runtime::AllocationRecord* record = nullptr;
+        if (auto it = records.find(id); it != records.end()) record = &it->second;
+        if (request && only) {
+            const auto& requests = rt().elastic().requests();
+            if (auto mine = requests.find(*request); mine != requests.end()) record = &mine->second;
+        }
         std::string phase = "ready";
-        if (record != records.end()) {
-            phase = runtime::to_string(record->second.phase);
-            if (record->second.phase == runtime::AllocationPhase::failed) phase += ": " + record->second.cause;
+        if (record) {
+            phase = runtime::to_string(record->phase);
+            if (record->phase == runtime::AllocationPhase::failed) phase += ": " + record->cause;
         }
         if (!text.empty()) text += "\n";
         text += fmt::format("{}: {}; ras {}; {} node(s) up{}{}; {} slot(s), {} in use", id, phase,
@@ -317,7 +328,7 @@ bool answer_key(const std::string& key, const Question& q, const pmix_proc_t& re
         return true;
     }
     if (key == PMIX_QUERY_ALLOC_STATUS) {
-        std::optional<std::string> status = allocation_status(q.alloc_id);
+        std::optional<std::string> status = allocation_status(q.alloc_id, q.req_id);
         if (!status) return false;
         results.add_string(PMIX_QUERY_ALLOC_STATUS, *status);
         return true;
@@ -413,6 +424,7 @@ pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, p
                 questions[n].proc = *info.value.data.proc;
             }
             if (PMIX_CHECK_KEY(&info, PMIX_HOSTNAME)) questions[n].hostname = value_string(info.value);
+            if (PMIX_CHECK_KEY(&info, PMIX_ALLOC_REQ_ID)) questions[n].req_id = value_string(info.value);
         }
         questions[n].acked_bytes = acked_qualifier(queries[n]);
     }

@@ -125,6 +125,10 @@ class ElasticState {
     std::deque<ParkedJob>& held_at_launch() { return held_at_launch_; }
 
     std::map<std::string, AllocationRecord>& allocations() { return allocations_; }
+    // The outcome of each request that named itself (PMIX_ALLOC_REQ_ID; palloc always does): two
+    // size changes of one allocation at once (two shrinks of "initial") each have their own, where
+    // the allocation's record says only what the latest came to.
+    std::map<std::string, AllocationRecord>& requests() { return requests_; }
 
     // A daemon named by a shrink: losing a connection now means leaving, not recovering (spec:
     // collective-shrink-completion.txt, "leaving mode").
@@ -142,6 +146,7 @@ class ElasticState {
     std::deque<ParkedJob> held_at_map_;
     std::deque<ParkedJob> held_at_launch_;
     std::map<std::string, AllocationRecord> allocations_;
+    std::map<std::string, AllocationRecord> requests_;
 };
 
 }  // namespace prte::runtime

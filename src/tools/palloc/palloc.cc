@@ -22,6 +22,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -100,10 +101,18 @@ std::string query_key(const char* key, const std::string& alloc_id, pmix_status_
     return text;
 }
 
-// PMIX_QUERY_ALLOC_STATUS for one allocation; empty when it is not known.
-std::string query_status(const std::string& alloc_id, pmix_status_t& rc)
+// PMIX_QUERY_ALLOC_STATUS for one allocation; empty when it is not known. With `request`, its
+// phase is that request's outcome: two shrinks of one allocation at once each wait for their own.
+std::string query_status(const std::string& alloc_id, pmix_status_t& rc, const std::string& request = {})
 {
-    return query_key(PMIX_QUERY_ALLOC_STATUS, alloc_id, rc);
+    if (request.empty()) return query_key(PMIX_QUERY_ALLOC_STATUS, alloc_id, rc);
+    pmix_info_t qualifiers[2];
+    PMIX_INFO_LOAD(&qualifiers[0], PMIX_ALLOC_ID, alloc_id.c_str(), PMIX_STRING);
+    PMIX_INFO_LOAD(&qualifiers[1], PMIX_ALLOC_REQ_ID, request.c_str(), PMIX_STRING);
+    std::string text = prte::tools::query_string(PMIX_QUERY_ALLOC_STATUS, rc, qualifiers, 2);
+    PMIX_INFO_DESTRUCT(&qualifiers[0]);
+    PMIX_INFO_DESTRUCT(&qualifiers[1]);
+    return text;
 }
 
 bool has_word(const std::string& line, const std::string& word)
@@ -125,17 +134,17 @@ int print_status(const std::string& alloc_id)
 }
 
 // Waits for the outcome: the event when there is one, else (or meanwhile) the status.
-int wait_for_outcome(const std::string& alloc_id, int timeout)
+int wait_for_outcome(const std::string& alloc_id, const std::string& request, int timeout)
 {
     auto deadline = Clock::now() + std::chrono::seconds(timeout);
     std::string text;
     for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, std::chrono::milliseconds(50))) {
         pmix_status_t rc = PMIX_SUCCESS;
         if (outcome_event == 0) {
-            text = query_status(alloc_id, rc);
+            text = query_status(alloc_id, rc, request);
             if (!text.empty() && !has_word(text, "pending")) break;
         } else {
-            text = query_status(alloc_id, rc);
+            text = query_status(alloc_id, rc, request);
             break;
         }
         if (Clock::now() >= deadline) {
@@ -218,7 +227,13 @@ int main(int argc, char** argv)
     if (nodes_given->count() > 0) info.add_uint64(PMIX_ALLOC_NUM_NODES, o.nodes);
     std::string id = !o.shrink.empty() ? o.shrink : o.extend;
     if (!id.empty()) info.add_string(PMIX_ALLOC_ID, id);
-    if (!o.request_id.empty()) info.add_string(PMIX_ALLOC_REQ_ID, o.request_id);
+    // Always named: the DVM keeps each named request's outcome, which the wait below asks for.
+    if (o.request_id.empty()) {
+        char host[256] = {};
+        gethostname(host, sizeof(host) - 1);
+        o.request_id = fmt::format("palloc-{}-{}-{}", host, getpid(), time(nullptr));
+    }
+    info.add_string(PMIX_ALLOC_REQ_ID, o.request_id);
 
     pmix_info_t* results = nullptr;
     size_t nresults = 0;
@@ -238,5 +253,5 @@ int main(int argc, char** argv)
     std::printf("%s\n", alloc_id.c_str());
     std::fflush(stdout);
     if (o.do_not_wait) return 0;
-    return wait_for_outcome(alloc_id, o.timeout);
+    return wait_for_outcome(alloc_id, o.request_id, o.timeout);
 }

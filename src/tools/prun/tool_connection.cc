@@ -170,17 +170,17 @@ std::string info_string(const pmix_info_t info[], size_t ninfo, const char* key)
     return i ? pmix::value_string(i->value).value_or("") : std::string();
 }
 
-std::string query_string(const char* key, pmix_status_t& rc, const pmix_info_t* qualifier)
+std::string query_string(const char* key, pmix_status_t& rc, const pmix_info_t* qualifiers, size_t nqualifiers)
 {
     pmix_query_t query;
     PMIX_QUERY_CONSTRUCT(&query);
     pmix_status_t appended = PMIX_SUCCESS;
     PMIX_ARGV_APPEND(appended, query.keys, key);
     (void)appended;
-    if (qualifier) {
-        PMIX_INFO_CREATE(query.qualifiers, 1);
-        query.nqual = 1;
-        PMIX_INFO_XFER(&query.qualifiers[0], qualifier);
+    if (qualifiers && nqualifiers > 0) {
+        PMIX_INFO_CREATE(query.qualifiers, nqualifiers);
+        query.nqual = nqualifiers;
+        for (size_t i = 0; i < nqualifiers; ++i) PMIX_INFO_XFER(&query.qualifiers[i], &qualifiers[i]);
     }
     pmix_info_t* results = nullptr;
     size_t nresults = 0;

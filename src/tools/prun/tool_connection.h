@@ -77,7 +77,7 @@ std::string affected_nspace(const pmix_info_t info[], size_t ninfo);
 
 // Asks the DVM one query key, with `qualifier` when given (copied), and returns the string
 // answered for it: empty when none. `rc` is PMIx_Query_info's status.
-std::string query_string(const char* key, pmix_status_t& rc, const pmix_info_t* qualifier = nullptr);
+std::string query_string(const char* key, pmix_status_t& rc, const pmix_info_t* qualifiers = nullptr, size_t nqualifiers = 1);
 
 // "PMIX_ERR_..." text for a status, for messages.
 std::string status_text(pmix_status_t status);
