@@ -34,6 +34,21 @@ int64_t job_need(const runtime::Job& job)
     return n;
 }
 
+// Nodes a job needs whatever their slots: ppr:N:node with a process count (-N N, --npernode N)
+// runs N on each of ceil(np / N) nodes; 0 when its mapping asks for no number of nodes (ppr
+// without a count takes every node there is, so it never waits for more).
+int64_t nodes_needed(const runtime::Job& job)
+{
+    const runtime::MappingPolicy& m = job.mapping;
+    if (m.by != runtime::MapBy::ppr || m.ppr_object != runtime::MapBy::node || m.ppr_count <= 0) return 0;
+    int64_t np = 0;
+    for (const auto& app : job.apps) {
+        if (app.num_procs <= 0) return 0;
+        np += app.num_procs;
+    }
+    return (np + m.ppr_count - 1) / m.ppr_count;
+}
+
 // A job restricted to nodes it names waits for nothing: borrowed nodes are not those.
 bool names_hosts(const runtime::Job& job)
 {
@@ -92,6 +107,13 @@ int64_t Autoscaler::free_slots() const
     for (const runtime::Node* node : std::as_const(rt_.pool()).nodes()) {
         if (usable(*node)) n += node->available_slots();
     }
+    return n;
+}
+
+int64_t Autoscaler::usable_nodes() const
+{
+    int64_t n = 0;
+    for (const runtime::Node* node : std::as_const(rt_.pool()).nodes()) n += usable(*node) ? 1 : 0;
     return n;
 }
 
@@ -171,6 +193,17 @@ bool Autoscaler::hold_for_slots(const JobPtr& job, Status& why)
             int slots = lendable && k < lendable->slots.size() ? lendable->slots[k] : 0;
             at_cap += slots > 0 ? slots : fallback;
         }
+        const int64_t nodes_at_cap = usable_nodes() + static_cast<int64_t>(cap - std::min(cap, borrowed));
+        if (nodes_needed(*job) > nodes_at_cap) {
+            why = {Errc::out_of_resource,
+                   fmt::format("job {} needs {} node(s) and cannot wait for them: even with {} borrowed the DVM "
+                               "would have {} node(s); raise prte_autoscale_max_nodes or ask for fewer processes "
+                               "per node (first: {})",
+                               job->nspace, nodes_needed(*job), cap_text(cap, s.autoscale_max_nodes > 0), nodes_at_cap,
+                               why.message())};
+            verbose()(2, "autoscale: {}", why.message());
+            return false;
+        }
         if (job_need(*job) > at_cap) {
             why = {Errc::out_of_resource,
                    fmt::format("job {} needs {} slot(s) and cannot wait for them: even with {} borrowed the DVM "
@@ -218,9 +251,16 @@ void Autoscaler::plan()
         jobs.push_back(w.job->nspace);
     }
     int64_t coming = 0;
-    for (const auto& [id, g] : grows_) coming += g.slots;
+    int64_t nodes_coming = 0;
+    for (const auto& [id, g] : grows_) {
+        coming += g.slots;
+        nodes_coming += static_cast<int64_t>(g.nodes);
+    }
     int64_t deficit = need - free_slots() - coming;
-    if (deficit <= 0) {
+    // -N / ppr:N:node jobs need nodes, not only slots: the one needing most sets how many more.
+    int64_t node_deficit = 0;
+    for (const auto& w : waiting_) node_deficit = std::max(node_deficit, nodes_needed(*w.job) - usable_nodes() - nodes_coming);
+    if (deficit <= 0 && node_deficit <= 0) {
         verbose()(2, "autoscale: {} job(s) waiting need {} slot(s): {} free and {} coming with grows in progress; no "
                   "grow",
                   waiting_.size(), need, free_slots(), coming);
@@ -238,7 +278,7 @@ void Autoscaler::plan()
     if (rt_.pool().size() > 0) fallback = std::max<int64_t>(1, total_slots() / static_cast<int64_t>(rt_.pool().size()));
     uint64_t nodes = 0;
     int64_t slots = 0;
-    while (slots < deficit && nodes < room) {
+    while ((slots < deficit || static_cast<int64_t>(nodes) < node_deficit) && nodes < room) {
         int each = lendable && nodes < lendable->slots.size() ? lendable->slots[nodes] : 0;
         slots += each > 0 ? each : fallback;
         ++nodes;
@@ -260,8 +300,9 @@ void Autoscaler::plan()
     std::string alloc_id = request.alloc_id;
     grows_[alloc_id] = {nodes, slots, jobs};
     for (auto& w : waiting_) w.reason = fmt::format("waiting for nodes: grow {} in progress", alloc_id);
-    verbose()(2, "autoscale: growing by {} node(s) ({}) for job(s) {}: they need {} slot(s), {} free, {} coming", nodes,
-              alloc_id, util::join(jobs, ", "), need, free_slots(), coming);
+    verbose()(2, "autoscale: growing by {} node(s) ({}) for job(s) {}: they need {} slot(s), {} free, {} coming{}", nodes,
+              alloc_id, util::join(jobs, ", "), need, free_slots(), coming,
+              node_deficit > 0 ? fmt::format("; {} more node(s) for -N/ppr", node_deficit) : std::string());
     engine_.submit(std::move(request), [this, alloc_id](const Status& st, const std::string&) {
         if (st) return;
         // Refused in phase one (the lender has too few hosts, say): the jobs counted on it end.

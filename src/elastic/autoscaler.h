@@ -1,5 +1,6 @@
 // The autoscaler (prte_autoscale; docs/elastic.md, "Autoscaling"): jobs whose mapping fails only
-// for lack of slots wait instead of failing, the DVM borrows just enough nodes for the jobs waiting
+// for lack of slots (or, with -N/ppr, of nodes) wait instead of failing, the DVM borrows just
+// enough nodes for the jobs waiting
 // together (one grow, through the campaign engine's submit(), as palloc -N would), they are
 // admitted in arrival order, and borrowed nodes idle for prte_autoscale_idle_timeout go back
 // through a release (a shrink campaign), as palloc --shrink would. It never writes a grow or a
@@ -109,6 +110,7 @@ class Autoscaler {
     void prune();
     int64_t free_slots() const;
     int64_t total_slots() const;
+    int64_t usable_nodes() const;
     uint64_t borrowed_count() const;
     std::string cap_text(uint64_t cap, bool from_param) const;
 
