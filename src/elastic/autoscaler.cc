@@ -12,6 +12,7 @@
 #include "elastic/campaign_engine.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/ras/base/ras_base.h"
+#include "runtime/hostfile.h"
 #include "util/strings.h"
 
 namespace prte::elastic {
@@ -49,11 +50,28 @@ int64_t nodes_needed(const runtime::Job& job)
     return (np + m.ppr_count - 1) / m.ppr_count;
 }
 
-// A job restricted to nodes it names waits for nothing: borrowed nodes are not those.
+// A job restricted to nodes it names waits only for those: nodes borrowed by count are not them.
 bool names_hosts(const runtime::Job& job)
 {
     return std::any_of(job.apps.begin(), job.apps.end(),
                        [](const runtime::AppContext& app) { return !app.hosts.empty() || !app.hostfile.empty(); });
+}
+
+// The hosts a job names with --host that the DVM does not have, once each, in order; empty when it
+// names them in a hostfile (not borrowed for: the file may be the user's own list) or has them all.
+std::vector<std::string> missing_named_hosts(const runtime::Job& job, runtime::NodePool& pool)
+{
+    std::vector<std::string> missing;
+    for (const auto& app : job.apps) {
+        if (!app.hostfile.empty()) return {};
+        std::vector<runtime::Node> named;
+        if (!runtime::parse_host_list(app.hosts, named)) return {};
+        for (const auto& n : named) {
+            if (runtime::names_local_node(n.name) || pool.find(n.name)) continue;
+            if (std::find(missing.begin(), missing.end(), n.name) == missing.end()) missing.push_back(n.name);
+        }
+    }
+    return missing;
 }
 
 bool usable(const runtime::Node& node)
@@ -170,7 +188,9 @@ bool Autoscaler::hold_for_turn(const JobPtr& job)
 
 bool Autoscaler::hold_for_slots(const JobPtr& job, Status& why)
 {
-    if (!enabled() || job->is_daemon_job || why.code() != Errc::out_of_resource) return false;
+    if (!enabled() || job->is_daemon_job) return false;
+    if (why.code() == Errc::not_found && names_hosts(*job)) return hold_for_hosts(job, why);
+    if (why.code() != Errc::out_of_resource) return false;
     bool was_admitted = admitting_ == job;
     if (was_admitted) admitting_ = nullptr;
     if (names_hosts(*job)) return false;
@@ -224,6 +244,40 @@ bool Autoscaler::hold_for_slots(const JobPtr& job, Status& why)
     return true;
 }
 
+// A job naming hosts (--host) the DVM lacks: it waits while the DVM borrows exactly those from its
+// lender, by name (as palloc -w would); a lender that has not got them refuses the grow, and the job
+// ends with its reason.
+bool Autoscaler::hold_for_hosts(const JobPtr& job, Status& why)
+{
+    std::vector<std::string> missing = missing_named_hosts(*job, rt_.pool());
+    if (missing.empty()) return false;
+    bool was_admitted = admitting_ == job;
+    if (was_admitted) admitting_ = nullptr;
+    std::vector<std::string> asking;
+    for (const auto& name : missing) {
+        if (!requested_hosts_.count(name)) asking.push_back(name);
+    }
+    prune();
+    enqueue(job, fmt::format("waiting for host(s) {} to join the DVM", util::join(missing, ", ")), was_admitted);
+    verbose()(2, "autoscale: job {} waits for the host(s) it names: {} ({})", job->nspace, util::join(missing, ", "),
+              why.message());
+    if (asking.empty()) return true;  // already asked for, by a grow in progress
+    runtime::AllocationRequest request;
+    request.directive = runtime::AllocDirective::new_allocation;
+    request.node_list = asking;
+    request.alloc_id = rt_.elastic().next_alloc_id();
+    std::string alloc_id = request.alloc_id;
+    grows_[alloc_id] = {asking.size(), 0, {job->nspace}};
+    for (const auto& name : asking) requested_hosts_.insert(name);
+    hosts_of_grow_[alloc_id] = asking;
+    verbose()(2, "autoscale: growing onto {} ({}) for job {}", util::join(asking, ", "), alloc_id, job->nspace);
+    engine_.submit(std::move(request), [this, alloc_id](const Status& st, const std::string&) {
+        if (st) return;
+        grow_failed(alloc_id, st.message());
+    });
+    return true;
+}
+
 // Jobs that do not fit gather for prte_autoscale_batch_ms, then share one grow.
 void Autoscaler::schedule_plan()
 {
@@ -247,6 +301,7 @@ void Autoscaler::plan()
     int64_t need = 0;
     std::vector<std::string> jobs;
     for (const auto& w : waiting_) {
+        if (names_hosts(*w.job)) continue;  // waits for the hosts it names, asked for by name
         need += job_need(*w.job);
         jobs.push_back(w.job->nspace);
     }
@@ -259,7 +314,9 @@ void Autoscaler::plan()
     int64_t deficit = need - free_slots() - coming;
     // -N / ppr:N:node jobs need nodes, not only slots: the one needing most sets how many more.
     int64_t node_deficit = 0;
-    for (const auto& w : waiting_) node_deficit = std::max(node_deficit, nodes_needed(*w.job) - usable_nodes() - nodes_coming);
+    for (const auto& w : waiting_) {
+        if (!names_hosts(*w.job)) node_deficit = std::max(node_deficit, nodes_needed(*w.job) - usable_nodes() - nodes_coming);
+    }
     if (deficit <= 0 && node_deficit <= 0) {
         verbose()(2, "autoscale: {} job(s) waiting need {} slot(s): {} free and {} coming with grows in progress; no "
                   "grow",
@@ -359,6 +416,7 @@ void Autoscaler::grow_completed(const runtime::GrowCampaign& c)
     auto it = grows_.find(c.alloc_id);
     if (it == grows_.end()) return;
     grows_.erase(it);
+    forget_hosts_of(c.alloc_id);
     for (const auto& name : c.target_nodes) borrowed_[name] = Clock::now();
     verbose()(2, "autoscale: grow {} complete: borrowed node(s) {}; {} borrowed in all", c.alloc_id,
               util::join(c.target_nodes, ", "), borrowed_.size());
@@ -371,11 +429,20 @@ void Autoscaler::grow_failed(const std::string& alloc_id, const std::string& why
     if (it == grows_.end()) return;
     PendingGrow g = std::move(it->second);
     grows_.erase(it);
+    forget_hosts_of(alloc_id);
     verbose()(2, "autoscale: grow {} failed: {}; ending the job(s) waiting on it: {}", alloc_id, why,
               util::join(g.jobs, ", "));
     end_waiting(g.jobs, fmt::format("the DVM could not grow for it (allocation {}): {}", alloc_id, why));
     if (admitting_ && std::find(g.jobs.begin(), g.jobs.end(), admitting_->nspace) != g.jobs.end()) admitting_ = nullptr;
     if (!waiting_.empty()) schedule_plan();
+}
+
+void Autoscaler::forget_hosts_of(const std::string& alloc_id)
+{
+    auto it = hosts_of_grow_.find(alloc_id);
+    if (it == hosts_of_grow_.end()) return;
+    for (const auto& name : it->second) requested_hosts_.erase(name);
+    hosts_of_grow_.erase(it);
 }
 
 void Autoscaler::shrink_completed(const runtime::ShrinkCampaign& c)

@@ -1,6 +1,6 @@
 // The autoscaler (prte_autoscale; docs/elastic.md, "Autoscaling"): jobs whose mapping fails only
-// for lack of slots (or, with -N/ppr, of nodes) wait instead of failing, the DVM borrows just
-// enough nodes for the jobs waiting
+// for lack of slots (or, with -N/ppr, of nodes) wait instead of failing, as do jobs whose --host
+// names hosts the DVM lacks (borrowed by name); the DVM borrows just enough nodes for the jobs waiting
 // together (one grow, through the campaign engine's submit(), as palloc -N would), they are
 // admitted in arrival order, and borrowed nodes idle for prte_autoscale_idle_timeout go back
 // through a release (a shrink campaign), as palloc --shrink would. It never writes a grow or a
@@ -101,6 +101,8 @@ class Autoscaler {
         std::vector<std::string> jobs;
     };
 
+    bool hold_for_hosts(const runtime::JobPtr& job, Status& why);
+    void forget_hosts_of(const std::string& alloc_id);
     void enqueue(const runtime::JobPtr& job, std::string reason, bool front);
     void schedule_plan();
     void plan();
@@ -119,6 +121,9 @@ class Autoscaler {
     std::deque<WaitingJob> waiting_;  // arrival order
     runtime::JobPtr admitting_;       // the one job given its turn to map, if any
     std::map<std::string, PendingGrow> grows_;
+    // Hosts named by waiting jobs (--host) and asked for by name, by the grow that asks for them.
+    std::map<std::string, std::vector<std::string>> hosts_of_grow_;
+    std::set<std::string> requested_hosts_;
     // Borrowed nodes (granted to the autoscaler's allocations, wired) and since when each is idle.
     std::map<std::string, std::chrono::steady_clock::time_point> borrowed_;
     std::set<std::string> releasing_;
