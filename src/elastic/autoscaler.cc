@@ -213,27 +213,21 @@ bool Autoscaler::hold_for_slots(const JobPtr& job, Status& why)
             int slots = lendable && k < lendable->slots.size() ? lendable->slots[k] : 0;
             at_cap += slots > 0 ? slots : fallback;
         }
-        const int64_t nodes_at_cap = usable_nodes() + static_cast<int64_t>(cap - std::min(cap, borrowed));
-        if (nodes_needed(*job) > nodes_at_cap) {
+        // Nodes of grows in progress are counted among the borrowed but are not usable yet.
+        int64_t nodes_at_cap = usable_nodes() + static_cast<int64_t>(cap - std::min(cap, borrowed));
+        for (const auto& [id, g] : grows_) nodes_at_cap += static_cast<int64_t>(g.nodes);
+        auto refuse = [&](const char* what, int64_t need, int64_t have, const char* fewer) {
             why = {Errc::out_of_resource,
-                   fmt::format("job {} needs {} node(s) and cannot wait for them: even with {} borrowed the DVM "
-                               "would have {} node(s); raise prte_autoscale_max_nodes or ask for fewer processes "
-                               "per node (first: {})",
-                               job->nspace, nodes_needed(*job), cap_text(cap, s.autoscale_max_nodes > 0), nodes_at_cap,
-                               why.message())};
-            verbose()(2, "autoscale: {}", why.message());
-            return false;
-        }
-        if (job_need(*job) > at_cap) {
-            why = {Errc::out_of_resource,
-                   fmt::format("job {} needs {} slot(s) and cannot wait for them: even with {} borrowed the DVM "
-                               "would have {} slot(s); raise prte_autoscale_max_nodes or ask for fewer processes "
+                   fmt::format("job {} needs {} {}(s) and cannot wait for them: even with {} borrowed the DVM "
+                               "would have {} {}(s); raise prte_autoscale_max_nodes or ask for fewer processes{} "
                                "(first: {})",
-                               job->nspace, job_need(*job), cap_text(cap, s.autoscale_max_nodes > 0), at_cap,
+                               job->nspace, need, what, cap_text(cap, s.autoscale_max_nodes > 0), have, what, fewer,
                                why.message())};
             verbose()(2, "autoscale: {}", why.message());
             return false;
-        }
+        };
+        if (nodes_needed(*job) > nodes_at_cap) return refuse("node", nodes_needed(*job), nodes_at_cap, " per node");
+        if (job_need(*job) > at_cap) return refuse("slot", job_need(*job), at_cap, "");
     }
     prune();
     enqueue(job, fmt::format("waiting for nodes: needs {} slot(s), {} free", job_need(*job), free_slots()),
