@@ -7,21 +7,38 @@
 # the project builds and its component tests pass without the Slurm components (docs/slurm.md).
 # As root (CI), a test that needs root and skipped fails the run (contrib/check-skips.sh), except
 # in the third build, whose Slurm tests skip by design.
+#
+# Time: the four builds are most of it. ccache (_ccache/) lets the later builds reuse the first
+# build's objects wherever their preprocessed source is the same (all but the files that read the
+# DVM events or Slurm macros), and `make -j2 check` builds the test programs on both cores. Each
+# phase prints its start as seconds since the beginning, so a slow one shows in the log.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+started=$(date +%s)
+phase() { echo "run-tests: [$(( $(date +%s) - started )) s] $*"; }
+phase "installing dependencies"
 sh contrib/install-deps.sh
+if command -v ccache >/dev/null 2>&1; then
+    # BASEDIR makes the paths on each command line relative, NOHASHDIR leaves the build
+    # directory out of the hash: _build and _build-dvm-events then compile identical inputs.
+    CCACHE_DIR=$top/_ccache CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=4G
+    CC="ccache gcc" CXX="ccache g++"
+    export CCACHE_DIR CCACHE_BASEDIR CCACHE_NOHASHDIR CCACHE_MAXSIZE CC CXX
+fi
+phase "first build"
 ./autogen.sh >/dev/null 2>&1 || ./autogen.sh
 sh contrib/build.sh "$top/_inst"
-make -C _build check
+phase "the whole suite in the first build"
+make -j2 -C _build check
 # CI runs as root: a namespace or Slurm test that skipped there is a failure (contrib/check-skips.sh).
 sh contrib/check-skips.sh _build/test
 
 # The group and elastic tests again in a ThreadSanitizer build: a report from any process fails.
-echo "run-tests: the group and elastic tests under ThreadSanitizer"
+phase "the group and elastic tests under ThreadSanitizer"
 sh contrib/tsan-tests.sh "$top/_inst-tsan"
 
-echo "run-tests: second build with the DVM completion events defined"
+phase "second build, with the DVM completion events defined"
 PRTE_BUILDDIR_NAME=_build-dvm-events sh contrib/build.sh "$top/_inst-dvm-events" \
     CPPFLAGS="-DPMIX_DVM_IS_READY=-3900 -DPMIX_ERR_DVM_MOD=-3901"
 grep -q '^#define PRTE_HAVE_PMIX_DVM_EVENTS 1' _build-dvm-events/src/prte_config.h || {
@@ -32,17 +49,18 @@ _build-dvm-events/src/tools/prte_info/prte_info --version --parsable | grep -qx 
     echo "run-tests: prte_info of the second build does not report the DVM completion events" >&2
     exit 1
 }
-make -C _build-dvm-events check CTEST_FLAGS="-L unit"
+make -j2 -C _build-dvm-events check CTEST_FLAGS="-L unit"
 # The elastic DVM's tests again, where the completion events are raised (docs/elastic.md), and the
 # Slurm tests, whose grows and shrinks raise them too (docs/slurm.md).
 make -C _build-dvm-events check CTEST_FLAGS="-R '^(elastic|slurm)_'"
 sh contrib/check-skips.sh _build-dvm-events/test
 
-echo "run-tests: third build without the Slurm components"
+phase "third build, without the Slurm components"
 PRTE_BUILDDIR_NAME=_build-no-slurm sh contrib/build.sh "$top/_inst-no-slurm" --without-slurm
 _build-no-slurm/src/tools/prte_info/prte_info --version --parsable | grep -qx 'config:slurm:no' || {
     echo "run-tests: prte_info of the build --without-slurm does not say config:slurm:no" >&2
     exit 1
 }
-make -C _build-no-slurm check CTEST_FLAGS="-L unit"
+make -j2 -C _build-no-slurm check CTEST_FLAGS="-L unit"
 make -C _build-no-slurm check CTEST_FLAGS="-R '^(component_loading|out_of_tree_component|slurm_)'"
+phase "done"
