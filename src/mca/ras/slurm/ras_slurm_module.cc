@@ -49,7 +49,8 @@ SlurmModule::SlurmModule(Options options) : options_(std::move(options)) {}
 SlurmModule::~SlurmModule()
 {
     if (watch_timer_) event_free(watch_timer_);
-    watch_.reset();
+    unusable_look_.sinfo.reset();
+    idle_look_.sinfo.reset();
     for (auto& [id, grow] : grows_) {
         if (grow->timer) event_free(grow->timer);
         grow->timer = nullptr;
@@ -109,39 +110,120 @@ Status SlurmModule::allocate(const AllocateContext&, runtime::NodePool& pool)
 }
 
 // spec: elastic-dvm-spec.txt, "No requester, no directed event": a node Slurm takes away is a size
-// change nobody asked for. Outside elastic mode a node lost is a daemon lost, as ever.
+// change nobody asked for. Outside elastic mode a node lost is a daemon lost, as ever. With
+// autoscaling the first look is made at once, so the autoscaler knows what Slurm could lend before
+// the first job arrives.
 void SlurmModule::start_watching()
 {
     if (options_.watch_interval <= 0 || !rt().elastic().enabled()) return;
     watch_timer_ = event_new(rt().loop().base(), -1, EV_PERSIST, &SlurmModule::on_watch, this);
     timeval tv{options_.watch_interval, 0};
     evtimer_add(watch_timer_, &tv);
+    if (rt().settings().autoscale) look_at_node_states();
 }
 
 void SlurmModule::on_watch(int, short, void* arg) { static_cast<SlurmModule*>(arg)->look_at_node_states(); }
 
-void SlurmModule::look_at_node_states()
+void SlurmModule::run_sinfo(Look& look, std::vector<std::string> args, const char* what,
+                            std::function<void(const std::vector<std::string>&)> done)
 {
-    if (watch_) return;  // the last look has not answered yet
+    if (look.sinfo) return;  // the last look has not answered yet
     runtime::ChildProcess::Spec spec;
-    spec.argv = {options_.sinfo, "--noheader", "--Node", "--states=drain,down,fail", "--format=%N"};
-    watch_ = std::make_unique<runtime::ChildProcess>();
-    watch_output_.clear();
-    Status st = watch_->start(
-        rt().loop().base(), spec, [this](const std::string& line) { watch_output_.emplace_back(util::trim(line)); },
-        [this](int status) {
+    spec.argv = {options_.sinfo, "--noheader", "--Node"};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    look.sinfo = std::make_unique<runtime::ChildProcess>();
+    look.lines.clear();
+    Look* l = &look;
+    Status st = look.sinfo->start(
+        rt().loop().base(), spec, [l](const std::string& line) { l->lines.emplace_back(util::trim(line)); },
+        [this, l, what, done = std::move(done)](int status) {
             if (status == 0) {
-                nodes_unusable(watch_output_);
+                done(l->lines);
             } else {
-                verbose()(1, "slurm: cannot look at node states: sinfo {}: {}", runtime::ChildProcess::describe(status),
-                          watch_->tail());
+                verbose()(1, "slurm: cannot look at {}: sinfo {}: {}", what, runtime::ChildProcess::describe(status),
+                          l->sinfo->tail());
             }
-            rt().loop().post([this] { watch_.reset(); });
+            rt().loop().post([l] { l->sinfo.reset(); });
         });
     if (!st) {
-        verbose()(1, "slurm: cannot look at node states: {}", st.message());
-        watch_.reset();
+        verbose()(1, "slurm: cannot look at {}: {}", what, st.message());
+        look.sinfo.reset();
     }
+}
+
+void SlurmModule::look_at_node_states()
+{
+    run_sinfo(unusable_look_, {"--states=drain,down,fail", "--format=%N"}, "node states",
+              [this](const std::vector<std::string>& lines) { nodes_unusable(lines); });
+    if (!rt().settings().autoscale) return;
+    std::vector<std::string> args{"--states=idle", "--format=%N %c"};
+    // Only the partition the companion jobs are asked in can lend.
+    const auto& extra = options_.companion.extra_args;
+    for (size_t i = 0; i < extra.size(); ++i) {
+        if (extra[i].starts_with("--partition=")) args.push_back(extra[i]);
+        if ((extra[i] == "-p" || extra[i] == "--partition") && i + 1 < extra.size()) {
+            args.push_back("--partition=" + extra[i + 1]);
+        }
+    }
+    run_sinfo(idle_look_, std::move(args), "idle nodes",
+              [this](const std::vector<std::string>& lines) { nodes_idle(lines); });
+}
+
+// sinfo lists a node once per partition it is in; each is kept once, in sinfo's order.
+void SlurmModule::nodes_idle(const std::vector<std::string>& lines)
+{
+    std::vector<std::pair<std::string, int>> idle;
+    for (const auto& line : lines) {
+        auto words = util::split(line, ' ', true);
+        if (words.size() != 2) {
+            verbose()(1, "slurm: sinfo's idle-node line '{}' is not '<node> <cpus>': ignored", line);
+            continue;
+        }
+        if (std::any_of(idle.begin(), idle.end(), [&](const auto& n) { return n.first == words[0]; })) continue;
+        idle.emplace_back(words[0], std::atoi(words[1].c_str()));
+    }
+    if (!idle_nodes_ || *idle_nodes_ != idle) {
+        std::vector<std::string> text;
+        for (const auto& [name, cpus] : idle) text.push_back(fmt::format("{} ({} CPUs)", name, cpus));
+        verbose()(5, "slurm: Slurm has {} idle node(s){}{}", idle.size(), idle.empty() ? "" : ": ",
+                  util::join(text, ", "));
+    }
+    idle_nodes_ = std::move(idle);
+}
+
+// A companion job asked with --exclusive is given the whole node: its slots are the node's CPUs.
+// Otherwise Slurm decides, and the slots are left unstated.
+bool SlurmModule::lends_whole_nodes() const
+{
+    const auto& extra = options_.companion.extra_args;
+    return std::any_of(extra.begin(), extra.end(), [](const std::string& a) { return a.starts_with("--exclusive"); });
+}
+
+std::optional<std::vector<int>> SlurmModule::lendable_slots() noexcept
+{
+    if (job_id_.empty() || !idle_nodes_) return std::nullopt;
+    // Nodes a grow in progress has been granted are named; the others it waits for are some of
+    // the idle ones, so as many are left off the end.
+    std::set<std::string> taken;
+    size_t unnamed = 0;
+    for (const auto& [id, grow] : grows_) {
+        for (const auto& job : grow->jobs) {
+            if (job->node().empty()) {
+                ++unnamed;
+            } else {
+                taken.insert(job->node());
+            }
+        }
+    }
+    const runtime::NodePool& pool = rt().pool();
+    std::vector<int> slots;
+    for (const auto& [name, cpus] : *idle_nodes_) {
+        const runtime::Node* node = pool.find(name);
+        if ((node && node->state != runtime::NodeState::down) || companions_.count(name) || taken.count(name)) continue;
+        slots.push_back(lends_whole_nodes() ? cpus : 0);
+    }
+    slots.resize(slots.size() - std::min(unnamed, slots.size()));
+    return slots;
 }
 
 void SlurmModule::nodes_unusable(const std::vector<std::string>& names)

@@ -20,13 +20,21 @@
 // its srun step and so its daemon with it, which leaves through the daemon-loss path. A node Slurm
 // drains or finds down is seen by a look at node states every ras_slurm_watch_interval seconds (in
 // elastic mode): the module pushes its release, an unrequested departure, and gives it back.
+//
+// Lending to the autoscaler (prte_autoscale): the same looks also ask sinfo which nodes are idle,
+// with their CPUs; lendable_slots() answers from that list, less the DVM's nodes and those a grow
+// in progress is being granted. It is at most one look old: a node it counts may be taken by then,
+// and the grow that asks for it is refused by salloc as any grow is.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mca/ras/ras.h"
@@ -56,6 +64,7 @@ class SlurmModule : public Module {
     void shrink_complete(const runtime::ShrinkCampaign& campaign, const runtime::NodePool& pool) noexcept override;
     void grow_failed(const std::vector<std::string>& nodes, const runtime::NodePool& pool) noexcept override;
     void release_allocation(const std::string& alloc_id) noexcept override;
+    std::optional<std::vector<int>> lendable_slots() noexcept override;
 
   private:
     // One grow request: its companion jobs, until all are granted or one is refused.
@@ -84,8 +93,17 @@ class SlurmModule : public Module {
     void load_cluster_nodes();
     void start_watching();
     static void on_watch(int fd, short what, void* arg);
+    // One sinfo run at a time per kind of look; its lines, trimmed.
+    struct Look {
+        std::unique_ptr<runtime::ChildProcess> sinfo;
+        std::vector<std::string> lines;
+    };
+    void run_sinfo(Look& look, std::vector<std::string> args, const char* what,
+                   std::function<void(const std::vector<std::string>&)> done);
     void look_at_node_states();
     void nodes_unusable(const std::vector<std::string>& names);
+    void nodes_idle(const std::vector<std::string>& lines);
+    bool lends_whole_nodes() const;
 
     Options options_;
     std::string job_id_;                  // the DVM's own Slurm job
@@ -96,8 +114,9 @@ class SlurmModule : public Module {
     std::vector<std::unique_ptr<CompanionJob>> retired_;               // given back, not yet ended
     std::vector<std::unique_ptr<runtime::ChildProcess>> commands_;     // scontrol runs in flight
     event* watch_timer_ = nullptr;
-    std::unique_ptr<runtime::ChildProcess> watch_;  // the sinfo of the look in progress
-    std::vector<std::string> watch_output_;
+    Look unusable_look_;  // nodes drained, down or failed
+    Look idle_look_;      // idle nodes and their CPUs, when autoscaling
+    std::optional<std::vector<std::pair<std::string, int>>> idle_nodes_;  // the last idle look's answer
     std::set<std::string> pushed_out_;  // nodes whose release was pushed, so it is pushed once
     uint64_t next_grow_ = 0;
     uint64_t allocations_granted_ = 0;

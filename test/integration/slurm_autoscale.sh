@@ -1,0 +1,57 @@
+#!/bin/sh
+# Autoscaling with Slurm as the lender (root, real slurmctld and slurmd; docs/elastic.md,
+# "Autoscaling"): ras/slurm tells the autoscaler what Slurm could lend from its look at idle nodes,
+# so a job too large for even every idle node is refused at once naming that limit, and a node
+# another Slurm job holds is not counted; a job larger than the DVM waits while the DVM grows by a
+# companion job, runs on the node Slurm lent, and the node, once idle, goes back to Slurm; the
+# DVM's own node never does.
+. "$PRTE_SRCDIR/test/integration/lib.sh"
+. "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
+. "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
+. "$PRTE_SRCDIR/test/integration/elastic_lib.sh"
+. "$PRTE_SRCDIR/test/integration/slurm_lib.sh"
+require_slurm pslh 198.19.49 16849
+slurm_up 4
+start_dvm_job 1
+# Another user's job holds node4 before the DVM starts: Slurm can lend node2 and node3 only.
+salloc --no-shell -N 1 -w node4 --exclusive -J other-user >"$TEST_TMP/other.out" 2>&1 || fail "salloc of node4 for another job"
+other=$(squeue -h -n other-user -o %i)
+start_slurm_dvm --prtemca prte_autoscale 1 --prtemca prte_autoscale_idle_timeout 1 --prtemca ras_slurm_watch_interval 1
+wait_for_line "$TEST_TMP/prte.err" "slurm: Slurm has 2 idle node(s): node2 (2 CPUs), node3 (2 CPUs)" &&
+    pass "ras/slurm sees node2 and node3 idle" || fail "the idle look: $(grep 'idle node' "$TEST_TMP/prte.err")"
+
+# 8 slots: node1's 2 and 2 for each idle node make 6, so it cannot wait (node4 is not counted).
+run too_big "$PRUN" -n 8 hostname
+expect_status too_big 1
+expect_line too_big err "needs 8 slot(s) and cannot wait for them: even with the 2 node(s) its lender can lend borrowed the DVM would have 6 slot(s)"
+
+# 4 slots: the DVM (node1, 2 slots) grows by one node through a companion job, and the job runs there.
+run grow "$PRUN" -n 4 hostname
+expect_status grow 0
+grep -q "autoscale: growing by 1 node(s)" "$TEST_TMP/prte.err" && pass "the autoscaler grew by one node" ||
+    fail "no grow of 1 node: $(grep 'autoscale:' "$TEST_TMP/prte.err")"
+lent=$(sed -n 's/.*slurm: grow 1 granted as allocation [^:]*: \(node[0-9]\) (job [0-9]*).*/\1/p' "$TEST_TMP/prte.err")
+case "$lent" in
+node2 | node3) pass "Slurm lent $lent" ;;
+*) fail "the grow's node: '$lent' ($(grep 'slurm: grow' "$TEST_TMP/prte.err"))" ;;
+esac
+[ "$(sort "$TEST_TMP/grow.out" | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" = "2node1 2$lent " ] &&
+    pass "the job ran on node1 and $lent" || fail "the job ran on: $(sort "$TEST_TMP/grow.out" | tr '\n' ' ')"
+
+# Idle for prte_autoscale_idle_timeout, the lent node goes back to Slurm; node1 stays.
+wait_for_line "$TEST_TMP/prte.err" "autoscale: node $lent is back with its lender" && pass "$lent was given back" ||
+    fail "$lent was not given back: $(grep 'autoscale:' "$TEST_TMP/prte.err")"
+wait_node_state "$lent" idle && pass "$lent is idle in sinfo" || fail "$lent is $(node_state "$lent") in sinfo"
+[ "$(squeue_jobs | grep -v other-user | awk '{ print $1 }' | tr '\n' ' ')" = "$DVM_JOB " ] &&
+    pass "the companion job ended; the DVM's own job stays" || fail "jobs left: $(squeue_jobs)"
+grep -q "autoscale: node node1 idle" "$TEST_TMP/prte.err" && fail "the DVM's own node1 was given back" ||
+    pass "node1 stays"
+
+# The other job ends: Slurm can lend node4 too, and the look says so.
+scancel "$other"
+wait_for_line "$TEST_TMP/prte.err" "slurm: Slurm has 3 idle node(s): node2 (2 CPUs), node3 (2 CPUs), node4 (2 CPUs)" &&
+    pass "node4 counted once the other job ended" || fail "the idle look: $(grep 'idle node' "$TEST_TMP/prte.err" | tail -2)"
+run all "$PRUN" -n 8 hostname
+expect_status all 0
+stop_fg_dvm
+finish
