@@ -39,7 +39,7 @@ void register_params(prte::mca::ParamRegistry& registry) noexcept
         watch_param = &registry.register_int(
             {"ras", "slurm", "watch_interval"}, 5,
             "Seconds between looks at Slurm's node states (sinfo) in elastic mode: a node Slurm drains or finds "
-            "down leaves the DVM; 0: never look",
+            "down leaves the DVM; with prte_autoscale, also at its idle nodes, which it could lend; 0: never look",
             {0, 86400});
     });
 }
