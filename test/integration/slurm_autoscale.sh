@@ -4,7 +4,9 @@
 # so a job too large for even every idle node is refused at once naming that limit, and a node
 # another Slurm job holds is not counted; a job larger than the DVM waits while the DVM grows by a
 # companion job, runs on the node Slurm lent, and the node, once idle, goes back to Slurm; the
-# DVM's own node never does.
+# DVM's own node never does; two jobs waiting together share one grow of two companion jobs, and
+# their nodes stay while they run; a grow Slurm refuses (the idle nodes taken since the last look)
+# ends the job waiting on it with Slurm's reason.
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
@@ -47,11 +49,49 @@ wait_node_state "$lent" idle && pass "$lent is idle in sinfo" || fail "$lent is 
 grep -q "autoscale: node node1 idle" "$TEST_TMP/prte.err" && fail "the DVM's own node1 was given back" ||
     pass "node1 stays"
 
+# Two jobs of 3 arrive together (2 slots free): one grow of 2 nodes for both. Each runs for more
+# than the idle timeout: their nodes stay until they end, then go back.
+"$PRUN" -n 3 sh -c 'hostname; until [ -e "$0" ]; do sleep 0.1; done' "$TEST_TMP/stop.pair" >"$TEST_TMP/a.out" 2>&1 &
+a=$!
+"$PRUN" -n 3 sh -c 'hostname; until [ -e "$0" ]; do sleep 0.1; done' "$TEST_TMP/stop.pair" >"$TEST_TMP/b.out" 2>&1 &
+b=$!
+wait_for_lines "$TEST_TMP/a.out" "node" 3 150
+wait_for_lines "$TEST_TMP/b.out" "node" 3 150
+[ "$(cat "$TEST_TMP/a.out" "$TEST_TMP/b.out" | grep -c node)" = 6 ] && pass "both jobs run" || fail "the jobs did not both start: $(cat "$TEST_TMP/a.out" "$TEST_TMP/b.out")"
+[ "$(grep -c "autoscale: growing by" "$TEST_TMP/prte.err")" = 2 ] &&
+    grep -q "autoscale: growing by 2 node(s) .* for job(s) [^ ]*, [^ ]*:" "$TEST_TMP/prte.err" &&
+    pass "one grow of 2 nodes for both jobs" || fail "the grows: $(grep 'autoscale: growing' "$TEST_TMP/prte.err")"
+sleep 2
+[ "$(grep -c "giving it back" "$TEST_TMP/prte.err")" = 1 ] && pass "no node given back while the jobs run" ||
+    fail "given back while running: $(grep 'giving it back' "$TEST_TMP/prte.err")"
+: >"$TEST_TMP/stop.pair"
+wait "$a" && wait "$b" && pass "both jobs ended well" || fail "a job failed: $(cat "$TEST_TMP/a.out" "$TEST_TMP/b.out")"
+wait_for_lines "$TEST_TMP/prte.err" "is back with its lender" 3 150
+[ "$(grep -c "is back with its lender" "$TEST_TMP/prte.err")" = 3 ] && pass "both nodes went back" ||
+    fail "given back: $(grep 'is back with its lender' "$TEST_TMP/prte.err")"
+wait_node_state node2 idle && wait_node_state node3 idle && pass "node2 and node3 idle in sinfo" ||
+    fail "node2 is $(node_state node2), node3 is $(node_state node3)"
+
 # The other job ends: Slurm can lend node4 too, and the look says so.
 scancel "$other"
 wait_for_line "$TEST_TMP/prte.err" "slurm: Slurm has 3 idle node(s): node2 (2 CPUs), node3 (2 CPUs), node4 (2 CPUs)" &&
     pass "node4 counted once the other job ended" || fail "the idle look: $(grep 'idle node' "$TEST_TMP/prte.err" | tail -2)"
 run all "$PRUN" -n 8 hostname
 expect_status all 0
+stop_fg_dvm
+
+# Looking once only (at start): the idle nodes are taken by another job after the look, and the
+# grow the autoscaler asks for is refused; the waiting job ends with Slurm's reason.
+start_slurm_dvm --prtemca prte_autoscale 1 --prtemca ras_slurm_watch_interval 3600
+wait_for_line "$TEST_TMP/prte.err" "slurm: Slurm has 3 idle node(s)" || fail "no idle look at start"
+salloc --no-shell -N 3 -w node2,node3,node4 --exclusive -J other-user >"$TEST_TMP/other.out" 2>&1 ||
+    fail "salloc of node2-4 for another job"
+run refused "$PRUN" -n 4 hostname
+expect_status refused 1
+expect_line refused err "was waiting for the DVM to grow and is aborted: "
+expect_line refused err "Slurm cannot grant 1 node(s) now: "
+scancel -n other-user
+run after "$PRUN" -n 2 hostname
+expect_status after 0
 stop_fg_dvm
 finish
