@@ -18,7 +18,9 @@ start_dvm_job 1
 # Another user's job holds node4 before the DVM starts: Slurm can lend node2 and node3 only.
 salloc --no-shell -N 1 -w node4 --exclusive -J other-user >"$TEST_TMP/other.out" 2>&1 || fail "salloc of node4 for another job"
 other=$(squeue -h -n other-user -o %i)
-start_slurm_dvm --prtemca prte_autoscale 1 --prtemca prte_autoscale_idle_timeout 1 --prtemca ras_slurm_watch_interval 1
+# A batch window long enough that the two jobs started together below surely wait together.
+start_slurm_dvm --prtemca prte_autoscale 1 --prtemca prte_autoscale_idle_timeout 1 --prtemca ras_slurm_watch_interval 2 \
+    --prtemca prte_autoscale_batch_ms 500
 wait_for_line "$TEST_TMP/prte.err" "slurm: Slurm has 2 idle node(s): node2 (2 CPUs), node3 (2 CPUs)" &&
     pass "ras/slurm sees node2 and node3 idle" || fail "the idle look: $(grep 'idle node' "$TEST_TMP/prte.err")"
 
@@ -28,8 +30,12 @@ expect_status too_big 1
 expect_line too_big err "needs 8 slot(s) and cannot wait for them: even with the 2 node(s) its lender can lend borrowed the DVM would have 6 slot(s)"
 
 # 4 slots: the DVM (node1, 2 slots) grows by one node through a companion job, and the job runs there.
-run grow "$PRUN" -n 4 hostname
-expect_status grow 0
+# The job stays until a look has seen the lent node taken (1 idle node left).
+"$PRUN" -n 4 sh -c 'hostname; until [ -e "$0" ]; do sleep 0.1; done' "$TEST_TMP/stop.grow" >"$TEST_TMP/grow.out" 2>&1 &
+grow=$!
+wait_for_line "$TEST_TMP/prte.err" "slurm: Slurm has 1 idle node(s): node" || fail "no look saw the lent node taken"
+: >"$TEST_TMP/stop.grow"
+wait "$grow" && pass "the job larger than the DVM ran" || fail "the job failed: $(cat "$TEST_TMP/grow.out")"
 grep -q "autoscale: growing by 1 node(s)" "$TEST_TMP/prte.err" && pass "the autoscaler grew by one node" ||
     fail "no grow of 1 node: $(grep 'autoscale:' "$TEST_TMP/prte.err")"
 lent=$(sed -n 's/.*slurm: grow 1 granted as allocation [^:]*: \(node[0-9]\) (job [0-9]*).*/\1/p' "$TEST_TMP/prte.err")
@@ -44,6 +50,9 @@ esac
 wait_for_line "$TEST_TMP/prte.err" "autoscale: node $lent is back with its lender" && pass "$lent was given back" ||
     fail "$lent was not given back: $(grep 'autoscale:' "$TEST_TMP/prte.err")"
 wait_node_state "$lent" idle && pass "$lent is idle in sinfo" || fail "$lent is $(node_state "$lent") in sinfo"
+# Its companion job over, ras/slurm counts it as lendable again at once, although its last look
+# saw it taken: the next step's grow of 2 nodes, asked for at once, needs it.
+wait_for_line "$TEST_TMP/prte.err" "slurm: node $lent is back with Slurm" || fail "ras/slurm did not see $lent's job end"
 [ "$(squeue_jobs | grep -v other-user | awk '{ print $1 }' | tr '\n' ' ')" = "$DVM_JOB " ] &&
     pass "the companion job ended; the DVM's own job stays" || fail "jobs left: $(squeue_jobs)"
 grep -q "autoscale: node node1 idle" "$TEST_TMP/prte.err" && fail "the DVM's own node1 was given back" ||
@@ -72,18 +81,26 @@ wait_for_lines "$TEST_TMP/prte.err" "is back with its lender" 3 150
 wait_node_state node2 idle && wait_node_state node3 idle && pass "node2 and node3 idle in sinfo" ||
     fail "node2 is $(node_state node2), node3 is $(node_state node3)"
 
-# The other job ends: Slurm can lend node4 too, and the look says so.
-scancel "$other"
-wait_for_line "$TEST_TMP/prte.err" "slurm: Slurm has 3 idle node(s): node2 (2 CPUs), node3 (2 CPUs), node4 (2 CPUs)" &&
-    pass "node4 counted once the other job ended" || fail "the idle look: $(grep 'idle node' "$TEST_TMP/prte.err" | tail -2)"
-run all "$PRUN" -n 8 hostname
-expect_status all 0
 stop_fg_dvm
 
-# Looking once only (at start): the idle nodes are taken by another job after the look, and the
-# grow the autoscaler asks for is refused; the waiting job ends with Slurm's reason.
-start_slurm_dvm --prtemca prte_autoscale 1 --prtemca ras_slurm_watch_interval 3600
-wait_for_line "$TEST_TMP/prte.err" "slurm: Slurm has 3 idle node(s)" || fail "no idle look at start"
+# The other job ends: Slurm can lend node4 too, and the look at start says so. A job of 8 grows
+# the DVM by three nodes and runs; they go back.
+scancel "$other"
+wait_node_state node4 idle || fail "node4 is $(node_state node4) after scancel"
+start_slurm_dvm --prtemca prte_autoscale 1 --prtemca prte_autoscale_idle_timeout 1 --prtemca ras_slurm_watch_interval 3600
+wait_for_line "$TEST_TMP/prte.err" "slurm: Slurm has 3 idle node(s): node2 (2 CPUs), node3 (2 CPUs), node4 (2 CPUs)" &&
+    pass "node4 counted once the other job ended" || fail "the idle look: $(grep 'idle node' "$TEST_TMP/prte.err")"
+run all "$PRUN" -n 8 hostname
+expect_status all 0
+grep -q "autoscale: growing by 3 node(s)" "$TEST_TMP/prte.err" && pass "grown by 3 nodes" ||
+    fail "the grows: $(grep 'autoscale: growing' "$TEST_TMP/prte.err")"
+wait_for_lines "$TEST_TMP/prte.err" "slurm: node node[234] is back with Slurm" 3 150
+[ "$(grep -c "slurm: node node[234] is back with Slurm" "$TEST_TMP/prte.err")" = 3 ] && pass "the three went back" ||
+    fail "back with Slurm: $(grep 'is back with Slurm' "$TEST_TMP/prte.err")"
+
+# Another job takes the idle nodes after the look: the grow the autoscaler asks for is refused,
+# and the waiting job ends with Slurm's reason.
+for n in node2 node3 node4; do wait_node_state $n idle || fail "$n is $(node_state $n)"; done
 salloc --no-shell -N 3 -w node2,node3,node4 --exclusive -J other-user >"$TEST_TMP/other.out" 2>&1 ||
     fail "salloc of node2-4 for another job"
 run refused "$PRUN" -n 4 hostname

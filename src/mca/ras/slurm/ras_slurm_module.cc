@@ -124,10 +124,10 @@ void SlurmModule::start_watching()
 
 void SlurmModule::on_watch(int, short, void* arg) { static_cast<SlurmModule*>(arg)->look_at_node_states(); }
 
-void SlurmModule::run_sinfo(Look& look, std::vector<std::string> args, const char* what,
+bool SlurmModule::run_sinfo(Look& look, std::vector<std::string> args, const char* what,
                             std::function<void(const std::vector<std::string>&)> done)
 {
-    if (look.sinfo) return;  // the last look has not answered yet
+    if (look.sinfo) return false;  // the last look has not answered yet
     runtime::ChildProcess::Spec spec;
     spec.argv = {options_.sinfo, "--noheader", "--Node"};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
@@ -148,7 +148,9 @@ void SlurmModule::run_sinfo(Look& look, std::vector<std::string> args, const cha
     if (!st) {
         verbose()(1, "slurm: cannot look at {}: {}", what, st.message());
         look.sinfo.reset();
+        return false;
     }
+    return true;
 }
 
 void SlurmModule::look_at_node_states()
@@ -165,12 +167,15 @@ void SlurmModule::look_at_node_states()
             args.push_back("--partition=" + extra[i + 1]);
         }
     }
-    run_sinfo(idle_look_, std::move(args), "idle nodes",
-              [this](const std::vector<std::string>& lines) { nodes_idle(lines); });
+    uint64_t look = idle_looks_ + 1;
+    if (run_sinfo(idle_look_, std::move(args), "idle nodes",
+                  [this, look](const std::vector<std::string>& lines) { nodes_idle(lines, look); })) {
+        idle_looks_ = look;
+    }
 }
 
 // sinfo lists a node once per partition it is in; each is kept once, in sinfo's order.
-void SlurmModule::nodes_idle(const std::vector<std::string>& lines)
+void SlurmModule::nodes_idle(const std::vector<std::string>& lines, uint64_t look)
 {
     std::vector<std::pair<std::string, int>> idle;
     for (const auto& line : lines) {
@@ -182,6 +187,14 @@ void SlurmModule::nodes_idle(const std::vector<std::string>& lines)
         if (std::any_of(idle.begin(), idle.end(), [&](const auto& n) { return n.first == words[0]; })) continue;
         idle.emplace_back(words[0], std::atoi(words[1].c_str()));
     }
+    // Nodes given back before this look started are in its answer if still idle; those given back
+    // while it ran are kept.
+    std::erase_if(given_back_, [look](const auto& entry) { return entry.second.second < look; });
+    for (const auto& [name, back] : given_back_) {
+        if (std::none_of(idle.begin(), idle.end(), [&](const auto& n) { return n.first == name; })) {
+            idle.emplace_back(name, back.first);
+        }
+    }
     if (!idle_nodes_ || *idle_nodes_ != idle) {
         std::vector<std::string> text;
         for (const auto& [name, cpus] : idle) text.push_back(fmt::format("{} ({} CPUs)", name, cpus));
@@ -189,6 +202,17 @@ void SlurmModule::nodes_idle(const std::vector<std::string>& lines)
                   util::join(text, ", "));
     }
     idle_nodes_ = std::move(idle);
+}
+
+// A node this module gave back is idle for Slurm as soon as its companion job has ended: lendable
+// again at once, not only after the next look.
+void SlurmModule::note_idle(const std::string& node, int cpus)
+{
+    if (!idle_nodes_) return;
+    given_back_[node] = {cpus, idle_looks_};
+    if (std::none_of(idle_nodes_->begin(), idle_nodes_->end(), [&](const auto& n) { return n.first == node; })) {
+        idle_nodes_->emplace_back(node, cpus);
+    }
 }
 
 // A companion job asked with --exclusive is given the whole node: its slots are the node's CPUs.
@@ -435,6 +459,7 @@ void SlurmModule::companion_ended(const std::string& node, const std::string& wh
     if (it == companions_.end()) return;
     if (it->second->released()) {
         verbose()(5, "slurm: node {} is back with Slurm (job {} ended)", node, it->second->job_id());
+        note_idle(node, it->second->cpus());
     } else {
         // Slurm ended it (scancel, a time limit, a node failure): its daemon goes with it and
         // leaves the DVM through the daemon-loss path.

@@ -23,8 +23,9 @@
 //
 // Lending to the autoscaler (prte_autoscale): the same looks also ask sinfo which nodes are idle,
 // with their CPUs; lendable_slots() answers from that list, less the DVM's nodes and those a grow
-// in progress is being granted. It is at most one look old: a node it counts may be taken by then,
-// and the grow that asks for it is refused by salloc as any grow is.
+// in progress is being granted, plus the nodes it gave back since (idle for Slurm once their
+// companion job ends). It is at most one look old: a node it counts may be taken by then, and the
+// grow that asks for it is refused by salloc as any grow is.
 #pragma once
 
 #include <cstdint>
@@ -98,11 +99,12 @@ class SlurmModule : public Module {
         std::unique_ptr<runtime::ChildProcess> sinfo;
         std::vector<std::string> lines;
     };
-    void run_sinfo(Look& look, std::vector<std::string> args, const char* what,
+    bool run_sinfo(Look& look, std::vector<std::string> args, const char* what,
                    std::function<void(const std::vector<std::string>&)> done);
     void look_at_node_states();
     void nodes_unusable(const std::vector<std::string>& names);
-    void nodes_idle(const std::vector<std::string>& lines);
+    void nodes_idle(const std::vector<std::string>& lines, uint64_t look);
+    void note_idle(const std::string& node, int cpus);
     bool lends_whole_nodes() const;
 
     Options options_;
@@ -117,6 +119,10 @@ class SlurmModule : public Module {
     Look unusable_look_;  // nodes drained, down or failed
     Look idle_look_;      // idle nodes and their CPUs, when autoscaling
     std::optional<std::vector<std::pair<std::string, int>>> idle_nodes_;  // the last idle look's answer
+    uint64_t idle_looks_ = 0;  // idle looks started
+    // Nodes given back (node: CPUs, idle looks started by then), until a look started after
+    // that answers: an answer from an earlier look must not drop them again.
+    std::map<std::string, std::pair<int, uint64_t>> given_back_;
     std::set<std::string> pushed_out_;  // nodes whose release was pushed, so it is pushed once
     uint64_t next_grow_ = 0;
     uint64_t allocations_granted_ = 0;
