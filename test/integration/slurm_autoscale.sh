@@ -4,9 +4,10 @@
 # so a job too large for even every idle node is refused at once naming that limit, and a node
 # another Slurm job holds is not counted; a job larger than the DVM waits while the DVM grows by a
 # companion job, runs on the node Slurm lent, and the node, once idle, goes back to Slurm; the
-# DVM's own node never does; two jobs waiting together share one grow of two companion jobs, and
-# their nodes stay while they run; a grow Slurm refuses (the idle nodes taken since the last look)
-# ends the job waiting on it with Slurm's reason.
+# DVM's own node never does; a node given back is lendable at once, though the last look saw it
+# taken; two jobs waiting together share one grow of two companion jobs, and their nodes stay
+# while they run; a grow of three nodes; a grow Slurm refuses (the idle nodes taken since the
+# last look) ends the job waiting on it with Slurm's reason.
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
