@@ -174,27 +174,31 @@ void SlurmModule::look_at_node_states()
     }
 }
 
+// Adds a node to an idle list unless it is there already.
+static void add_idle(std::vector<std::pair<std::string, int>>& idle, const std::string& name, int cpus)
+{
+    if (std::none_of(idle.begin(), idle.end(), [&](const auto& n) { return n.first == name; })) {
+        idle.emplace_back(name, cpus);
+    }
+}
+
 // sinfo lists a node once per partition it is in; each is kept once, in sinfo's order.
 void SlurmModule::nodes_idle(const std::vector<std::string>& lines, uint64_t look)
 {
     std::vector<std::pair<std::string, int>> idle;
     for (const auto& line : lines) {
         auto words = util::split(line, ' ', true);
-        if (words.size() != 2) {
+        auto cpus = words.size() == 2 ? util::parse_int(words[1]) : std::nullopt;
+        if (!cpus) {
             verbose()(1, "slurm: sinfo's idle-node line '{}' is not '<node> <cpus>': ignored", line);
             continue;
         }
-        if (std::any_of(idle.begin(), idle.end(), [&](const auto& n) { return n.first == words[0]; })) continue;
-        idle.emplace_back(words[0], std::atoi(words[1].c_str()));
+        add_idle(idle, words[0], static_cast<int>(*cpus));
     }
     // Nodes given back before this look started are in its answer if still idle; those given back
     // while it ran are kept.
     std::erase_if(given_back_, [look](const auto& entry) { return entry.second.second < look; });
-    for (const auto& [name, back] : given_back_) {
-        if (std::none_of(idle.begin(), idle.end(), [&](const auto& n) { return n.first == name; })) {
-            idle.emplace_back(name, back.first);
-        }
-    }
+    for (const auto& [name, back] : given_back_) add_idle(idle, name, back.first);
     if (!idle_nodes_ || *idle_nodes_ != idle) {
         std::vector<std::string> text;
         for (const auto& [name, cpus] : idle) text.push_back(fmt::format("{} ({} CPUs)", name, cpus));
@@ -210,9 +214,7 @@ void SlurmModule::note_idle(const std::string& node, int cpus)
 {
     if (!idle_nodes_) return;
     given_back_[node] = {cpus, idle_looks_};
-    if (std::none_of(idle_nodes_->begin(), idle_nodes_->end(), [&](const auto& n) { return n.first == node; })) {
-        idle_nodes_->emplace_back(node, cpus);
-    }
+    add_idle(*idle_nodes_, node, cpus);
 }
 
 // A companion job asked with --exclusive is given the whole node: its slots are the node's CPUs.
@@ -240,11 +242,12 @@ std::optional<std::vector<int>> SlurmModule::lendable_slots() noexcept
         }
     }
     const runtime::NodePool& pool = rt().pool();
+    const bool whole = lends_whole_nodes();
     std::vector<int> slots;
     for (const auto& [name, cpus] : *idle_nodes_) {
         const runtime::Node* node = pool.find(name);
         if ((node && node->state != runtime::NodeState::down) || companions_.count(name) || taken.count(name)) continue;
-        slots.push_back(lends_whole_nodes() ? cpus : 0);
+        slots.push_back(whole ? cpus : 0);
     }
     slots.resize(slots.size() - std::min(unnamed, slots.size()));
     return slots;
