@@ -73,6 +73,15 @@ dvm_leftovers() {
     ps -eo pid=,ppid=,args= | awk -v p="$DVM_PID" '$1 == p || $2 == p' | grep -v awk
 }
 
+# test_pids PGREP-ARGS...: the pids pgrep finds that belong to this test: their environment has
+# this test's TMPDIR or one below it (prterun's), as every process of its DVMs and jobs has. Tests
+# run in parallel (ctest -j), and another test may run the same program at the same time.
+test_pids() {
+    for p in $(pgrep "$@"); do
+        { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -q "^TMPDIR=$TEST_TMP\(/.*\)\?$" && echo "$p"
+    done
+}
+
 # A bystander job: `prun ... sh -c "$UNTIL_STOPPED" NAME` prints "NAME running", then runs until
 # `stop_running NAME`, so that a check that it was not disturbed never depends on how long
 # anything took (a timed `sleep` may have ended by itself before the disturbance reached it).

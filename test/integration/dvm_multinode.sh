@@ -118,7 +118,8 @@ wait "$prun_pid" 2>/dev/null
 daemons=$(dvm_daemons)
 stop_dvm
 if wait_gone $daemons; then pass "pterm ends a DVM whose job's reader was killed while behind"; else fail "daemons left"; fi
-[ -z "$(pgrep -x yes)" ] && pass "no yes left" || fail "yes left running: $(pgrep -a -x yes)"
+left=$(test_pids -x yes)
+[ -z "$left" ] && pass "no yes left" || fail "yes left running: $left"
 
 # Eight nodes, radix 2: a three-level tree; a job on every node, then 100 jobs in a row.
 start_local_nodes_dvm 8 2 --prtemca grpcomm_base_verbose 5

@@ -21,7 +21,12 @@ expect_line putget out "putget ok size 8"
 "$PRUN" -n 4 --map-by node sleep 120 >"$TEST_TMP/cut.out" 2>"$TEST_TMP/cut.err" &
 prun_pid=$!
 t=0
-while [ "$(pgrep -x sleep -f 2>/dev/null | wc -l)" -lt 4 ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+# The job's four sleeps, counted in this test-bed's namespaces (other tests run sleeps too).
+sleeps_in_nodes() {
+    for i in 1 2 3 4; do ip netns pids "${PRTE_TESTBED_PREFIX}node$i"; done |
+        while read -r p; do cat "/proc/$p/comm" 2>/dev/null; done | grep -cx sleep
+}
+while [ "$(sleeps_in_nodes)" -lt 4 ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
 node4_pids=$(ip netns pids "${PRTE_TESTBED_PREFIX}node4")
 "$NETNS_NODES" link node4 down --dir "$STATE" >/dev/null 2>&1
 wait "$prun_pid"

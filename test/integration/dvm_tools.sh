@@ -103,11 +103,7 @@ DVM_PID=
 
 # ---- prterun: a DVM for one job ----
 # prte processes started under this test's TMPDIR (other tests' DVMs may run meanwhile).
-our_prtes() {
-    for p in $(pgrep -x prte); do
-        { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -q "^TMPDIR=$TEST_TMP" && echo "$p"
-    done
-}
+our_prtes() { test_pids -x prte; }
 run prterun "$PRTERUN" -n 2 --output tag echo one-shot
 expect_status prterun 0
 expect_line prterun out ",0]<stdout>: one-shot"

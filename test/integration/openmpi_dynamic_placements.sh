@@ -168,7 +168,7 @@ grep -q "was ended because job .*, whose process spawned it, ended" "$TEST_TMP/k
 left=0
 t=0
 while [ $t -lt 100 ]; do
-    left=$(pgrep -f "$CLIENTS/mpi_spawn child" | wc -l)
+    left=$(test_pids -f "$CLIENTS/mpi_spawn child" | wc -l)
     [ "$left" -eq 0 ] && break
     sleep 0.1
     t=$((t + 1))
