@@ -46,8 +46,12 @@ expect_line() {
     fi
 }
 
+# expect_no_line <name> out|err <fixed string>: no line contains the string; the output must exist
+# (a run that never happened proves nothing).
 expect_no_line() {
-    if grep -qF -- "$3" "$TEST_TMP/$1.$2"; then
+    if [ ! -f "$TEST_TMP/$1.$2" ]; then
+        fail "$1 $2 does not exist (was '$1' run?)"
+    elif grep -qF -- "$3" "$TEST_TMP/$1.$2"; then
         fail "$1 $2 unexpectedly has '$3'"
         sed 's/^/    /' "$TEST_TMP/$1.$2"
     else pass "$1 $2 has no '$3'"; fi
