@@ -1,17 +1,19 @@
 #!/bin/sh
 # The test command: installs dependencies, builds and installs prte, runs the whole suite with
 # CTest (make check), runs the group and elastic tests again in a ThreadSanitizer build
-# (contrib/tsan-tests.sh: any report fails), then builds a second time as a PMIx that defines
-# PMIX_DVM_IS_READY and PMIX_ERR_DVM_MOD would (DESIGN.md, "PMIx") and runs the unit tests and the
-# elastic DVM's tests there too; the Slurm tests run in both. A third build without libslurm (--without-slurm) shows
-# the project builds and its component tests pass without the Slurm components (docs/slurm.md).
-# As root (CI), a test that needs root and skipped fails the run (contrib/check-skips.sh), except
-# in the third build, whose Slurm tests skip by design.
+# (contrib/tsan-tests.sh: any report fails), which is also the build without libslurm
+# (--without-slurm: the project builds and its component tests pass without the Slurm components,
+# docs/slurm.md), then builds a second time as a PMIx that defines PMIX_DVM_IS_READY and
+# PMIX_ERR_DVM_MOD would (DESIGN.md, "PMIx") and runs the unit tests and the elastic DVM's tests
+# there too; the Slurm tests run in both. As root (CI), a test that needs root and skipped fails the
+# run (contrib/check-skips.sh), except in the ThreadSanitizer build, whose Slurm tests skip by design.
 #
-# Time: the four builds are most of it. ccache (_ccache/) lets the later builds reuse the first
-# build's objects wherever their preprocessed source is the same (all but the files that read the
-# DVM events or Slurm macros), and `make -j2 check` builds the test programs on both cores. Each
-# phase prints its start as seconds since the beginning, so a slow one shows in the log.
+# Time: the three builds and the tests share it about evenly. ccache (_ccache/) lets the later
+# plain build reuse the first build's objects wherever their preprocessed source is the same (all
+# but the files that read the DVM events or Slurm macros), `make -j2 check` builds the test programs
+# on both cores, and CTest runs several tests side by side (test/Makefile.inc, PRTE_TEST_JOBS).
+# Each phase prints its start as seconds since the beginning, and each test run its slowest ten
+# tests (contrib/slowest-tests.sh), so a slow phase or test shows in the log.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -35,7 +37,7 @@ make -j2 -C _build check
 sh contrib/check-skips.sh _build/test
 
 # The group and elastic tests again in a ThreadSanitizer build: a report from any process fails.
-phase "the group and elastic tests under ThreadSanitizer"
+phase "the group and elastic tests under ThreadSanitizer, in the build without the Slurm components"
 sh contrib/tsan-tests.sh "$top/_inst-tsan"
 
 phase "second build, with the DVM completion events defined"
@@ -49,18 +51,8 @@ _build-dvm-events/src/tools/prte_info/prte_info --version --parsable | grep -qx 
     echo "run-tests: prte_info of the second build does not report the DVM completion events" >&2
     exit 1
 }
-make -j2 -C _build-dvm-events check CTEST_FLAGS="-L unit"
-# The elastic DVM's tests again, where the completion events are raised (docs/elastic.md), and the
-# Slurm tests, whose grows and shrinks raise them too (docs/slurm.md).
-make -C _build-dvm-events check CTEST_FLAGS="-R '^(elastic|slurm)_'"
+# The unit tests, and the elastic DVM's tests again, where the completion events are raised
+# (docs/elastic.md), and the Slurm tests, whose grows and shrinks raise them too (docs/slurm.md).
+make -j2 -C _build-dvm-events check CTEST_FLAGS="-R '^((elastic|slurm)_.*|.*_test)\$\$'"
 sh contrib/check-skips.sh _build-dvm-events/test
-
-phase "third build, without the Slurm components"
-PRTE_BUILDDIR_NAME=_build-no-slurm sh contrib/build.sh "$top/_inst-no-slurm" --without-slurm
-_build-no-slurm/src/tools/prte_info/prte_info --version --parsable | grep -qx 'config:slurm:no' || {
-    echo "run-tests: prte_info of the build --without-slurm does not say config:slurm:no" >&2
-    exit 1
-}
-make -j2 -C _build-no-slurm check CTEST_FLAGS="-L unit"
-make -C _build-no-slurm check CTEST_FLAGS="-R '^(component_loading|out_of_tree_component|slurm_)'"
 phase "done"

@@ -6,6 +6,10 @@
 # unit tests of code that crosses threads: about 7 minutes on 2 cores. Called by
 # contrib/run-tests.sh after the main build; $1 is the install prefix (nothing is installed).
 #
+# Being --without-slurm, it is also the check that the project builds and its components load
+# without libslurm (docs/slurm.md): component_loading and out_of_tree_component run here too, and
+# the Slurm tests, which skip by design saying why. (This was a fourth build of its own.)
+#
 # Every report fails the run. Each instrumented process (prte, the daemons, prun, the test
 # clients) writes its reports to $logs/tsan.<pid> (TSAN_OPTIONS log_path: a daemon's stderr may
 # reach nobody) and stops at the first (halt_on_error, exit status 66); after the tests this
@@ -26,11 +30,20 @@ make -j2 all
 clients=$(make -pn 2>/dev/null | sed -n 's/^check_PROGRAMS = //p' | head -1 | tr ' ' '\n' | grep '^test/clients/' |
     sed 's/\$(EXEEXT)//')
 [ -n "$clients" ] || { echo "tsan-tests: no test clients found in the Makefile's check_PROGRAMS" >&2; exit 1; }
+# The test components (component_loading's, and the elastic tests' ras/pushtest).
+components=$(make -pn 2>/dev/null | sed -n 's/^check_LTLIBRARIES = //p' | head -1)
+[ -n "$components" ] || { echo "tsan-tests: no test components found in the Makefile's check_LTLIBRARIES" >&2; exit 1; }
 # The unit tests of the code that crosses threads: the event loop's posting from other threads, the
 # state machine's dispatcher, child processes watched from the loop, rml's connections and messenger.
 units="event_loop_test state_machine_test child_process_test rml_connection_test rml_messenger_test"
-make -j2 $clients test/components/push/mca_ras_pushtest.la $(for u in $units; do echo "test/unit/$u"; done) \
-    test/CTestTestfile.cmake
+make -j2 $clients $components $(for u in $units; do echo "test/unit/$u"; done) test/CTestTestfile.cmake
+
+# This build is also the project's build without the Slurm components (docs/slurm.md): it says so,
+# and the components' tests pass in it (the Slurm tests skip by design, saying why).
+src/tools/prte_info/prte_info --version --parsable | grep -qx 'config:slurm:no' || {
+    echo "tsan-tests: prte_info of the build --without-slurm does not say config:slurm:no" >&2
+    exit 1
+}
 
 logs=$build/tsan-logs
 rm -rf "$logs"
@@ -43,8 +56,13 @@ export TSAN_OPTIONS
 norandom=
 setarch "$(uname -m)" -R true 2>/dev/null && norandom="setarch $(uname -m) -R"
 status=0
-$norandom ctest --test-dir test --output-on-failure -R "^((group|elastic)_.*|$(echo $units | tr ' ' '|'))\$" ||
+# Side by side, as make check runs them (test/Makefile.inc), but fewer at once: an instrumented
+# process needs several times the CPU of a plain one.
+rm -f test/Testing/last-run.xml
+$norandom ctest --test-dir test --output-on-failure --output-junit Testing/last-run.xml -j"${PRTE_TSAN_TEST_JOBS:-3}" \
+    -R "^((group|elastic)_.*|component_loading|out_of_tree_component|slurm_.*|$(echo $units | tr ' ' '|'))\$" ||
     status=$?
+sh "$top/contrib/slowest-tests.sh" test || true
 reports=$(find "$logs" -type f | sort)
 if [ -n "$reports" ]; then
     for f in $reports; do
