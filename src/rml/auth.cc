@@ -51,7 +51,7 @@ std::string make_secret()
 {
     uint8_t raw[32];
     random_bytes(raw, sizeof(raw));
-    static const char* digits = "0123456789abcdef";
+    static constexpr char digits[] = "0123456789abcdef";
     std::string out;
     for (uint8_t b : raw) {
         out += digits[b >> 4];

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -14,15 +15,16 @@ namespace prte::prun {
 
 namespace {
 
-// The JobEvents that subscribed (PMIx passes an event handler nothing of ours).
-JobEvents* subscriber = nullptr;
+// The JobEvents that subscribed (PMIx passes an event handler nothing of ours). Atomic: set and
+// cleared on prun's main thread, read by the event handler on PMIx's thread.
+std::atomic<JobEvents*> subscriber{nullptr};
 
 JobEvents& events_of(void* cbdata) { return *static_cast<JobEvents*>(cbdata); }
 
 void on_event(size_t, pmix_status_t status, const pmix_proc_t* source, pmix_info_t info[], size_t ninfo,
               pmix_info_t*, size_t, pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata)
 {
-    JobEvents* events = subscriber;
+    JobEvents* events = subscriber.load();
     if (events) {
         {
             std::lock_guard<std::mutex> lock(events->mutex);
@@ -47,7 +49,8 @@ void on_event(size_t, pmix_status_t status, const pmix_proc_t* source, pmix_info
 
 JobEvents::~JobEvents()
 {
-    if (subscriber == this) subscriber = nullptr;
+    JobEvents* self = this;
+    subscriber.compare_exchange_strong(self, nullptr);
 }
 
 Status JobEvents::open_wake_pipe()

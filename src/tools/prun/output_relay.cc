@@ -1,5 +1,6 @@
 #include "tools/prun/output_relay.h"
 
+#include <atomic>
 #include <string_view>
 
 #include "pmix/attributes.h"
@@ -12,8 +13,9 @@ namespace {
 
 constexpr uint64_t kAckEvery = 1u << 20;
 
-// The relay that receives the output (see OutputRelay).
-OutputRelay* receiver = nullptr;
+// The relay that receives the output (see OutputRelay). Atomic: set and cleared on prun's main
+// thread, read by the output callback on PMIx's thread.
+std::atomic<OutputRelay*> receiver{nullptr};
 
 void on_ack_answered(pmix_status_t, pmix_info_t*, size_t, void* cbdata, pmix_release_cbfunc_t release_fn,
                      void* release_cbdata)
@@ -33,13 +35,14 @@ OutputRelay::OutputRelay(OutputWriter& writer, JobEvents& events, const output::
 
 OutputRelay::~OutputRelay()
 {
-    if (receiver == this) receiver = nullptr;
+    OutputRelay* self = this;
+    receiver.compare_exchange_strong(self, nullptr);
 }
 
 void OutputRelay::on_output(size_t, pmix_iof_channel_t channel, pmix_proc_t* source, pmix_byte_object_t* payload,
                             pmix_info_t* info, size_t ninfo)
 {
-    if (receiver) receiver->receive(channel, source, payload, info, ninfo);
+    if (OutputRelay* relay = receiver.load()) relay->receive(channel, source, payload, info, ninfo);
 }
 
 void OutputRelay::receive(pmix_iof_channel_t channel, const pmix_proc_t* source, const pmix_byte_object_t* payload,
