@@ -169,3 +169,30 @@ TEST_F(RmlMessenger, TheHeartbeatFindsTheSilentChildAndHearsOneBusySending)
 }
 
 }  // namespace
+
+// oob_tcp_if_include (Options::if_include): a network selects the interfaces whose address is in
+// it; a malformed one stops the messenger with an error naming it, where it used to match nothing.
+TEST_F(RmlMessenger, AnIncludedNetworkSelectsTheInterfacesInIt)
+{
+    prte::rml::Options o;
+    o.secret = secret_;
+    o.if_include = {"127.0.0.0/8"};
+    prte::Status st = messenger().start(loop_.base(), o);
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_EQ(messenger().uri().rfind("tcp://127.", 0), 0u) << messenger().uri();
+}
+
+TEST_F(RmlMessenger, AMalformedIncludedNetworkIsRefusedNamingIt)
+{
+    for (std::string bad : {"127.0.0.0/33", "127.0.0.0/8x", "127.0.0/8", "127.0.0.0/", "127.0.0.0/-1", "lo/8"}) {
+        prte::rml::Options o;
+        o.secret = secret_;
+        o.if_include = {"lo", bad};
+        prte::Status st = messenger().start(loop_.base(), o);
+        EXPECT_EQ(st.code(), prte::Errc::bad_param) << bad;
+        EXPECT_EQ(st.message(), "oob_tcp_if_include: '" + bad +
+                                    "' is not an IPv4 network (address/bits, e.g. 198.18.0.0/24, bits from 0 to 32) "
+                                    "nor an interface name");
+        messenger().stop();
+    }
+}
