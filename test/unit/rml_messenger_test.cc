@@ -84,13 +84,13 @@ TEST_F(RmlMessenger, FramesWhoseOriginCannotBeRightAreDroppedAndRelayedOnesDeliv
     std::vector<Frame> got;
     bool closed = false;
     Connection& one = peer(1, got, closed);
-    one.send(Frame{0, 0, tag::plm, 1, {}});                       // claims to be the messenger itself
-    one.send(Frame{kInvalidRank, 0, tag::plm, 2, {}});            // claims no daemon
-    one.send(Frame{1, kInvalidRank, tag::plm, 3, {}});            // for no daemon
-    one.send(Frame{2, 0, tag::daemon_report, 4, {}});             // daemon 2's call home, through daemon 1
-    one.send(Frame{1, 0, tag::daemon_report, 5, {}});             // daemon 1's own call home
-    one.send(Frame{7, 0, tag::plm, 6, {}});                       // relayed from below daemon 1
-    one.send(Frame{1, 0, tag::xcast_ack, 7, {}});                 // the end (frames arrive in order)
+    EXPECT_TRUE(one.send(Frame{0, 0, tag::plm, 1, {}}));             // claims to be the messenger itself
+    EXPECT_TRUE(one.send(Frame{kInvalidRank, 0, tag::plm, 2, {}}));  // claims no daemon
+    EXPECT_TRUE(one.send(Frame{1, kInvalidRank, tag::plm, 3, {}}));  // for no daemon
+    EXPECT_TRUE(one.send(Frame{2, 0, tag::daemon_report, 4, {}}));   // daemon 2's call home, through daemon 1
+    EXPECT_TRUE(one.send(Frame{1, 0, tag::daemon_report, 5, {}}));   // daemon 1's own call home
+    EXPECT_TRUE(one.send(Frame{7, 0, tag::plm, 6, {}}));             // relayed from below daemon 1
+    EXPECT_TRUE(one.send(Frame{1, 0, tag::xcast_ack, 7, {}}));       // the end (frames arrive in order)
     ASSERT_TRUE(loop_.run_until([&] { return marker; }));
     using Seen = std::vector<std::pair<Rank, prte::rml::Tag>>;
     EXPECT_EQ(delivered, (Seen{{1, tag::daemon_report}, {7, tag::plm}}));

@@ -399,14 +399,18 @@ void kill_job_procs(const JobPtr& job)
     odls::base::module()->kill(job);
     if (live_remote_daemons() == 0) return;
     msg::DaemonCommand c{msg::Command::kill_job, job->nspace, 0};
-    broadcast(rml::tag::daemon, msg::encode(c));
+    if (Status st = broadcast(rml::tag::daemon, msg::encode(c)); !st) {
+        output::warning("cannot order the daemons to kill job {}'s processes: {}", job->nspace, st.message());
+    }
 }
 
 void release_job_on_daemons(const JobPtr& job)
 {
     if (live_remote_daemons() == 0) return;
     msg::DaemonCommand c{msg::Command::cleanup_job, job->nspace, 0};
-    broadcast(rml::tag::daemon, msg::encode(c));
+    if (Status st = broadcast(rml::tag::daemon, msg::encode(c)); !st) {
+        output::warning("cannot tell the daemons to release job {}: {}", job->nspace, st.message());
+    }
 }
 
 void teardown_daemons(std::function<void()> then)
@@ -419,7 +423,11 @@ void teardown_daemons(std::function<void()> then)
     m.teardown_done = std::move(then);
     verbose()(2, "ordering {} daemon(s) to exit", live_remote_daemons());
     msg::DaemonCommand c{msg::Command::exit, {}, 0};
-    broadcast(rml::tag::daemon, msg::encode(c));
+    // Not returned early: the timer below still ends the wait (and the launcher's finalize ends
+    // the daemons it started).
+    if (Status st = broadcast(rml::tag::daemon, msg::encode(c)); !st) {
+        output::warning("cannot order the daemons to exit: {}", st.message());
+    }
     m.teardown_timer = evtimer_new(
         rt().loop().base(),
         [](evutil_socket_t, short, void*) {
