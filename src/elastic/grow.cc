@@ -36,7 +36,11 @@ void introduce_jobs(runtime::Runtime& rt, const std::vector<Rank>& targets)
             continue;
         }
         rml::Payload launch = msg::encode_job(*job);
-        for (Rank r : targets) messenger().send(r, rml::tag::launch_apps, launch);
+        for (Rank r : targets) {
+            if (Status st = messenger().send(r, rml::tag::launch_apps, launch); !st) {
+                output::warning("cannot tell grown daemon {} of job {}: {}", r, job->nspace, st.message());
+            }
+        }
     }
 }
 
@@ -71,11 +75,21 @@ void CampaignEngine::fail_grow(uint64_t id, const std::string& cause, pmix_statu
         runtime::Node* node = rt_.pool().find(name);
         if (node && node->daemon != runtime::kInvalidRank) ranks.push_back(node->daemon);
     }
-    if (plm::Module* m = plm::base::module()) m->kill_daemons(ranks);
+    if (plm::Module* m = plm::base::module()) {
+        if (Status st = m->kill_daemons(ranks); !st) {
+            output::warning("campaign {} (grow): cannot end its daemon(s) {}: {}", c.id, fmt::join(ranks, ","),
+                            st.message());
+        }
+    }
     for (Rank r : ranks) plm::base::record_departure(r);
     messenger().mark_departed(ranks);
     // Daemons that had the campaign's wireup route to them: tell them the ranks are gone.
-    if (c.wiring) plm::base::broadcast(rml::tag::daemon_died, msg::encode_ranks(ranks));
+    if (c.wiring) {
+        if (Status st = plm::base::broadcast(rml::tag::daemon_died, msg::encode_ranks(ranks)); !st) {
+            output::warning("campaign {} (grow): cannot tell the daemons that daemon(s) {} left: {}", c.id,
+                            fmt::join(ranks, ","), st.message());
+        }
+    }
     ras::base::grow_failed(c.target_nodes, rt_.pool());
     for (const auto& name : c.target_nodes) {
         if (runtime::Node* node = rt_.pool().find(name)) plm::base::reset_node(*node);
@@ -195,7 +209,9 @@ bool CampaignEngine::daemon_lost(Rank rank, runtime::ProcState reason, const std
     }
     // An unrequested departure: the DVM carries on without the node (spec: issue item 7).
     output::error("{}; the DVM carries on without node {} (elastic mode)", why, node ? node->name : "?");
-    plm::base::broadcast(rml::tag::daemon_died, msg::encode_ranks({rank}));
+    if (Status st = plm::base::broadcast(rml::tag::daemon_died, msg::encode_ranks({rank})); !st) {
+        output::warning("cannot tell the daemons that daemon {} left: {}", rank, st.message());
+    }
     if (node) {
         plm::base::end_jobs_on_node(node, why, true);
         plm::base::reset_node(*node);

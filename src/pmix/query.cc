@@ -385,7 +385,9 @@ void on_alloc_query(runtime::Rank origin, rml::Payload&& payload)
     std::optional<std::string> status = allocation_status(qualified ? std::optional<std::string>(alloc_id) : std::nullopt);
     rml::Writer w;
     w.u64(id).u8(status ? 1 : 0).str(status.value_or(""));
-    rml::Messenger::instance().send(origin, rml::tag::alloc_query_reply, w.take());
+    if (Status st = rml::Messenger::instance().send(origin, rml::tag::alloc_query_reply, w.take()); !st) {
+        verbose()(1, "cannot answer daemon {}'s allocation status query {}: {}", origin, id, st.message());
+    }
 }
 
 void on_alloc_query_reply(runtime::Rank origin, rml::Payload&& payload)

@@ -43,7 +43,9 @@ void reply(Rank to, uint64_t id, pmix_status_t status, const rml::Payload& data)
 {
     rml::Writer w;
     w.u64(id).i32(status).bytes(data);
-    messenger().send(to, rml::tag::direct_modex_reply, w.take());
+    if (Status st = messenger().send(to, rml::tag::direct_modex_reply, w.take()); !st) {
+        detail::verbose()(1, "cannot answer daemon {}'s direct modex request {}: {}", to, id, st.message());
+    }
 }
 
 // Another daemon asks for one of our processes' data.
@@ -113,7 +115,9 @@ void on_stdin(Rank origin, rml::Payload&& payload)
     auto ack = [origin, id](const Status& st) {
         rml::Writer w;
         w.u64(id).i32(detail::to_pmix_status(st));
-        messenger().send(origin, rml::tag::stdin_ack, w.take());
+        if (Status sent = messenger().send(origin, rml::tag::stdin_ack, w.take()); !sent) {
+            detail::verbose()(1, "cannot acknowledge daemon {}'s stdin {}: {}", origin, id, sent.message());
+        }
     };
     runtime::JobPtr job = runtime::Runtime::instance().jobs().find(nspace);
     odls::Module* odls = odls::base::module();

@@ -220,7 +220,10 @@ void on_daemon_died(Rank, rml::Payload&& payload)
 void forward_output(const runtime::Job& job, Rank rank, pmix_iof_channel_t channel, const char* data, size_t size)
 {
     plm::msg::Output o{job.nspace, rank, channel, rml::Payload(data, data + size)};
-    messenger().send(0, rml::tag::iof, plm::msg::encode(o));
+    if (Status st = messenger().send(0, rml::tag::iof, plm::msg::encode(o)); !st) {
+        verbose()(1, "daemon {}: cannot forward {} bytes of output of rank {} of job {} to the master: {}", self(), size,
+                  rank, job.nspace, st.message());
+    }
 }
 
 }  // namespace

@@ -146,7 +146,14 @@ int main(int argc, char** argv)
     prte::prted::install_handlers();
     prte::prted::start_heartbeat();
     prte::pmix::enable_remote_services();
-    if (auto* g = prte::grpcomm::base::module()) g->init();
+    if (auto* g = prte::grpcomm::base::module()) {
+        if (prte::Status st = g->init(); !st) {
+            prte::output::error("daemon {}: cannot start the collectives (grpcomm): {}", options.rank, st.message());
+            prte::pmix::stop();
+            rt.finalize();
+            return 1;
+        }
+    }
     rt.set_shutdown_handler([] {
         prte::prted::exit_watchdog::arm(prte::runtime::Runtime::instance().shutdown_reason());
         prte::prted::begin_shutdown();

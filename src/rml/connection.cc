@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "util/strings.h"
 #include "util/tcp_nodelay.h"
 
 namespace prte::rml {
@@ -63,13 +64,9 @@ bool parse_address(const std::string& text, sockaddr_in& out)
     std::memset(&out, 0, sizeof(out));
     out.sin_family = AF_INET;
     if (inet_pton(AF_INET, text.substr(0, colon).c_str(), &out.sin_addr) != 1) return false;
-    try {
-        int port = std::stoi(text.substr(colon + 1));
-        if (port <= 0 || port > 65535) return false;
-        out.sin_port = htons(static_cast<uint16_t>(port));
-    } catch (...) {
-        return false;
-    }
+    auto port = util::parse_int(std::string_view(text).substr(colon + 1));
+    if (!port || *port <= 0 || *port > 65535) return false;
+    out.sin_port = htons(static_cast<uint16_t>(*port));
     return true;
 }
 

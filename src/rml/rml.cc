@@ -29,25 +29,39 @@ output::VerboseStream& verbose_stream()
     return stream;
 }
 
+struct Ipv4Network {
+    in_addr address{};
+    int bits = 0;
+
+    bool contains(in_addr addr) const
+    {
+        uint32_t mask = bits == 0 ? 0 : htonl(~uint32_t(0) << (32 - bits));
+        return (addr.s_addr & mask) == (address.s_addr & mask);
+    }
+};
+
+// An include-list entry with a '/' is a network: nullopt unless it is exactly "a.b.c.d/bits".
+std::optional<Ipv4Network> parse_network(const std::string& item)
+{
+    auto slash = item.find('/');
+    Ipv4Network net;
+    auto bits = util::parse_int(std::string_view(item).substr(slash + 1));
+    if (!bits || *bits < 0 || *bits > 32) return std::nullopt;
+    if (inet_pton(AF_INET, item.substr(0, slash).c_str(), &net.address) != 1) return std::nullopt;
+    net.bits = static_cast<int>(*bits);
+    return net;
+}
+
 // "198.18.0.0/24" matches the address; anything else is an interface name.
 bool selected(const std::vector<std::string>& include, const char* ifname, in_addr addr)
 {
     for (const auto& item : include) {
-        auto slash = item.find('/');
-        if (slash == std::string::npos) {
+        if (item.find('/') == std::string::npos) {
             if (item == ifname) return true;
             continue;
         }
-        in_addr net{};
-        int bits = 0;
-        try {
-            bits = std::stoi(item.substr(slash + 1));
-        } catch (...) {
-            continue;
-        }
-        if (bits < 0 || bits > 32 || inet_pton(AF_INET, item.substr(0, slash).c_str(), &net) != 1) continue;
-        uint32_t mask = bits == 0 ? 0 : htonl(~uint32_t(0) << (32 - bits));
-        if ((addr.s_addr & mask) == (net.s_addr & mask)) return true;
+        // Messenger::start refused a malformed network before listening.
+        if (auto net = parse_network(item); net && net->contains(addr)) return true;
     }
     return false;
 }
@@ -103,6 +117,17 @@ const char* unacceptable(const Connection& c, const Frame& f, Rank self)
 
 }  // namespace
 
+std::optional<std::string> check_if_include(const std::string& list)
+{
+    for (const auto& item : util::split(list, ',', true)) {
+        if (item.find('/') == std::string::npos || parse_network(item)) continue;
+        return fmt::format("'{}' is not an IPv4 network (address/bits, e.g. 198.18.0.0/24, bits from 0 to 32) "
+                           "nor an interface name",
+                           item);
+    }
+    return std::nullopt;
+}
+
 Messenger::Messenger() : tree_(std::make_unique<RadixTree>(0, 1, 64)) {}
 
 Messenger::~Messenger() = default;
@@ -121,6 +146,9 @@ Status Messenger::start(event_base* base, Options options)
     options_ = std::move(options);
     verbose_stream().set_level(options_.verbose);
     tree_ = std::make_unique<RadixTree>(options_.self, options_.self + 1, options_.radix);
+    if (auto problem = check_if_include(util::join(options_.if_include, ","))) {
+        return {Errc::bad_param, fmt::format("oob_tcp_if_include: {}", *problem)};
+    }
     std::vector<std::string> addresses = listen_addresses(options_.if_include);
     if (addresses.empty()) {
         return {Errc::bad_param, fmt::format("oob_tcp_if_include '{}' matches no IPv4 interface that is up",

@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -45,6 +46,12 @@ struct Options {
 };
 // The parameters behind Options (rml_radix, oob_tcp_if_include, rml_base_verbose) are read by
 // mca/base/core_params.h: messenger_options().
+
+// Why an oob_tcp_if_include list (comma-separated) has an entry that is neither an interface name
+// nor an IPv4 network "address/bits" (bits 0 to 32), nullopt when every entry is one of them. The
+// parameter's validator, and Messenger::start's check of its options: a malformed network would
+// otherwise match nothing, and the daemon listen somewhere else or nowhere without a word.
+std::optional<std::string> check_if_include(const std::string& list);
 
 class Heartbeat;
 

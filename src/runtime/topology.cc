@@ -117,7 +117,10 @@ Status load_shared_topology(const std::string& file)
 hwloc_topology_t shared_topology()
 {
     SharedTopology& s = shared();
-    if (!s.loaded) load_shared_topology("");
+    if (!s.loaded) {
+        ignore_status(load_shared_topology(""),
+                      "with no file it cannot fail: a failed discovery leaves a null topology, which callers handle");
+    }
     return s.topology;
 }
 

@@ -24,7 +24,10 @@ enum class Errc {
     peer_ended,         // a participant ended before it took part (a collective's member died)
 };
 
-class Status {
+// [[nodiscard]]: a Status nobody looks at is an error nobody hears about. The build adds
+// -Werror=unused-result (configure.ac), so dropping one fails to compile; where dropping is right,
+// say so with ignore_status() below.
+class [[nodiscard]] Status {
   public:
     Status() = default;
     Status(Errc code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -42,5 +45,13 @@ class Status {
 };
 
 const char* to_string(Errc code);
+
+// Drops a Status on purpose. `why` is for the reader (and grep): it says why nobody needs to hear
+// about this failure, e.g. "best effort: the peer may already be gone".
+inline void ignore_status(const Status& status, const char* why)
+{
+    (void)status;
+    (void)why;
+}
 
 }  // namespace prte

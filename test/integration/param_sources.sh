@@ -1,6 +1,6 @@
 # Parameter precedence through a real program: default < system file < user file < environment <
-# command line, each value reported with its source; bad values, integers outside their range and bad
-# files are one-line errors; an unknown parameter name is a warning, from prte_info and prte.
+# command line, each value reported with its source; bad values, integers outside their range, values
+# a parameter's validator refuses and bad files are one-line errors; an unknown parameter name is a warning, from prte_info and prte.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dvm_lib.sh"
 
@@ -63,6 +63,22 @@ for v in 0 -1; do
     fi
     expect_line "radix$v" err "prte: error: bad value '$v' for parameter rml_radix (from command line --prtemca rml_radix): expected an integer from 1 to"
     expect_one_line_errors "radix$v"
+done
+# Values that once meant something else without a word ("4abc" slots read as 4, a misspelt policy as
+# cores; a network of 33 bits matched no interface) are refused by the parameters' validators.
+for setting in "prte_set_slots 4abc expected cores, hwthreads" "oob_tcp_if_include 198.18.0.0/33 '198.18.0.0/33' is not an IPv4 network"; do
+    set -- $setting
+    name=$1 value=$2
+    shift 2
+    run "$name" "$PRTE" --daemonize --prtemca "$name" "$value"
+    if [ "$(status_of "$name")" = 0 ]; then
+        "$PTERM" >/dev/null 2>&1
+        fail "prte started a DVM with $name $value"
+    else
+        pass "prte refuses $name $value"
+    fi
+    expect_line "$name" err "prte: error: bad value '$value' for parameter $name (from command line --prtemca $name): $*"
+    expect_one_line_errors "$name"
 done
 
 # Usage errors: exit 2 with a pointer to --help.

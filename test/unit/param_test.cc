@@ -253,3 +253,30 @@ TEST(ParamTest, ExplicitSettingsCarryTheWinningValueForDaemons)
     EXPECT_EQ(settings[0], (std::pair<std::string, std::string>{"a_b", "cmd"}));
     EXPECT_EQ(settings[1], (std::pair<std::string, std::string>{"c_d", "file"}));
 }
+
+TEST(ParamTest, RegisteringAgainWithTheSameTypeReturnsTheFirst)
+{
+    // A framework opened twice registers its parameters twice: that is not an error.
+    ParamRegistry r;
+    auto& first = r.register_int({"ras", "base", "verbose"}, 3, "verbosity");
+    auto& again = r.register_int({"ras", "base", "verbose"}, 7, "verbosity");
+    EXPECT_EQ(&first, &again);
+    EXPECT_EQ(again.as_int(), 3);
+    EXPECT_TRUE(r.errors().empty());
+}
+
+TEST(ParamTest, RegisteringAgainWithAnotherTypeIsAnError)
+{
+    ParamRegistry r;
+    auto& first = r.register_int({"ras", "base", "verbose"}, 3, "verbosity");
+    auto& again = r.register_string({"ras", "base", "verbose"}, "high", "verbosity");
+    EXPECT_EQ(&first, &again);
+    EXPECT_EQ(again.type(), prte::mca::ParamType::integer);
+    EXPECT_EQ(again.as_int(), 3);
+    ASSERT_EQ(r.errors().size(), 1u);
+    EXPECT_EQ(r.errors()[0], "parameter ras_base_verbose is registered twice with different types (int, then "
+                             "string): the second registration is refused");
+    r.register_bool({"ras", "base", "verbose"}, true, "verbosity");
+    r.register_enum({"ras", "base", "verbose"}, "a", {"a"}, "verbosity");
+    EXPECT_EQ(r.errors().size(), 3u);
+}

@@ -163,12 +163,13 @@ TEST(PendingRelays, AnAnswerThatRelaysAgainIsNotAnsweredByTheSameSweep)
     PendingRelays relays;
     int first_answers = 0;
     std::vector<RelayAnswer> retried;
-    relays.relay(
+    Status st = relays.relay(
         proc("job@1", 0), {1, 0}, [](uint64_t) { return Status{}; },
         [&](const RelayAnswer&) {
             first_answers++;
             relay(relays, retried, proc("job@1", 0), {0});
         });
+    ASSERT_TRUE(st.ok()) << st.message();
     EXPECT_EQ(relays.fail_all(PMIX_ERR_UNREACH, "stopping"), 1u);
     EXPECT_EQ(first_answers, 1);
     EXPECT_TRUE(retried.empty());

@@ -84,13 +84,13 @@ TEST_F(RmlMessenger, FramesWhoseOriginCannotBeRightAreDroppedAndRelayedOnesDeliv
     std::vector<Frame> got;
     bool closed = false;
     Connection& one = peer(1, got, closed);
-    one.send(Frame{0, 0, tag::plm, 1, {}});                       // claims to be the messenger itself
-    one.send(Frame{kInvalidRank, 0, tag::plm, 2, {}});            // claims no daemon
-    one.send(Frame{1, kInvalidRank, tag::plm, 3, {}});            // for no daemon
-    one.send(Frame{2, 0, tag::daemon_report, 4, {}});             // daemon 2's call home, through daemon 1
-    one.send(Frame{1, 0, tag::daemon_report, 5, {}});             // daemon 1's own call home
-    one.send(Frame{7, 0, tag::plm, 6, {}});                       // relayed from below daemon 1
-    one.send(Frame{1, 0, tag::xcast_ack, 7, {}});                 // the end (frames arrive in order)
+    EXPECT_TRUE(one.send(Frame{0, 0, tag::plm, 1, {}}));             // claims to be the messenger itself
+    EXPECT_TRUE(one.send(Frame{kInvalidRank, 0, tag::plm, 2, {}}));  // claims no daemon
+    EXPECT_TRUE(one.send(Frame{1, kInvalidRank, tag::plm, 3, {}}));  // for no daemon
+    EXPECT_TRUE(one.send(Frame{2, 0, tag::daemon_report, 4, {}}));   // daemon 2's call home, through daemon 1
+    EXPECT_TRUE(one.send(Frame{1, 0, tag::daemon_report, 5, {}}));   // daemon 1's own call home
+    EXPECT_TRUE(one.send(Frame{7, 0, tag::plm, 6, {}}));             // relayed from below daemon 1
+    EXPECT_TRUE(one.send(Frame{1, 0, tag::xcast_ack, 7, {}}));       // the end (frames arrive in order)
     ASSERT_TRUE(loop_.run_until([&] { return marker; }));
     using Seen = std::vector<std::pair<Rank, prte::rml::Tag>>;
     EXPECT_EQ(delivered, (Seen{{1, tag::daemon_report}, {7, tag::plm}}));
@@ -169,3 +169,30 @@ TEST_F(RmlMessenger, TheHeartbeatFindsTheSilentChildAndHearsOneBusySending)
 }
 
 }  // namespace
+
+// oob_tcp_if_include (Options::if_include): a network selects the interfaces whose address is in
+// it; a malformed one stops the messenger with an error naming it, where it used to match nothing.
+TEST_F(RmlMessenger, AnIncludedNetworkSelectsTheInterfacesInIt)
+{
+    prte::rml::Options o;
+    o.secret = secret_;
+    o.if_include = {"127.0.0.0/8"};
+    prte::Status st = messenger().start(loop_.base(), o);
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_EQ(messenger().uri().rfind("tcp://127.", 0), 0u) << messenger().uri();
+}
+
+TEST_F(RmlMessenger, AMalformedIncludedNetworkIsRefusedNamingIt)
+{
+    for (std::string bad : {"127.0.0.0/33", "127.0.0.0/8x", "127.0.0/8", "127.0.0.0/", "127.0.0.0/-1", "lo/8"}) {
+        prte::rml::Options o;
+        o.secret = secret_;
+        o.if_include = {"lo", bad};
+        prte::Status st = messenger().start(loop_.base(), o);
+        EXPECT_EQ(st.code(), prte::Errc::bad_param) << bad;
+        EXPECT_EQ(st.message(), "oob_tcp_if_include: '" + bad +
+                                    "' is not an IPv4 network (address/bits, e.g. 198.18.0.0/24, bits from 0 to 32) "
+                                    "nor an interface name");
+        messenger().stop();
+    }
+}

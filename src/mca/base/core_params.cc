@@ -100,7 +100,8 @@ void register_messenger_params(ParamRegistry& registry)
                           {1, std::numeric_limits<uint32_t>::max()});
     registry.register_string({"oob", "tcp", "if_include"}, "",
                              "Interfaces or IPv4 networks (comma-separated: lo,eth0,198.18.0.0/24) the daemons "
-                             "listen on and advertise; empty: every interface that is up");
+                             "listen on and advertise; empty: every interface that is up",
+                             rml::check_if_include);
     registry.register_int({"rml", "", "max_authenticating"}, 0,
                           "Connections a daemon (the master included) keeps at once that are accepted but not yet "
                           "authenticated; past it the oldest is closed. 0: a quarter of the process's descriptor "

@@ -77,7 +77,17 @@ Param& ParamRegistry::add(const ParamName& name, ParamType type, std::string def
 {
     std::string full = name.full();
     auto it = params_.find(full);
-    if (it != params_.end()) return *it->second;
+    if (it != params_.end()) {
+        // The same name and type again is a framework opened twice; another type is two pieces of
+        // code that disagree on what the parameter is, and whichever reads it as the other type
+        // would read nonsense.
+        if (it->second->type_ != type) {
+            errors_.push_back(fmt::format("parameter {} is registered twice with different types ({}, then {}): "
+                                          "the second registration is refused",
+                                          full, to_string(it->second->type_), to_string(type)));
+        }
+        return *it->second;
+    }
     auto param = std::make_unique<Param>();
     param->name_ = name;
     param->full_name_ = full;

@@ -110,6 +110,8 @@ class ParamRegistry {
     ParamRegistry& operator=(const ParamRegistry&) = delete;
 
     // Registering an existing name returns the existing parameter (frameworks may be re-opened).
+    // Registering it again with another type is a bug in whoever registered it: it is reported in
+    // errors() and the existing parameter is returned unchanged.
     // An integer's range bounds every value it may take, its default included.
     Param& register_int(const ParamName& name, int64_t default_value, std::string help, IntRange range = {});
     Param& register_bool(const ParamName& name, bool default_value, std::string help);
@@ -136,8 +138,8 @@ class ParamRegistry {
     std::vector<const Param*> all() const;  // sorted by full name
 
     // Problems found while resolving values (a value that does not parse, an unknown enum
-    // value), each one line naming the parameter, the value and its source. Programs report
-    // them and exit non-zero.
+    // value), each one line naming the parameter, the value and its source, and parameters
+    // registered twice with different types. Programs report them and exit non-zero.
     const std::vector<std::string>& errors() const { return errors_; }
     void clear_errors() { errors_.clear(); }
 

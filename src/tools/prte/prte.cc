@@ -215,7 +215,14 @@ int main(int argc, char** argv)
         return 1;
     }
     prte::pmix::enable_remote_services();
-    if (auto* g = prte::grpcomm::base::module()) g->init();
+    if (auto* g = prte::grpcomm::base::module()) {
+        if (prte::Status st = g->init(); !st) {
+            prte::output::error("cannot start the DVM's collectives (grpcomm): {}", st.message());
+            prte::pmix::stop();
+            rt.finalize();
+            return 1;
+        }
+    }
     rt.set_campaigns(std::make_unique<prte::elastic::CampaignEngine>(rt));
     // The master's own copy of a broadcast command (a shrink order) has nothing left to do here:
     // the elastic DVM acts on a shrink as it sends it.

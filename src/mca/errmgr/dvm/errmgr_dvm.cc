@@ -110,7 +110,9 @@ void DvmErrmgrModule::daemon_lost(runtime::Rank daemon, ProcState reason)
         return;
     }
     output::error("{}; aborting its jobs, and the DVM shuts down (as PRRTE's does when it loses a daemon)", why);
-    plm::base::broadcast(rml::tag::daemon_died, plm::msg::encode_ranks({daemon}));
+    if (Status st = plm::base::broadcast(rml::tag::daemon_died, plm::msg::encode_ranks({daemon})); !st) {
+        output::warning("cannot tell the daemons that daemon {} was lost: {}", daemon, st.message());
+    }
     plm::base::end_jobs_on_node(node, why);
     rt.request_shutdown(1, why);
 }

@@ -98,7 +98,9 @@ void DirectModule::on_xcast(Rank origin, rml::Payload&& payload)
         // A copy that came again through a repaired tree: the sender only needs the acknowledgement.
         rml::Writer ack;
         ack.u64(id);
-        transport_->send(origin, rml::tag::xcast_ack, ack.take());
+        if (Status st = transport_->send(origin, rml::tag::xcast_ack, ack.take()); !st) {
+            verbose()(1, "xcast {}: cannot acknowledge a repeated copy to daemon {}: {}", id, origin, st.message());
+        }
         return;
     }
     XcastOp op;
@@ -204,11 +206,15 @@ void DirectModule::maybe_finish(uint64_t id)
     rml::Payload payload = ack.take();
     if (op.from != kInvalidRank) {
         verbose()(10, "xcast {}: done here, acknowledging to daemon {}", id, op.from);
-        transport_->send_direct(op.from, rml::tag::xcast_ack, payload);
+        if (Status st = transport_->send_direct(op.from, rml::tag::xcast_ack, payload); !st) {
+            verbose()(1, "xcast {}: cannot acknowledge to daemon {}: {}", id, op.from, st.message());
+        }
     }
     if (parent != kInvalidRank && parent != op.from && !transport_->tree().departed(parent)) {
         verbose()(10, "xcast {}: done here, acknowledging to daemon {} (its parent now)", id, parent);
-        transport_->send(parent, rml::tag::xcast_ack, std::move(payload));
+        if (Status st = transport_->send(parent, rml::tag::xcast_ack, std::move(payload)); !st) {
+            verbose()(1, "xcast {}: cannot acknowledge to daemon {} (its parent now): {}", id, parent, st.message());
+        }
     }
 }
 

@@ -83,25 +83,6 @@ const std::string& param_text(const char* name)
 // Where prted is: plm_base_prted, by default installed beside prte.
 const std::string& prted_path() { return param_text("plm_base_prted"); }
 
-// prte_set_slots: how many slots a node whose count nobody gave gets, from its daemon's report.
-int slots_from(const runtime::NodeTopology& t)
-{
-    const std::string& policy = param_text("prte_set_slots");
-    int n = 0;
-    if (policy == "cores") n = t.cores;
-    else if (policy == "hwthreads" || policy == "pus") n = t.hwthreads;
-    else if (policy == "numas") n = t.numa_domains;
-    else if (policy == "packages" || policy == "sockets") n = t.packages;
-    else {
-        try {
-            n = std::stoi(policy);
-        } catch (...) {
-            n = t.cores;
-        }
-    }
-    return n > 0 ? n : 1;
-}
-
 void on_report(Rank origin, rml::Payload&& payload)
 {
     msg::DaemonReport report;
@@ -128,7 +109,7 @@ void on_report(Rank origin, rml::Payload&& payload)
         verbose()(2, "daemon {} launched for node {} calls itself {}", report.rank, node->name, report.node_name);
         node->aliases.push_back(report.node_name);
     }
-    if (!node->slots_given) node->slots = slots_from(node->topology);
+    if (!node->slots_given) node->slots = slots_for(param_text("prte_set_slots"), node->topology);
     node->state = node->state == runtime::NodeState::not_included ? node->state : runtime::NodeState::up;
     verbose()(5, "daemon {} on node {} called home ({} cores, {} hwthreads, {} NUMA; {}): {}/{} reported", report.rank,
               node->name, node->topology.cores, node->topology.hwthreads, node->topology.numa_domains,
@@ -418,14 +399,18 @@ void kill_job_procs(const JobPtr& job)
     odls::base::module()->kill(job);
     if (live_remote_daemons() == 0) return;
     msg::DaemonCommand c{msg::Command::kill_job, job->nspace, 0};
-    broadcast(rml::tag::daemon, msg::encode(c));
+    if (Status st = broadcast(rml::tag::daemon, msg::encode(c)); !st) {
+        output::warning("cannot order the daemons to kill job {}'s processes: {}", job->nspace, st.message());
+    }
 }
 
 void release_job_on_daemons(const JobPtr& job)
 {
     if (live_remote_daemons() == 0) return;
     msg::DaemonCommand c{msg::Command::cleanup_job, job->nspace, 0};
-    broadcast(rml::tag::daemon, msg::encode(c));
+    if (Status st = broadcast(rml::tag::daemon, msg::encode(c)); !st) {
+        output::warning("cannot tell the daemons to release job {}: {}", job->nspace, st.message());
+    }
 }
 
 void teardown_daemons(std::function<void()> then)
@@ -438,7 +423,11 @@ void teardown_daemons(std::function<void()> then)
     m.teardown_done = std::move(then);
     verbose()(2, "ordering {} daemon(s) to exit", live_remote_daemons());
     msg::DaemonCommand c{msg::Command::exit, {}, 0};
-    broadcast(rml::tag::daemon, msg::encode(c));
+    // Not returned early: the timer below still ends the wait (and the launcher's finalize ends
+    // the daemons it started).
+    if (Status st = broadcast(rml::tag::daemon, msg::encode(c)); !st) {
+        output::warning("cannot order the daemons to exit: {}", st.message());
+    }
     m.teardown_timer = evtimer_new(
         rt().loop().base(),
         [](evutil_socket_t, short, void*) {

@@ -47,7 +47,14 @@ Module* SlurmLaunchModule::ssh()
         candidate.descriptor->query(mca::QueryContext{mca::ProcessRole::master}, result);
         if (result.module && dynamic_cast<Module*>(result.module.get())) ssh_ = std::move(result.module);
     }
-    if (ssh_) static_cast<Module*>(ssh_.get())->init();
+    // One that cannot start is as good as none: the caller then says plm/ssh is not available.
+    if (ssh_) {
+        if (Status st = static_cast<Module*>(ssh_.get())->init(); !st) {
+            verbose()(1, "plm/slurm: plm/ssh cannot start, so nodes in no Slurm job cannot get daemons: {}",
+                      st.message());
+            ssh_.reset();
+        }
+    }
     return static_cast<Module*>(ssh_.get());
 }
 
