@@ -13,7 +13,9 @@
 // ElasticState, which the allocation status query and the daemons read too; what only the engine
 // uses (phase-one answers, the test hold) it owns. Files: requests.cc (submit, on_completed),
 // launch_fence.cc (the two hold points and the release), grow.cc, shrink.cc, campaign_log.cc (what
-// both kinds share: logging, allocation phases, the requester's event). Progress thread only.
+// both kinds share: logging, allocation phases, the requester's event), dvm_status.cc (what pstat
+// shows); the autoscaler, which asks the engine for grows and releases, is its own class
+// (autoscaler.h). Progress thread only.
 #pragma once
 
 #include <chrono>

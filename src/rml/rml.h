@@ -118,7 +118,6 @@ class Messenger {
     // child silent for `timeout`. On the progress thread, once started; stop() ends it.
     void start_heartbeat(std::chrono::milliseconds timeout,
                          std::function<void(runtime::Rank, std::chrono::milliseconds)> on_silent);
-    bool heartbeat_running() const { return heartbeat_ != nullptr; }
     // Closes every connection to `rank` once what is queued for it is written (or after a few
     // seconds), without running the lost-peer handler: the master's way of refusing a daemon it
     // declared lost, which learns it from these closing when it runs again (prted/heartbeat.cc).

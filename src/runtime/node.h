@@ -66,7 +66,6 @@ struct Node {
     std::string scheduler_job;
 
     int available_slots() const { return slots > slots_inuse ? slots - slots_inuse : 0; }
-    bool at_hard_limit() const { return slots_max > 0 && slots_inuse >= slots_max; }
 };
 
 class NodePool {

@@ -67,7 +67,6 @@ class Framework {
     Status select(const QueryContext& context);
     void close();
 
-    bool is_open() const { return open_; }
     const std::vector<Candidate>& candidates() const { return candidates_; }
     const std::vector<Selected>& selected() const { return selected_; }
 

@@ -1,6 +1,6 @@
-/* What pmix422/repairs.c, pmix422/groups.c and pmix422/group_timeouts.c share, and nothing else
- * includes: OpenPMIx 4.2.2's private headers, the check that they describe 4.2.2, and the helpers
- * each defines for the others. Include only under PRTE_PMIX422_PRIVATE_HEADERS. */
+/* What the C files of this directory share, and nothing else includes: OpenPMIx 4.2.2's private
+ * headers, the check that they describe 4.2.2, and the helpers each defines for the others.
+ * Include only under PRTE_PMIX422_PRIVATE_HEADERS. */
 #ifndef PRTE_PMIX_PMIX422_PRIVATE_H
 #define PRTE_PMIX_PMIX422_PRIVATE_H
 

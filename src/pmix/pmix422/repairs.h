@@ -5,8 +5,8 @@
  * Repairs for records that OpenPMIx 4.2.2's server keeps for good after every tool connection
  * and every group operation, which no public call releases (issue 14 item 3, issue 13), and for
  * group operations it leaves waiting for ever when a member ends. Implemented in C against PMIx's
- * private headers (pmix422/repairs.c, pmix422/groups.c); everything else in prte uses only the
- * public API.
+ * private headers (the .c files of this directory, each of which includes pmix422/private.h);
+ * everything else in prte uses only the public API.
  *
  * Every function must be called on PMIx's progress thread (from inside a server upcall) unless it
  * says otherwise.

@@ -311,15 +311,6 @@ bool record_departure(Rank rank)
     return true;
 }
 
-std::vector<Rank> departed_daemons()
-{
-    std::vector<Rank> out;
-    for (size_t r = 1; r < master().daemons.size(); ++r) {
-        if (master().daemons[r].gone) out.push_back(static_cast<Rank>(r));
-    }
-    return out;
-}
-
 void hold_from_wireup(const std::vector<Rank>& ranks)
 {
     for (Rank r : ranks) {

@@ -64,8 +64,6 @@ bool daemon_gone(runtime::Rank rank);
 // Records that a daemon left without repairing the tree (a shrink campaign repairs once for all
 // its targets); false if it was already known gone.
 bool record_departure(runtime::Rank rank);
-// Ranks of daemons that have left (or never came up), for the wireup's rank span.
-std::vector<runtime::Rank> departed_daemons();
 // Daemons a grow is starting are kept out of every wireup (and routed around) until their own
 // campaign wires them: another grow may finish first (rml/radix_tree.h, set_absent).
 void hold_from_wireup(const std::vector<runtime::Rank>& ranks);
