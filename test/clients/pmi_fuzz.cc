@@ -9,6 +9,7 @@
 //   pmi_fuzz before-init           get_maxes before init
 //   pmi_fuzz long-value            init, then a put whose value is 5000 bytes
 //   pmi_fuzz missing-key           init, barrier, get of a key nobody put
+//   pmi_fuzz bad-exitcode          init, then abort with exitcode=7abc (not a number)
 //   pmi_fuzz random SEED COUNT     init, then COUNT valid commands, about one in 8 mutated at random
 // Each mode but pmi2 waits (at most 20 s) for the DVM to end the job.
 #include <poll.h>
@@ -234,6 +235,9 @@ int main(int argc, char** argv)
         send_text("cmd=barrier_in\n");
         receive(10000);
         send_text("cmd=get kvsname=" + kvs + " key=never_put\n");
+    } else if (mode == "bad-exitcode") {
+        init_v1();
+        send_text("cmd=abort exitcode=7abc\n");
     } else if (mode == "random" && argc > 3) {
         run_random(static_cast<unsigned>(std::atoi(argv[2])), std::atoi(argv[3]));
         return 0;  // the DVM may have let every command through

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Bad PMI input from a process ends its job with one message naming the rank and the command, and
-# the daemon serving it carries on: malformed, out of order, a value too long, a get of a key
+# the daemon serving it carries on: malformed, out of order, a value too long, an abort whose
+# exitcode is not a number, a get of a key
 # nobody put; then a fuzz of commands mutated at random (each job either runs or ends with such a
 # message, never hangs, never takes a daemon down). On 2 local nodes, so that a remote daemon's
 # server is fuzzed too.
@@ -24,6 +25,9 @@ bad malformed "malformed PMI command after 'init': 'this' is not key=value"
 bad before-init "PMI command 'get_maxes' refused: it came before init"
 bad long-value "PMI command 'put' refused: the value of key 'big' has 5000 bytes (at most 1024)"
 bad missing-key "PMI command 'get' refused: key 'never_put' was never put"
+# An abort whose exitcode is not a number ends the job as aborted (status 1), saying so; it was
+# read as 7 (atoi), and "abc" as 0, a success.
+bad bad-exitcode "called PMI abort with status 1 (its exitcode '7abc' is not a number)"
 
 seed=1
 while [ "$seed" -le 20 ]; do

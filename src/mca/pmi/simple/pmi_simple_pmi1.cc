@@ -1,68 +1,143 @@
-// pmi/simple: the PMI-1 commands, after init (MPICH's simple PMI client; the Flux RFC 13 lists them).
-#include <cstdlib>
+// pmi/simple: the PMI-1 commands, after init (MPICH's simple PMI client; the Flux RFC 13 lists
+// them). One handler per command, found by name in one table: a command is added by writing its
+// handler and its table row. Also the abort both protocols share.
+#include <array>
+#include <limits>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "mca/pmi/simple/pmi_simple_state.h"
+#include "util/strings.h"
 
 namespace prte::pmi::simple {
 
 using runtime::ProcState;
 
-void SimpleServer::serve_v1(Client& client, const Command& command)
-{
-    const runtime::JobPtr& job = client.space->job;
-    const std::string& name = command.name;
-    if (name == "get_maxes") {
-        answer(client, "maxes",
-               {{"kvsname_max", std::to_string(limits_.kvsname_max)}, {"keylen_max", std::to_string(limits_.key_max)},
-                {"vallen_max", std::to_string(limits_.value_max)}, {"rc", "0"}});
-    } else if (name == "get_appnum") {
-        runtime::Proc* p = job->proc(client.rank);
-        answer(client, "appnum", {{"appnum", std::to_string(p ? p->app_index : 0)}, {"rc", "0"}});
-    } else if (name == "get_my_kvsname") {
-        answer(client, "my_kvsname", {{"kvsname", job->nspace}, {"rc", "0"}});
-    } else if (name == "get_universe_size") {
-        answer(client, "universe_size", {{"size", std::to_string(job->num_procs())}, {"rc", "0"}});
-    } else if (name == "put") {
-        if (!names_own_job(client, name, "kvsname", command.find("kvsname"))) return;
-        put(client, command, command.find("key"), command.find("value"));
-        if (client.phase != Client::Phase::ended) answer(client, "put_result", {{"rc", "0"}});
-    } else if (name == "get") {
+// The handlers: a friend of SimpleServer, since each answers, parks or fails the client through it.
+struct SimpleServer::Pmi1 {
+    using Handler = void (*)(SimpleServer& server, Client& client, const Command& command);
+
+    static void get_maxes(SimpleServer& server, Client& client, const Command&)
+    {
+        const Limits& limits = server.limits_;
+        server.answer(client, "maxes",
+                      {{"kvsname_max", std::to_string(limits.kvsname_max)}, {"keylen_max", std::to_string(limits.key_max)},
+                       {"vallen_max", std::to_string(limits.value_max)}, {"rc", "0"}});
+    }
+
+    static void get_appnum(SimpleServer& server, Client& client, const Command&)
+    {
+        runtime::Proc* p = client.space->job->proc(client.rank);
+        server.answer(client, "appnum", {{"appnum", std::to_string(p ? p->app_index : 0)}, {"rc", "0"}});
+    }
+
+    static void get_my_kvsname(SimpleServer& server, Client& client, const Command&)
+    {
+        server.answer(client, "my_kvsname", {{"kvsname", client.space->job->nspace}, {"rc", "0"}});
+    }
+
+    static void get_universe_size(SimpleServer& server, Client& client, const Command&)
+    {
+        server.answer(client, "universe_size", {{"size", std::to_string(client.space->job->num_procs())}, {"rc", "0"}});
+    }
+
+    static void put(SimpleServer& server, Client& client, const Command& command)
+    {
+        if (!server.names_own_job(client, command.name, "kvsname", command.find("kvsname"))) return;
+        server.put(client, command, command.find("key"), command.find("value"));
+        if (client.phase != Client::Phase::ended) server.answer(client, "put_result", {{"rc", "0"}});
+    }
+
+    static void get(SimpleServer& server, Client& client, const Command& command)
+    {
         const std::string* key = command.find("key");
         if (!key) {
-            fail(client, name, "it names no key");
+            server.fail(client, command.name, "it names no key");
             return;
         }
-        if (!names_own_job(client, name, "kvsname", command.find("kvsname"))) return;
-        if (const std::string* value = lookup(*client.space, *key)) {
-            answer(client, "get_result", {{"rc", "0"}, {"value", *value}});
+        if (!server.names_own_job(client, command.name, "kvsname", command.find("kvsname"))) return;
+        if (const std::string* value = server.lookup(*client.space, *key)) {
+            server.answer(client, "get_result", {{"rc", "0"}, {"value", *value}});
             return;
         }
-        answer(client, "get_result", {{"rc", "-1"}, {"msg", "key_" + *key + "_not_found"}});
-        fail(client, name, fmt::format("key '{}' was never put (by any rank, before the last barrier)", describe(*key)));
-    } else if (name == "barrier_in") {
-        enter_fence(client);
-    } else if (name == "finalize") {
-        client.phase = Client::Phase::finalized;
-        answer(client, "finalize_ack", {});
-    } else if (name == "abort") {
-        const std::string* code = command.find("exitcode");
-        int status = code ? std::atoi(code->c_str()) : 1;
-        if (runtime::Proc* p = job->proc(client.rank)) p->exit_code = status;
-        client.phase = Client::Phase::ended;
-        end_job(job, client.rank, ProcState::called_abort,
-                fmt::format("rank {} of job {} on node {} called PMI abort with status {}", client.rank, job->nspace,
-                            rt().identity().node_name, status));
-    } else if (name == "publish_name" || name == "unpublish_name" || name == "lookup_name") {
-        // Not served: the MPI call fails in the program, which decides what to do.
-        std::string reply = name.substr(0, name.find('_')) + "_result";
-        answer(client, reply, {{"rc", "-1"}, {"msg", "name_service_not_supported_by_prte"}});
-    } else if (name == "spawn") {
-        spawn(client, command);
-    } else {
-        fail(client, name, "it is not a PMI-1 command");
+        server.answer(client, "get_result", {{"rc", "-1"}, {"msg", "key_" + *key + "_not_found"}});
+        server.fail(client, command.name,
+                    fmt::format("key '{}' was never put (by any rank, before the last barrier)", describe(*key)));
     }
+
+    static void barrier_in(SimpleServer& server, Client& client, const Command&) { server.enter_fence(client); }
+
+    static void finalize(SimpleServer& server, Client& client, const Command&)
+    {
+        client.phase = Client::Phase::finalized;
+        server.answer(client, "finalize_ack", {});
+    }
+
+    static void abort(SimpleServer& server, Client& client, const Command& command)
+    {
+        server.abort_job(client, command.find("exitcode"), nullptr);
+    }
+
+    // Not served: the MPI call fails in the program, which decides what to do.
+    static void name_service(SimpleServer& server, Client& client, const Command& command)
+    {
+        std::string reply = command.name.substr(0, command.name.find('_')) + "_result";
+        server.answer(client, reply, {{"rc", "-1"}, {"msg", "name_service_not_supported_by_prte"}});
+    }
+
+    static void spawn(SimpleServer& server, Client& client, const Command& command) { server.spawn(client, command); }
+
+    static constexpr std::array<std::pair<std::string_view, Handler>, 13> kCommands{{
+        {"get_maxes", get_maxes},
+        {"get_appnum", get_appnum},
+        {"get_my_kvsname", get_my_kvsname},
+        {"get_universe_size", get_universe_size},
+        {"put", put},
+        {"get", get},
+        {"barrier_in", barrier_in},
+        {"finalize", finalize},
+        {"abort", abort},
+        {"publish_name", name_service},
+        {"unpublish_name", name_service},
+        {"lookup_name", name_service},
+        {"spawn", spawn},
+    }};
+};
+
+void SimpleServer::serve_v1(Client& client, const Command& command)
+{
+    for (const auto& [name, handler] : Pmi1::kCommands) {
+        if (name == command.name) {
+            handler(*this, client, command);
+            return;
+        }
+    }
+    fail(client, command.name, "it is not a PMI-1 command");
+}
+
+void SimpleServer::abort_job(Client& client, const std::string* exitcode, const std::string* message)
+{
+    const runtime::JobPtr& job = client.space->job;
+    // The status the program asked for; one that is not a number is reported, and the job still
+    // ends as aborted (with 1), never as a success read from garbage.
+    int status = 1;
+    std::string unreadable;
+    if (exitcode) {
+        std::optional<int64_t> parsed = util::parse_int(*exitcode);
+        if (parsed && *parsed >= std::numeric_limits<int>::min() && *parsed <= std::numeric_limits<int>::max()) {
+            status = static_cast<int>(*parsed);
+        } else {
+            unreadable = fmt::format(" (its exitcode '{}' is not a number)", describe(*exitcode));
+        }
+    }
+    if (runtime::Proc* p = job->proc(client.rank)) p->exit_code = status;
+    client.phase = Client::Phase::ended;
+    end_job(job, client.rank, ProcState::called_abort,
+            fmt::format("rank {} of job {} on node {} called PMI abort with status {}{}{}{}", client.rank, job->nspace,
+                        rt().identity().node_name, status, unreadable, message && !message->empty() ? ": " : "",
+                        message ? describe(*message) : std::string()));
 }
 
 }  // namespace prte::pmi::simple

@@ -1,91 +1,126 @@
 // pmi/simple: the PMI-2 commands, after init (the framing is PMI-2's own from then on; MPICH's
-// pmi-2.0.txt lists them; Slurm's libpmi2 speaks them).
-#include <cstdlib>
+// pmi-2.0.txt lists them; Slurm's libpmi2 speaks them). One handler per command, found by name in
+// one table: a command is added by writing its handler and its table row.
+#include <array>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "mca/pmi/simple/pmi_simple_state.h"
+#include "util/strings.h"
 
 namespace prte::pmi::simple {
 
 using runtime::ProcState;
 
-void SimpleServer::serve_v2(Client& client, const Command& command)
+namespace {
+
+// A get's answer: the value, or found=FALSE.
+Attributes found(const std::string* value)
 {
-    const runtime::JobPtr& job = client.space->job;
-    const std::string& name = command.name;
-    auto found = [](const std::string* value) -> Attributes {
-        if (!value) return {{"rc", "0"}, {"found", "FALSE"}};
-        return {{"rc", "0"}, {"found", "TRUE"}, {"value", *value}};
-    };
-    if (name == "fullinit") {
+    if (!value) return {{"rc", "0"}, {"found", "FALSE"}};
+    return {{"rc", "0"}, {"found", "TRUE"}, {"value", *value}};
+}
+
+}  // namespace
+
+// The handlers: a friend of SimpleServer, since each answers, parks or fails the client through it.
+struct SimpleServer::Pmi2 {
+    using Handler = void (*)(SimpleServer& server, Client& client, const Command& command);
+
+    static void fullinit(SimpleServer& server, Client& client, const Command& command)
+    {
         const std::string* pmirank = command.find("pmirank");
         if (pmirank && *pmirank != std::to_string(client.rank)) {
-            fail(client, name, fmt::format("pmirank {} is not this process's rank", describe(*pmirank)));
+            server.fail(client, command.name, fmt::format("pmirank {} is not this process's rank", describe(*pmirank)));
             return;
         }
+        const runtime::JobPtr& job = client.space->job;
         runtime::Proc* p = job->proc(client.rank);
-        answer(client, "fullinit-response",
-               {{"rc", "0"}, {"pmi-version", "2"}, {"pmi-subversion", "0"}, {"rank", std::to_string(client.rank)},
-                {"size", std::to_string(job->num_procs())}, {"appnum", std::to_string(p ? p->app_index : 0)},
-                {"debugged", "FALSE"}, {"pmiverbose", "FALSE"}});
-    } else if (name == "job-getid") {
-        answer(client, "job-getid-response", {{"rc", "0"}, {"jobid", job->nspace}});
-    } else if (name == "info-getjobattr") {
+        server.answer(client, "fullinit-response",
+                      {{"rc", "0"}, {"pmi-version", "2"}, {"pmi-subversion", "0"}, {"rank", std::to_string(client.rank)},
+                       {"size", std::to_string(job->num_procs())}, {"appnum", std::to_string(p ? p->app_index : 0)},
+                       {"debugged", "FALSE"}, {"pmiverbose", "FALSE"}});
+    }
+
+    static void job_getid(SimpleServer& server, Client& client, const Command&)
+    {
+        server.answer(client, "job-getid-response", {{"rc", "0"}, {"jobid", client.space->job->nspace}});
+    }
+
+    static void info_getjobattr(SimpleServer& server, Client& client, const Command& command)
+    {
         const std::string* key = command.find("key");
         if (!key) {
-            fail(client, name, "it names no key");
+            server.fail(client, command.name, "it names no key");
             return;
         }
         // A job attribute is optional by nature: one the DVM does not know is not found, no error.
-        std::string universe = std::to_string(job->num_procs());
+        std::string universe = std::to_string(client.space->job->num_procs());
         const std::string* value = *key == "universeSize"  ? &universe
-                                   : *key == kProcessMapping ? lookup(*client.space, *key)
+                                   : *key == kProcessMapping ? server.lookup(*client.space, *key)
                                                              : nullptr;
-        answer(client, "info-getjobattr-response", found(value));
-    } else if (name == "kvs-put") {
-        put(client, command, command.find("key"), command.find("value"));
-        if (client.phase != Client::Phase::ended) answer(client, "kvs-put-response", {{"rc", "0"}});
-    } else if (name == "kvs-get") {
+        server.answer(client, "info-getjobattr-response", found(value));
+    }
+
+    static void kvs_put(SimpleServer& server, Client& client, const Command& command)
+    {
+        server.put(client, command, command.find("key"), command.find("value"));
+        if (client.phase != Client::Phase::ended) server.answer(client, "kvs-put-response", {{"rc", "0"}});
+    }
+
+    static void kvs_get(SimpleServer& server, Client& client, const Command& command)
+    {
         const std::string* key = command.find("key");
         if (!key) {
-            fail(client, name, "it names no key");
+            server.fail(client, command.name, "it names no key");
             return;
         }
-        if (!names_own_job(client, name, "jobid", command.find("jobid"))) return;
-        const std::string* value = lookup(*client.space, *key);
-        answer(client, "kvs-get-response", found(value));
-        if (!value) fail(client, name, fmt::format("key '{}' was never put (by any rank, before the last fence)", describe(*key)));
-    } else if (name == "kvs-fence") {
-        enter_fence(client);
-    } else if (name == "info-putnodeattr") {
+        if (!server.names_own_job(client, command.name, "jobid", command.find("jobid"))) return;
+        const std::string* value = server.lookup(*client.space, *key);
+        server.answer(client, "kvs-get-response", found(value));
+        if (!value) {
+            server.fail(client, command.name,
+                        fmt::format("key '{}' was never put (by any rank, before the last fence)", describe(*key)));
+        }
+    }
+
+    static void kvs_fence(SimpleServer& server, Client& client, const Command&) { server.enter_fence(client); }
+
+    static void info_putnodeattr(SimpleServer& server, Client& client, const Command& command)
+    {
         const std::string* key = command.find("key");
         const std::string* value = command.find("value");
         if (!key || !value) {
-            fail(client, name, "it needs a key and a value");
+            server.fail(client, command.name, "it needs a key and a value");
             return;
         }
-        if (key->size() > limits_.key_max || value->size() > limits_.value_max) {
-            fail(client, name, fmt::format("key or value too long (at most {} and {} bytes)", limits_.key_max,
-                                           limits_.value_max));
+        if (key->size() > server.limits_.key_max || value->size() > server.limits_.value_max) {
+            server.fail(client, command.name,
+                        fmt::format("key or value too long (at most {} and {} bytes)", server.limits_.key_max,
+                                    server.limits_.value_max));
             return;
         }
         JobSpace& space = *client.space;
         space.node_attributes[*key] = *value;
-        answer(client, "info-putnodeattr-response", {{"rc", "0"}});
+        server.answer(client, "info-putnodeattr-response", {{"rc", "0"}});
         // Local peers that asked to wait for it.
         auto& waits = space.node_attribute_waits;
         for (auto it = waits.begin(); it != waits.end();) {
             auto c = it->second == *key ? space.clients.find(it->first) : space.clients.end();
             if (c != space.clients.end() && c->second->fd >= 0) {
-                answer(*c->second, "info-getnodeattr-response", found(value));
+                server.answer(*c->second, "info-getnodeattr-response", found(value));
             }
             it = it->second == *key ? waits.erase(it) : it + 1;
         }
-    } else if (name == "info-getnodeattr") {
+    }
+
+    static void info_getnodeattr(SimpleServer& server, Client& client, const Command& command)
+    {
         const std::string* key = command.find("key");
         if (!key) {
-            fail(client, name, "it names no key");
+            server.fail(client, command.name, "it names no key");
             return;
         }
         JobSpace& space = *client.space;
@@ -95,26 +130,56 @@ void SimpleServer::serve_v2(Client& client, const Command& command)
             space.node_attribute_waits.emplace_back(client.rank, *key);
             return;
         }
-        answer(client, "info-getnodeattr-response", found(it == space.node_attributes.end() ? nullptr : &it->second));
-    } else if (name == "finalize") {
+        server.answer(client, "info-getnodeattr-response",
+                      found(it == space.node_attributes.end() ? nullptr : &it->second));
+    }
+
+    static void finalize(SimpleServer& server, Client& client, const Command&)
+    {
         client.phase = Client::Phase::finalized;
-        answer(client, "finalize-response", {{"rc", "0"}});
-    } else if (name == "abort") {
-        const std::string* code = command.find("exitcode");
+        server.answer(client, "finalize-response", {{"rc", "0"}});
+    }
+
+    static void abort(SimpleServer& server, Client& client, const Command& command)
+    {
         const std::string* message = command.find("message");
         if (!message) message = command.find("msg");  // Slurm's libpmi2 names it so
-        int status = code ? std::atoi(code->c_str()) : 1;
-        if (runtime::Proc* p = job->proc(client.rank)) p->exit_code = status;
-        client.phase = Client::Phase::ended;
-        end_job(job, client.rank, ProcState::called_abort,
-                fmt::format("rank {} of job {} on node {} called PMI abort with status {}{}{}", client.rank, job->nspace,
-                            rt().identity().node_name, status, message && !message->empty() ? ": " : "",
-                            message ? describe(*message) : std::string()));
-    } else if (name == "name-publish" || name == "name-unpublish" || name == "name-lookup" || name == "spawn") {
-        answer(client, name + "-response", {{"rc", "-1"}, {"errmsg", "not supported by prte for PMI programs"}});
-    } else {
-        fail(client, name, "it is not a PMI-2 command");
+        server.abort_job(client, command.find("exitcode"), message);
     }
+
+    static void not_served(SimpleServer& server, Client& client, const Command& command)
+    {
+        server.answer(client, command.name + "-response",
+                      {{"rc", "-1"}, {"errmsg", "not supported by prte for PMI programs"}});
+    }
+
+    static constexpr std::array<std::pair<std::string_view, Handler>, 14> kCommands{{
+        {"fullinit", fullinit},
+        {"job-getid", job_getid},
+        {"info-getjobattr", info_getjobattr},
+        {"kvs-put", kvs_put},
+        {"kvs-get", kvs_get},
+        {"kvs-fence", kvs_fence},
+        {"info-putnodeattr", info_putnodeattr},
+        {"info-getnodeattr", info_getnodeattr},
+        {"finalize", finalize},
+        {"abort", abort},
+        {"name-publish", not_served},
+        {"name-unpublish", not_served},
+        {"name-lookup", not_served},
+        {"spawn", not_served},
+    }};
+};
+
+void SimpleServer::serve_v2(Client& client, const Command& command)
+{
+    for (const auto& [name, handler] : Pmi2::kCommands) {
+        if (name == command.name) {
+            handler(*this, client, command);
+            return;
+        }
+    }
+    fail(client, command.name, "it is not a PMI-2 command");
 }
 
 }  // namespace prte::pmi::simple

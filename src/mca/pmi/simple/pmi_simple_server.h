@@ -63,8 +63,17 @@ class SimpleServer final : public Module {
     void read_from(Client& client);
     void serve(Client& client, const Command& command);
     // One per protocol; each returns having answered, parked the client at a fence, or failed it.
+    // Each looks the command up in its protocol's table of handlers (Pmi1, Pmi2: one handler per
+    // command, in pmi_simple_pmi1.cc and pmi_simple_pmi2.cc).
+    struct Pmi1;
+    struct Pmi2;
+    friend struct Pmi1;
+    friend struct Pmi2;
     void serve_v1(Client& client, const Command& command);
     void serve_v2(Client& client, const Command& command);
+    // PMI abort (both protocols): the job ends as aborted by this rank, with its exitcode (1 when it
+    // gives none, or one that is not a number, which the message says) and its message if any.
+    void abort_job(Client& client, const std::string* exitcode, const std::string* message);
     void start(Client& client, const Command& command);
     // PMI-1 spawn (pmi_simple_spawn.cc): a job of the given apps, a child of the caller's.
     void spawn(Client& client, const Command& command);
