@@ -51,13 +51,19 @@ struct CampaignRow {
     double age_s = 0;
 };
 
-}  // namespace
-
-std::string CampaignEngine::dvm_status(bool json) const
-{
-    const auto borrowed = autoscaler_.borrowed_idle();
+// What pstat shows, gathered once; the two renderings below only format it.
+struct DvmView {
+    bool autoscale = false;
     std::vector<NodeRow> nodes;
-    for (const runtime::Node* node : std::as_const(rt_.pool()).nodes()) {
+    std::vector<JobRow> jobs;
+    std::vector<CampaignRow> campaigns;
+};
+
+std::vector<NodeRow> gather_nodes(const runtime::NodePool& pool, const Autoscaler& autoscaler)
+{
+    const auto borrowed = autoscaler.borrowed_idle();
+    std::vector<NodeRow> nodes;
+    for (const runtime::Node* node : pool.nodes()) {
         if (!node->daemon_launched && node->state == runtime::NodeState::down) continue;  // given back
         NodeRow row{node->name, runtime::to_string(node->state), {}, node->slots, node->slots_inuse, {}};
         if (node->daemon == 0) {
@@ -69,17 +75,25 @@ std::string CampaignEngine::dvm_status(bool json) const
                                      node->alloc_id, borrowed.count(node->name) ? " (autoscale)" : "");
         }
         if (auto it = borrowed.find(node->name); it != borrowed.end()) row.idle_s = it->second;
-        if (autoscaler_.releasing().count(node->name)) row.state = "leaving";
+        if (autoscaler.releasing().count(node->name)) row.state = "leaving";
         nodes.push_back(std::move(row));
     }
+    return nodes;
+}
+
+// Every live job but the daemons': waiting for the autoscaler, parked behind a campaign, running,
+// or on its way.
+std::vector<JobRow> gather_jobs(const std::vector<runtime::JobPtr>& all, const Autoscaler& autoscaler,
+                                runtime::ElasticState& state)
+{
     std::map<std::string, std::string> waiting;
-    for (const auto& w : autoscaler_.waiting()) waiting[w.nspace] = w.reason;
+    for (const auto& w : autoscaler.waiting()) waiting[w.nspace] = w.reason;
     std::map<std::string, std::set<uint64_t>> parked;
-    for (const auto* held : {&state_.held_at_map(), &state_.held_at_launch()}) {
+    for (const auto* held : {&state.held_at_map(), &state.held_at_launch()}) {
         for (const auto& p : *held) parked[p.job->nspace] = p.waiting_on;
     }
     std::vector<JobRow> jobs;
-    for (const auto& job : rt_.jobs().all()) {
+    for (const auto& job : all) {
         if (job->is_daemon_job || !runtime::is_alive(job->state)) continue;
         JobRow row{job->nspace, {}, {}, job->num_procs()};
         if (auto it = waiting.find(job->nspace); it != waiting.end()) {
@@ -96,56 +110,78 @@ std::string CampaignEngine::dvm_status(bool json) const
         }
         jobs.push_back(std::move(row));
     }
+    return jobs;
+}
+
+std::vector<CampaignRow> gather_campaigns(runtime::ElasticState& state)
+{
     std::vector<CampaignRow> campaigns;
-    for (const auto& [id, c] : state_.grows()) {
+    for (const auto& [id, c] : state.grows()) {
         campaigns.push_back({id, "grow", c.alloc_id, c.target_nodes, elapsed_ms(c.started) / 1000});
     }
-    for (const auto& [id, c] : state_.shrinks()) {
+    for (const auto& [id, c] : state.shrinks()) {
         campaigns.push_back({id, "shrink", c.alloc_id, c.target_nodes, elapsed_ms(c.started) / 1000});
     }
+    return campaigns;
+}
 
-    std::string out;
-    if (json) {
-        out = "{\"autoscale\":" + std::string(autoscaler_.enabled() ? "true" : "false") + ",\"nodes\":[";
-        for (size_t i = 0; i < nodes.size(); ++i) {
-            const auto& n = nodes[i];
-            out += fmt::format("{}{{\"name\":{},\"state\":{},\"slots\":{},\"slots_in_use\":{},\"idle_s\":{},\"lender\":{}}}",
-                               i ? "," : "", json_string(n.name), json_string(n.state), n.slots, n.in_use,
-                               n.idle_s ? fmt::format("{:.1f}", *n.idle_s) : "null", json_string(n.lender));
-        }
-        out += "],\"jobs\":[";
-        for (size_t i = 0; i < jobs.size(); ++i) {
-            const auto& j = jobs[i];
-            out += fmt::format("{}{{\"nspace\":{},\"status\":{},\"procs\":{},\"why\":{}}}", i ? "," : "",
-                               json_string(j.nspace), json_string(j.status), j.procs, json_string(j.why));
-        }
-        out += "],\"campaigns\":[";
-        for (size_t i = 0; i < campaigns.size(); ++i) {
-            const auto& c = campaigns[i];
-            std::vector<std::string> names;
-            for (const auto& n : c.nodes) names.push_back(json_string(n));
-            out += fmt::format("{}{{\"id\":{},\"kind\":{},\"alloc_id\":{},\"nodes\":[{}],\"age_s\":{:.1f}}}", i ? "," : "",
-                               c.id, json_string(c.kind), json_string(c.alloc_id), util::join(names, ","), c.age_s);
-        }
-        return out + "]}\n";
+std::string render_json(const DvmView& view)
+{
+    std::string out = "{\"autoscale\":" + std::string(view.autoscale ? "true" : "false") + ",\"nodes\":[";
+    for (size_t i = 0; i < view.nodes.size(); ++i) {
+        const auto& n = view.nodes[i];
+        out += fmt::format("{}{{\"name\":{},\"state\":{},\"slots\":{},\"slots_in_use\":{},\"idle_s\":{},\"lender\":{}}}",
+                           i ? "," : "", json_string(n.name), json_string(n.state), n.slots, n.in_use,
+                           n.idle_s ? fmt::format("{:.1f}", *n.idle_s) : "null", json_string(n.lender));
     }
-    out = fmt::format("nodes: {}{}\n", nodes.size(), autoscaler_.enabled() ? " (autoscaling)" : "");
+    out += "],\"jobs\":[";
+    for (size_t i = 0; i < view.jobs.size(); ++i) {
+        const auto& j = view.jobs[i];
+        out += fmt::format("{}{{\"nspace\":{},\"status\":{},\"procs\":{},\"why\":{}}}", i ? "," : "",
+                           json_string(j.nspace), json_string(j.status), j.procs, json_string(j.why));
+    }
+    out += "],\"campaigns\":[";
+    for (size_t i = 0; i < view.campaigns.size(); ++i) {
+        const auto& c = view.campaigns[i];
+        std::vector<std::string> names;
+        for (const auto& n : c.nodes) names.push_back(json_string(n));
+        out += fmt::format("{}{{\"id\":{},\"kind\":{},\"alloc_id\":{},\"nodes\":[{}],\"age_s\":{:.1f}}}", i ? "," : "",
+                           c.id, json_string(c.kind), json_string(c.alloc_id), util::join(names, ","), c.age_s);
+    }
+    return out + "]}\n";
+}
+
+std::string render_table(const DvmView& view)
+{
+    std::string out = fmt::format("nodes: {}{}\n", view.nodes.size(), view.autoscale ? " (autoscaling)" : "");
     out += fmt::format("  {:<16} {:<10} {:>5} {:>6} {:>9}  {}\n", "NODE", "STATE", "SLOTS", "IN USE", "IDLE FOR",
                        "LENDER");
-    for (const auto& n : nodes) {
+    for (const auto& n : view.nodes) {
         std::string idle = !n.idle_s ? "-" : *n.idle_s == 0 ? "busy" : fmt::format("{:.1f} s", *n.idle_s);
         out += fmt::format("  {:<16} {:<10} {:>5} {:>6} {:>9}  {}\n", n.name, n.state, n.slots, n.in_use, idle, n.lender);
     }
-    out += fmt::format("jobs: {}\n", jobs.size());
-    for (const auto& j : jobs) {
+    out += fmt::format("jobs: {}\n", view.jobs.size());
+    for (const auto& j : view.jobs) {
         out += fmt::format("  {:<24} {:<9} {:>5} proc(s){}\n", j.nspace, j.status, j.procs, j.why.empty() ? "" : "  " + j.why);
     }
-    out += fmt::format("campaigns in progress: {}\n", campaigns.size());
-    for (const auto& c : campaigns) {
+    out += fmt::format("campaigns in progress: {}\n", view.campaigns.size());
+    for (const auto& c : view.campaigns) {
         out += fmt::format("  campaign {} ({}, {}): node(s) {}, for {:.1f} s\n", c.id, c.kind, c.alloc_id,
                            util::join(c.nodes, ", "), c.age_s);
     }
     return out;
+}
+
+}  // namespace
+
+std::string CampaignEngine::dvm_status(bool json) const
+{
+    DvmView view;
+    view.autoscale = autoscaler_.enabled();
+    view.nodes = gather_nodes(std::as_const(rt_.pool()), autoscaler_);
+    view.jobs = gather_jobs(rt_.jobs().all(), autoscaler_, state_);
+    view.campaigns = gather_campaigns(state_);
+    return json ? render_json(view) : render_table(view);
 }
 
 }  // namespace prte::elastic
