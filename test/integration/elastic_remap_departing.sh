@@ -2,7 +2,8 @@
 # Conformance item 3: no launch data goes to a departing daemon; a job already mapped onto a
 # departing node is remapped onto the survivors before it launches. prte_test_hold_launch holds
 # the job at LAUNCH_APPS (mapped, not launched) until the shrink starts - a fault-injection hook,
-# not a sleep - so it is certainly in flight across the shrink. A job mapped only onto survivors
+# not a sleep - so it is certainly in flight across the shrink; once the hook lets it go, the
+# shrink's own launch fence must park it (checked), and releasing it remaps it. A job mapped only onto survivors
 # launches on its mapping unchanged.
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
@@ -24,6 +25,13 @@ grep -q "job .*@1: .* process(es) here" "$TEST_TMP/prte.err" && fail "launch dat
 
 run shrink "$PALLOC" --shrink initial -w node2
 expect_status shrink 0
+# The hook let both jobs go when the shrink started: the production hold (the shrink's launch
+# fence) must then have parked each at LAUNCH_APPS, not the hook.
+for j in 1 2; do
+    grep -q "@$j -> PRTE_JOB_STATE_WAITING_FOR_DAEMONS (parked at the launch boundary: launch fence [1-9]" "$TEST_TMP/prte.err" &&
+        pass "job @$j was parked by the shrink's launch fence" ||
+        fail "job @$j was not parked by the shrink's fence: $(grep "@$j -> " "$TEST_TMP/prte.err" | tail -3)"
+done
 wait "$moved"
 [ $? -eq 0 ] && pass "the job mapped onto node2 ran" || fail "the job mapped onto node2 failed: $(cat "$TEST_TMP/moved.err")"
 grep -q node2 "$TEST_TMP/moved.out" && fail "a process ran on the departed node2" ||

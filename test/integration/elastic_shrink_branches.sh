@@ -3,7 +3,9 @@
 # the routing tree, with a crash inside its departure window. On 8 local nodes with radix 2
 # (0: 1,2  1: 3,4  2: 5,6  3: 7,8) the shrink takes node4 (under 1), node6 (under 2) and node7
 # (under 3). A surviving daemon, node5, is stopped so that the campaign's collective cannot
-# finish, and target node6 is killed with SIGKILL while the window is open; once node5 resumes:
+# finish, and target node6, stopped too so that it cannot leave cleanly first (its parent node2
+# would pass it the order at once), is killed with SIGKILL while the window is open; once node5
+# resumes:
 # exactly one routing-tree repair on the master, exactly one completion of the campaign, and the
 # survivors (node1, node2, node3, node5, node8) all serve a job and a collective across them.
 . "$PRTE_SRCDIR/test/integration/lib.sh"
@@ -17,10 +19,12 @@ repairs=$(master_repairs)
 held=$(daemon_pid 5)
 targets="$(daemon_pid 4) $(daemon_pid 6) $(daemon_pid 7)"
 crashed=$(daemon_pid 6)
-kill -STOP "$held"
+kill -STOP "$held" "$crashed"
 "$PALLOC" --shrink initial -w node4,node6,node7 >"$TEST_TMP/shrink.out" 2>"$TEST_TMP/shrink.err" &
 shrink_pid=$!
 wait_for_line "$TEST_TMP/prte.err" "campaign 1 (shrink" || fail "no shrink campaign started"
+alive "$crashed" && pass "target node6 is still there when the campaign has started" ||
+    fail "node6's daemon left before it could crash"
 kill -9 "$crashed"
 wait_gone "$crashed" || fail "node6's daemon survived SIGKILL"
 alive "$shrink_pid" && pass "the campaign is still open when target node6 crashes" ||
