@@ -48,6 +48,10 @@ grep -q "released from the map boundary" "$TEST_TMP/prte.err" &&
     pass "the parked job stays parked while the second shrink is open"
 kill -CONT "$second_holder"
 wait "$second" && pass "the second shrink completed" || fail "the second shrink: $(cat "$TEST_TMP/second.out" "$TEST_TMP/second.err")"
+# The line the check above looked for in vain is there now: it could have been seen.
+wait_for_line "$TEST_TMP/prte.err" "released from the map boundary" &&
+    pass "the parked job is released from the map boundary once both shrinks are done" ||
+    fail "the parked job was never released from the map boundary: $(grep 'released from' "$TEST_TMP/prte.err")"
 wait_gone $targets && pass "node3's and node4's daemons are gone" || fail "a target is still running"
 for c in 1 2; do
     n=$(grep -c "plm: campaign $c (shrink, [^)]*) complete in" "$TEST_TMP/prte.err")
