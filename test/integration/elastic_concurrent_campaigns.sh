@@ -3,8 +3,8 @@
 # admitted once, and only once, every campaign it waits on has completed. A grow onto gate1 (held
 # open by its gate) overlaps a shrink of node2 and a second grow onto node4; jobs parked meanwhile
 # are admitted exactly once, after the last. Then 40 pruns run on node1 and node4 while node3 is
-# released, and every one of them succeeds: the fence raised for the shrink parks or holds them,
-# never fails them. (A job with processes on a released node ends, naming it: the release says
+# released, the shrink held open by a stopped survivor while the last 25 arrive, and every one of
+# them succeeds: the fence raised for the shrink parks them (shown), never fails them. (A job with processes on a released node ends, naming it: the release says
 # the node is no longer needed; docs/elastic.md.)
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
@@ -38,13 +38,26 @@ for i in 1 2 3; do
 done
 pass "each parked job was admitted exactly once"
 
-# 40 jobs spanning a shrink: none fails because the DVM changes size.
+# 40 jobs spanning a shrink: none fails because the DVM changes size. gate1's daemon, which no job
+# uses, is stopped as the shrink is asked for, so that the campaign stays open while the last 25
+# jobs arrive: they meet its fence (parked), and run once gate1 resumes and the shrink completes.
+gate_rank=$(sed -n 's/.*plm\/ssh: daemon \([0-9]*\) on gate1.*/\1/p' "$TEST_TMP/prte.err" | head -1)
+holder=$(daemon_pid "$gate_rank")
+[ -n "$holder" ] || fail "no daemon found for gate1 (rank '$gate_rank')"
+parked_before=$(grep -c "PRTE_JOB_STATE_WAITING_FOR_DAEMONS (parked at the" "$TEST_TMP/prte.err")
 pids=""
 for i in $(seq 1 40); do
     "$PRUN" -n 2 --host node1,node4 --map-by node:OVERSUBSCRIBE sh -c "$NODE_OF_RANK" >"$TEST_TMP/s$i.out" 2>"$TEST_TMP/s$i.err" &
     pids="$pids $!"
-    [ "$i" -eq 15 ] && "$PALLOC" --do-not-wait --shrink initial -w node3 >"$TEST_TMP/mid.out" 2>&1
+    if [ "$i" -eq 15 ]; then
+        kill -STOP "$holder"
+        "$PALLOC" --do-not-wait --shrink initial -w node3 >"$TEST_TMP/mid.out" 2>&1
+    fi
 done
+wait_for_lines "$TEST_TMP/prte.err" "PRTE_JOB_STATE_WAITING_FOR_DAEMONS (parked at the" $((parked_before + 1)) 100
+met=$(( $(grep -c "PRTE_JOB_STATE_WAITING_FOR_DAEMONS (parked at the" "$TEST_TMP/prte.err") - parked_before ))
+[ "$met" -ge 1 ] && pass "$met of the 40 jobs met the shrink's fence (parked)" || fail "none of the 40 jobs met the shrink's fence"
+kill -CONT "$holder"
 good=0
 for p in $pids; do wait "$p" && good=$((good + 1)); done
 [ $good -eq 40 ] && pass "all 40 jobs spanning the shrink succeeded" ||
