@@ -261,77 +261,141 @@ InfoArray namespace_info()
     return all;
 }
 
-// Answers one key into `results`; false when it cannot.
+// The keys the host answers: one handler each, found by key in one table (a key is added by
+// writing its handler and its row). A handler answers into `results`, or returns false when it
+// cannot (a job or an allocation it does not know, a URI of another node).
+struct KeyContext {
+    const std::string& key;
+    const Question& q;
+    const pmix_proc_t& requester;
+    InfoArray& results;
+};
+
+bool answer_namespaces(const KeyContext& c)
+{
+    c.results.add_string(PMIX_QUERY_NAMESPACES, namespaces());
+    return true;
+}
+
+bool answer_namespace_info(const KeyContext& c)
+{
+    c.results.add_info_array(PMIX_QUERY_NAMESPACE_INFO, namespace_info());
+    return true;
+}
+
+bool answer_server_uri(const KeyContext& c)
+{
+    if (c.q.hostname && *c.q.hostname != rt().identity().node_name) return false;
+    c.results.add_string(PMIX_SERVER_URI, prte::pmix::uri());
+    return true;
+}
+
+// No process sets: there are none, which is an answer.
+bool answer_num_psets(const KeyContext& c)
+{
+    c.results.add_size(PMIX_QUERY_NUM_PSETS, 0);
+    return true;
+}
+
+bool answer_pset_names(const KeyContext& c)
+{
+    c.results.add_string(PMIX_QUERY_PSET_NAMES, "");
+    return true;
+}
+
+// prun acknowledging the output it took (flow control, output_flow.cc).
+bool answer_output_ack(const KeyContext& c)
+{
+    if (!c.q.nspace) return false;
+    output_acked(*c.q.nspace, c.q.acked_bytes);
+    c.results.add_bool(kOutputAck, true);
+    return true;
+}
+
+bool answer_spawn_support(const KeyContext& c)
+{
+    c.results.add_string(PMIX_QUERY_SPAWN_SUPPORT, supported_spawn_directives());
+    return true;
+}
+
+// A job's status or its process table (all, or this node's); the DVM's own namespace answers with
+// its daemons.
+bool answer_job(const KeyContext& c)
+{
+    std::string nspace = c.q.nspace.value_or(c.requester.nspace);
+    bool status = c.key == PMIX_QUERY_JOB_STATUS;
+    bool local = c.key == PMIX_QUERY_LOCAL_PROC_TABLE;
+    if (is_dvm_nspace(nspace)) {
+        if (status) {
+            c.results.add_status(PMIX_QUERY_JOB_STATUS, rt().shutting_down() ? PMIX_EVENT_JOB_END : PMIX_SUCCESS);
+        } else {
+            c.results.add_data_array(c.key.c_str(), daemon_table(local));
+        }
+        return true;
+    }
+    runtime::JobPtr job = rt().jobs().find(nspace);
+    if (!job) return false;
+    if (status) {
+        c.results.add_status(PMIX_QUERY_JOB_STATUS, job_status(*job));
+        c.results.add_string(kJobStateName, runtime::to_string(job->state));
+    } else {
+        c.results.add_data_array(c.key.c_str(), proc_table(*job, local));
+    }
+    return true;
+}
+
+bool answer_allocation_refusal(const KeyContext& c)
+{
+    std::optional<std::string> why = take_refusal(c.q.proc.value_or(c.requester));
+    if (!why) return false;
+    c.results.add_string(kAllocationRefusal, *why);
+    return true;
+}
+
+// What pstat shows (elastic/dvm_status.cc), as a table or as JSON.
+bool answer_dvm_status(const KeyContext& c)
+{
+    std::string status = rt().campaigns().dvm_status(c.key == kDvmStatusJson);
+    if (status.empty()) return false;
+    c.results.add_string(c.key.c_str(), status);
+    return true;
+}
+
+bool answer_alloc_status(const KeyContext& c)
+{
+    std::optional<std::string> status = allocation_status(c.q.alloc_id, c.q.req_id);
+    if (!status) return false;
+    c.results.add_string(PMIX_QUERY_ALLOC_STATUS, *status);
+    return true;
+}
+
+struct KeyHandler {
+    const char* key;
+    bool (*answer)(const KeyContext& context);
+};
+
+constexpr KeyHandler kKeyHandlers[] = {
+    {PMIX_QUERY_NAMESPACES, answer_namespaces},
+    {PMIX_QUERY_NAMESPACE_INFO, answer_namespace_info},
+    {PMIX_SERVER_URI, answer_server_uri},
+    {PMIX_QUERY_NUM_PSETS, answer_num_psets},
+    {PMIX_QUERY_PSET_NAMES, answer_pset_names},
+    {kOutputAck, answer_output_ack},
+    {PMIX_QUERY_SPAWN_SUPPORT, answer_spawn_support},
+    {PMIX_QUERY_JOB_STATUS, answer_job},
+    {PMIX_QUERY_PROC_TABLE, answer_job},
+    {PMIX_QUERY_LOCAL_PROC_TABLE, answer_job},
+    {kAllocationRefusal, answer_allocation_refusal},
+    {kDvmStatus, answer_dvm_status},
+    {kDvmStatusJson, answer_dvm_status},
+    {PMIX_QUERY_ALLOC_STATUS, answer_alloc_status},
+};
+
+// Answers one key into `results`; false when it cannot (or does not know the key).
 bool answer_key(const std::string& key, const Question& q, const pmix_proc_t& requester, InfoArray& results)
 {
-    if (key == PMIX_QUERY_NAMESPACES) {
-        results.add_string(PMIX_QUERY_NAMESPACES, namespaces());
-        return true;
-    }
-    if (key == PMIX_QUERY_NAMESPACE_INFO) {
-        results.add_info_array(PMIX_QUERY_NAMESPACE_INFO, namespace_info());
-        return true;
-    }
-    if (key == PMIX_SERVER_URI) {
-        if (q.hostname && *q.hostname != rt().identity().node_name) return false;
-        results.add_string(PMIX_SERVER_URI, prte::pmix::uri());
-        return true;
-    }
-    if (key == PMIX_QUERY_NUM_PSETS) {
-        results.add_size(PMIX_QUERY_NUM_PSETS, 0);
-        return true;
-    }
-    if (key == PMIX_QUERY_PSET_NAMES) {
-        results.add_string(PMIX_QUERY_PSET_NAMES, "");
-        return true;
-    }
-    if (key == kOutputAck && q.nspace) {
-        output_acked(*q.nspace, q.acked_bytes);
-        results.add_bool(kOutputAck, true);
-        return true;
-    }
-    if (key == PMIX_QUERY_SPAWN_SUPPORT) {
-        results.add_string(PMIX_QUERY_SPAWN_SUPPORT, supported_spawn_directives());
-        return true;
-    }
-    if (key == PMIX_QUERY_JOB_STATUS || key == PMIX_QUERY_PROC_TABLE || key == PMIX_QUERY_LOCAL_PROC_TABLE) {
-        std::string nspace = q.nspace.value_or(requester.nspace);
-        bool local = key == PMIX_QUERY_LOCAL_PROC_TABLE;
-        if (is_dvm_nspace(nspace)) {
-            if (key == PMIX_QUERY_JOB_STATUS) {
-                results.add_status(PMIX_QUERY_JOB_STATUS, rt().shutting_down() ? PMIX_EVENT_JOB_END : PMIX_SUCCESS);
-            } else {
-                results.add_data_array(key.c_str(), daemon_table(local));
-            }
-            return true;
-        }
-        runtime::JobPtr job = rt().jobs().find(nspace);
-        if (!job) return false;
-        if (key == PMIX_QUERY_JOB_STATUS) {
-            results.add_status(PMIX_QUERY_JOB_STATUS, job_status(*job));
-            results.add_string(kJobStateName, runtime::to_string(job->state));
-        } else {
-            results.add_data_array(key.c_str(), proc_table(*job, local));
-        }
-        return true;
-    }
-    if (key == kAllocationRefusal) {
-        std::optional<std::string> why = take_refusal(q.proc.value_or(requester));
-        if (!why) return false;
-        results.add_string(kAllocationRefusal, *why);
-        return true;
-    }
-    if (key == kDvmStatus || key == kDvmStatusJson) {
-        std::string status = rt().campaigns().dvm_status(key == kDvmStatusJson);
-        if (status.empty()) return false;
-        results.add_string(key.c_str(), status);
-        return true;
-    }
-    if (key == PMIX_QUERY_ALLOC_STATUS) {
-        std::optional<std::string> status = allocation_status(q.alloc_id, q.req_id);
-        if (!status) return false;
-        results.add_string(PMIX_QUERY_ALLOC_STATUS, *status);
-        return true;
+    for (const KeyHandler& handler : kKeyHandlers) {
+        if (key == handler.key) return handler.answer({key, q, requester, results});
     }
     return false;
 }
