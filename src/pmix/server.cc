@@ -168,11 +168,7 @@ namespace {
 // the one they were checked against, as a warning naming what is then at risk.
 void decide_repairs()
 {
-    auto& wanted = mca::ParamRegistry::instance().register_bool(
-        {"pmix", "server", "repairs"}, true,
-        "Apply prte's repairs to OpenPMIx 4.2.2's server (records it keeps for good, group operations it leaves "
-        "waiting; docs/architecture.md, 'PMIx 4.2.2'); they act only on the libpmix whose build id configure "
-        "recorded. Off: those defects are left as they are");
+    const mca::Param& wanted = *mca::ParamRegistry::instance().find("pmix_server_repairs");
     if (!wanted.as_bool()) prte_pmix422_repairs_switch_off("switched off by pmix_server_repairs");
     const char* why_not = prte_pmix422_repairs_state();
     if (!why_not) {
@@ -189,16 +185,27 @@ void decide_repairs()
 
 }  // namespace
 
+void register_params(mca::ParamRegistry& registry)
+{
+    registry.register_int({"pmix", "server", "verbose"}, 0,
+                          "Verbosity of the PMIx server host: 1 refusals and errors, 2 jobs and tools, 5 every "
+                          "upcall, 10 data",
+                          {.min = 0});
+    registry.register_bool({"pmix", "server", "repairs"}, true,
+                           "Apply prte's repairs to OpenPMIx 4.2.2's server (records it keeps for good, group "
+                           "operations it leaves waiting; docs/architecture.md, 'PMIx 4.2.2'); they act only on the "
+                           "libpmix whose build id configure recorded. Off: those defects are left as they are");
+}
+
 Status start(const ServerOptions& options)
 {
     using detail::state;
     if (detail::owner()) return {Errc::internal, "the PMIx server is already running"};
 
-    auto& param = mca::ParamRegistry::instance().register_int(
-        {"pmix", "server", "verbose"}, 0,
-        "Verbosity of the PMIx server host: 1 refusals and errors, 2 jobs and tools, 5 every upcall, 10 data",
-        {.min = 0});
-    detail::set_verbose_level(static_cast<int>(param.as_int()));
+    // Registered by every program's setup_mca (program/mca_setup.cc), so prte_info lists them too;
+    // registering again here (a test that starts the server alone) returns the same parameters.
+    register_params(mca::ParamRegistry::instance());
+    detail::set_verbose_level(static_cast<int>(mca::ParamRegistry::instance().find("pmix_server_verbose")->as_int()));
     decide_repairs();
 
     const runtime::Identity& id = runtime::Runtime::instance().identity();

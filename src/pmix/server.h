@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "mca/base/param.h"
 #include "runtime/host_services.h"
 #include "runtime/job_table.h"
 #include "util/status.h"
@@ -23,6 +24,10 @@ namespace prte::pmix {
 // This host's functions as the services the frameworks' components use (runtime/host_services.h);
 // the program's wiring installs them in the Runtime.
 runtime::HostServices host_services();
+
+// The host's parameters (pmix_server_verbose, pmix_server_repairs): registered by every program's
+// setup_mca, so that prte_info and the bash completion list them.
+void register_params(mca::ParamRegistry& registry);
 
 struct ServerOptions {
     bool tool_support = false;  // the master: accept tools, write the rendezvous files

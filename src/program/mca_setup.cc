@@ -11,6 +11,7 @@
 #include "mca/ras/base/ras_base.h"
 #include "mca/rmaps/base/rmaps_base.h"
 #include "mca/state/base/state_base.h"
+#include "pmix/server.h"
 
 namespace prte::program {
 
@@ -60,6 +61,7 @@ Status setup_mca(char** envp, const MCASettings& command_line)
     }
     mca::ComponentRepository::register_params(registry);
     mca::register_core_params(registry);
+    pmix::register_params(registry);
     if (!registry.errors().empty()) return {Errc::bad_param, registry.errors().front()};
     auto& repository = mca::ComponentRepository::instance();
     repository.scan(mca::ComponentRepository::component_path(registry));

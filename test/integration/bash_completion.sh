@@ -39,6 +39,8 @@ completes --parsable prte_info --pars
 # MCA parameter names, and the values a parameter takes: a framework's components, a bool's words.
 completes ras_base_verbose "$PRTE" --prtemca ras_b
 completes prte_elastic_mode "$PRUN" --mca prte_el
+# The PMIx host's parameters too, registered with the others (issue 46 item 4; they were not).
+completes pmix_server_verbose "$PRTE" --prtemca pmix_server_v
 completes hosts "$PRTE" --prtemca ras h
 completes ^slurm "$PRTE" --prtemca ras ^
 completes true "$PRTE" --prtemca prte_elastic_mode t
