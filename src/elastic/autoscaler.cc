@@ -2,8 +2,6 @@
 // a borrowed node goes back. Every decision is a line at ras_base_verbose 2.
 #include "elastic/autoscaler.h"
 
-#include <event2/event.h>
-
 #include <algorithm>
 #include <limits>
 
@@ -83,33 +81,13 @@ bool alive(const JobPtr& job) { return job && runtime::is_alive(job->state) && !
 
 }  // namespace
 
-LoopTimer::LoopTimer(runtime::Runtime& rt, std::function<void()> fire, bool periodic) : fire_(std::move(fire))
-{
-    ev_ = event_new(rt.loop().base(), -1, periodic ? EV_PERSIST : 0, &LoopTimer::on_fire, this);
-}
-
-LoopTimer::~LoopTimer()
-{
-    if (ev_) event_free(ev_);
-}
-
-void LoopTimer::on_fire(int, short, void* self) { static_cast<LoopTimer*>(self)->fire_(); }
-
-void LoopTimer::arm(std::chrono::milliseconds after)
-{
-    timeval tv{static_cast<time_t>(after.count() / 1000), static_cast<suseconds_t>((after.count() % 1000) * 1000)};
-    if (ev_) evtimer_add(ev_, &tv);
-}
-
-bool LoopTimer::armed() const { return ev_ && evtimer_pending(ev_, nullptr); }
-
 Autoscaler::Autoscaler(runtime::Runtime& rt, CampaignEngine& engine)
-    : rt_(rt), engine_(engine), batch_(rt, [this] { plan(); }, false), idle_tick_(rt, [this] { check_idle(); }, true)
+    : rt_(rt), engine_(engine), batch_(rt.loop(), [this] { plan(); }), idle_tick_(rt.loop(), [this] { check_idle(); })
 {
     if (!enabled()) return;
     // A quarter of the timeout, so a node goes back at most a quarter late; never busier than 10/s.
     auto tick = std::chrono::duration_cast<std::chrono::milliseconds>(rt_.settings().autoscale_idle_timeout) / 4;
-    idle_tick_.arm(std::clamp(tick, std::chrono::milliseconds(100), std::chrono::milliseconds(1000)));
+    idle_tick_.arm_periodic(std::clamp(tick, std::chrono::milliseconds(100), std::chrono::milliseconds(1000)));
     verbose()(2, "autoscale: on; at most {} borrowed node(s), {} kept warm, idle ones back after {} s",
               rt_.settings().autoscale_max_nodes ? std::to_string(rt_.settings().autoscale_max_nodes) : "the lender's",
               rt_.settings().autoscale_min_nodes, rt_.settings().autoscale_idle_timeout.count());

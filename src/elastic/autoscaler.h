@@ -24,30 +24,13 @@
 
 #include "runtime/elastic.h"
 #include "runtime/job_table.h"
+#include "runtime/loop_timer.h"
 #include "runtime/runtime.h"
 #include "util/status.h"
-
-struct event;
 
 namespace prte::elastic {
 
 class CampaignEngine;
-
-// A libevent timer on the progress thread's loop, freed with its owner.
-class LoopTimer {
-  public:
-    LoopTimer(runtime::Runtime& rt, std::function<void()> fire, bool periodic);
-    ~LoopTimer();
-    LoopTimer(const LoopTimer&) = delete;
-    LoopTimer& operator=(const LoopTimer&) = delete;
-    void arm(std::chrono::milliseconds after);
-    bool armed() const;
-
-  private:
-    static void on_fire(int, short, void* self);
-    std::function<void()> fire_;
-    event* ev_ = nullptr;
-};
 
 class Autoscaler {
   public:
@@ -127,8 +110,8 @@ class Autoscaler {
     // Borrowed nodes (granted to the autoscaler's allocations, wired) and since when each is idle.
     std::map<std::string, std::chrono::steady_clock::time_point> borrowed_;
     std::set<std::string> releasing_;
-    LoopTimer batch_;
-    LoopTimer idle_tick_;
+    runtime::LoopTimer batch_;
+    runtime::LoopTimer idle_tick_;
 };
 
 }  // namespace prte::elastic

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "elastic/autoscaler.h"
+#include "runtime/loop_timer.h"
 #include "mca/ras/base/ras_base.h"
 #include "runtime/campaigns.h"
 #include "runtime/elastic.h"
@@ -76,6 +77,8 @@ class CampaignEngine final : public runtime::Campaigns {
     void start_shrink(const runtime::AllocationRequest& request, const std::string& alloc_id,
                       const std::vector<runtime::Node*>& nodes, Answer answer);
     void complete_shrink(uint64_t id, const Status& st);
+    // After a shrink completes: closes the connections of any target the order cannot have reached.
+    void watch_unreached_targets(const runtime::ShrinkCampaign& c);
 
     // campaign_log.cc
     void open_campaign(runtime::Campaign& c, const runtime::AllocationRequest& request, const std::string& alloc_id);
@@ -97,6 +100,8 @@ class CampaignEngine final : public runtime::Campaigns {
     // prte_test_hold_launch (tests only): jobs held until the next campaign starts, each once.
     std::vector<runtime::JobPtr> test_held_;
     std::set<std::string> test_held_once_;
+    // Completed shrinks' watches for targets the order never reached, by campaign id (shrink.cc).
+    std::map<uint64_t, runtime::LoopTimer> unreached_watches_;
     // prte_autoscale: its grows and releases go through submit() like any other request.
     Autoscaler autoscaler_;
 };

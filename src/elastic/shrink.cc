@@ -2,8 +2,6 @@
 // the leaving nodes' jobs end, the fence goes up before the order does, one shrink order is
 // broadcast and the whole campaign completes once, when every survivor has it and has repaired
 // its routing tree; then the RAS modules hear of it (shrink_complete) and the nodes are reset.
-#include <event2/event.h>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -27,39 +25,21 @@ namespace {
 // (elastic mode lets it re-parent past its lost parent, onto the master). Once a target that had
 // the order is surely gone (prte_elastic_leave_timeout, then prte_daemon_exit_timeout), the master
 // closes its connections to any target still connected: a daemon that loses the master ends
-// itself and its processes (errmgr/prted), as a daemon declared lost does.
-void end_unreached_targets(runtime::Runtime& rt, const runtime::ShrinkCampaign& c)
+// itself and its processes (errmgr/prted), as a daemon declared lost does. The watch is the
+// engine's (unreached_watches_), so it goes with the engine at shutdown.
+void end_unreached_targets(uint64_t campaign, const std::vector<Rank>& targets, const std::vector<std::string>& nodes,
+                           double seconds)
 {
-    struct Watch {
-        uint64_t campaign;
-        std::vector<Rank> targets;
-        std::vector<std::string> nodes;
-        double seconds;
-        event* ev = nullptr;
-    };
-    auto after = rt.settings().elastic_leave_timeout +
-                 std::chrono::duration_cast<std::chrono::milliseconds>(rt.settings().daemon_exit_timeout);
-    auto* w = new Watch{c.id, c.targets, c.target_nodes, static_cast<double>(after.count()) / 1000.0};
-    w->ev = evtimer_new(
-        rt.loop().base(),
-        [](evutil_socket_t, short, void* arg) {
-            auto* w = static_cast<Watch*>(arg);
-            rml::Messenger& m = rml::Messenger::instance();
-            std::set<Rank> connected = m.connected_peers();
-            for (size_t i = 0; i < w->targets.size(); ++i) {
-                Rank r = w->targets[i];
-                if (runtime::Runtime::instance().shutting_down() || !connected.contains(r)) continue;
-                output::warning("campaign {} (shrink): daemon {} on {} is still connected {:.1f} s after it left: the "
-                                "order cannot have reached it; closing its connections, which ends it",
-                                w->campaign, r, i < w->nodes.size() ? w->nodes[i] : "?", w->seconds);
-                m.drop_connections(r);
-            }
-            event_free(w->ev);
-            delete w;
-        },
-        w);
-    timeval tv{static_cast<time_t>(after.count() / 1000), static_cast<suseconds_t>((after.count() % 1000) * 1000)};
-    evtimer_add(w->ev, &tv);
+    rml::Messenger& m = rml::Messenger::instance();
+    std::set<Rank> connected = m.connected_peers();
+    for (size_t i = 0; i < targets.size(); ++i) {
+        Rank r = targets[i];
+        if (runtime::Runtime::instance().shutting_down() || !connected.contains(r)) continue;
+        output::warning("campaign {} (shrink): daemon {} on {} is still connected {:.1f} s after it left: the "
+                        "order cannot have reached it; closing its connections, which ends it",
+                        campaign, r, i < nodes.size() ? nodes[i] : "?", seconds);
+        m.drop_connections(r);
+    }
 }
 
 }  // namespace
@@ -84,11 +64,23 @@ void CampaignEngine::complete_shrink(uint64_t id, const Status& st)
         if (runtime::Node* node = rt_.pool().find(name)) plm::base::reset_node(*node);
     }
     log_completion(c, "shrink", "left");
-    end_unreached_targets(rt_, c);
+    watch_unreached_targets(c);
     set_phase(c.alloc_id, c.req_id, runtime::AllocationPhase::released);
     tell_requester(c, true, PMIX_SUCCESS, {});
     autoscaler_.shrink_completed(c);
     lower_fence(static_cast<uint32_t>(c.targets.size()));
+}
+
+void CampaignEngine::watch_unreached_targets(const runtime::ShrinkCampaign& c)
+{
+    auto after = rt_.settings().elastic_leave_timeout +
+                 std::chrono::duration_cast<std::chrono::milliseconds>(rt_.settings().daemon_exit_timeout);
+    runtime::LoopTimer& watch = unreached_watches_[c.id];
+    watch = runtime::LoopTimer(rt_.loop(), [this, id = c.id, targets = c.targets, nodes = c.target_nodes, after] {
+        end_unreached_targets(id, targets, nodes, static_cast<double>(after.count()) / 1000.0);
+        unreached_watches_.erase(id);  // this timer: the campaign is done with
+    });
+    watch.arm(after);
 }
 
 void CampaignEngine::start_shrink(const runtime::AllocationRequest& request, const std::string& alloc_id,

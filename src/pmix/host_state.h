@@ -26,6 +26,7 @@
 #include "pmix/pending_relays.h"
 #include "pmix/server.h"
 #include "rml/types.h"
+#include "runtime/loop_timer.h"
 #include "runtime/node.h"
 
 struct event;
@@ -78,16 +79,12 @@ struct HostState {
         std::vector<HeldChunk> chunks;
         size_t bytes = 0;
         std::vector<std::function<void()>> on_release;
-        event* limit = nullptr;
-        std::string* limit_arg = nullptr;  // the timer's argument, owned here
+        // Releases the output if its spawner has not pulled it in time; armed once the job has
+        // ended, and cancelled with the hold.
+        runtime::LoopTimer limit;
     };
-    // Frees each hold's timer at teardown (output_hold.cc).
     struct Holds {
         std::map<std::string, Hold> by_job;
-        Holds() = default;
-        Holds(const Holds&) = delete;
-        Holds& operator=(const Holds&) = delete;
-        ~Holds();
     };
 
     // output_relay.cc: a daemon's windows towards the master, per job; the master's count of what

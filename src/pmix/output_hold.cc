@@ -12,7 +12,6 @@
 // stopped at about 4 MB in one run of three).
 //
 // Progress thread only, except on_pull_request (PMIx's thread), which posts.
-#include <event2/event.h>
 #include <pmix.h>
 #include <pmix_server.h>
 
@@ -38,14 +37,6 @@ constexpr size_t kHoldLimitBytes = 4u << 20;
 
 using Chunk = detail::HostState::HeldChunk;
 using Hold = detail::HostState::Hold;
-
-void cancel_limit(Hold& hold)
-{
-    if (hold.limit) event_free(hold.limit);
-    delete hold.limit_arg;
-    hold.limit = nullptr;
-    hold.limit_arg = nullptr;
-}
 
 bool over_limit(const Hold& hold) { return hold.bytes > kHoldLimitBytes; }
 
@@ -103,7 +94,7 @@ void release_output(const std::string& nspace, const char* why)
     if (it == holds().end()) return;
     Hold hold = std::move(it->second);
     holds().erase(it);
-    cancel_limit(hold);
+    hold.limit.cancel();
     verbose()(5, "output of job {} released ({}): {} held chunk(s)", nspace, why, hold.chunks.size());
     auto& jobs = runtime::Runtime::instance().jobs();
     for (const Chunk& c : hold.chunks) {
@@ -136,23 +127,12 @@ void when_output_released(const runtime::JobPtr& job, std::function<void()> then
     }
     Hold& hold = it->second;
     hold.on_release.push_back(std::move(then));
-    if (hold.limit) return;
-    hold.limit_arg = new std::string(job->nspace);
-    hold.limit = evtimer_new(
-        runtime::Runtime::instance().loop().base(),
-        [](evutil_socket_t, short, void* arg) {
-            std::string ns = *static_cast<std::string*>(arg);
-            detail::release_output(ns, "its spawner never asked for it");
-        },
-        hold.limit_arg);
-    timeval tv{kHoldLimitSeconds, 0};
-    evtimer_add(hold.limit, &tv);
-}
-
-// The host's state goes (pmix::stop()): timers of holds still under way with it.
-detail::HostState::Holds::~Holds()
-{
-    for (auto& [nspace, hold] : by_job) cancel_limit(hold);
+    if (hold.limit.armed()) return;
+    // Releasing erases the hold, this timer with it, from inside its callback: LoopTimer allows it.
+    hold.limit = runtime::LoopTimer(runtime::Runtime::instance().loop(), [nspace = job->nspace] {
+        detail::release_output(nspace, "its spawner never asked for it");
+    });
+    hold.limit.arm(std::chrono::seconds(kHoldLimitSeconds));
 }
 
 }  // namespace prte::pmix

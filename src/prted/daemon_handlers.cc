@@ -1,7 +1,5 @@
 #include "prted/daemon_handlers.h"
 
-#include <event2/event.h>
-
 #include <set>
 
 #include <fmt/format.h>
@@ -124,26 +122,23 @@ void on_launch(Rank, rml::Payload&& payload)
 
 // Bounded fallback for a target whose connections nobody closes (spec:
 // collective-shrink-completion.txt, open question 1): it leaves anyway after this long.
-void arm_leave_fallback()
+void arm_leave_fallback(HandlerState& state)
 {
-    int64_t ms = rt().settings().elastic_leave_timeout.count();
-    event* timer = evtimer_new(
-        rt().loop().base(),
-        [](evutil_socket_t, short, void*) {
-            verbose()(1, "daemon {}: leaving the DVM: no connection closed within prte_elastic_leave_timeout",
-                      self());
-            rt().request_shutdown(0, "left the DVM (shrink)");
-        },
-        nullptr);
-    timeval tv{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
-    evtimer_add(timer, &tv);  // lives until the daemon exits
+    // Armed once: a second order naming this daemon keeps the first deadline, as it did when each
+    // order armed a timer of its own and the first to fire ended the daemon.
+    if (state.leave_fallback.armed()) return;
+    state.leave_fallback = runtime::LoopTimer(rt().loop(), [] {
+        verbose()(1, "daemon {}: leaving the DVM: no connection closed within prte_elastic_leave_timeout", self());
+        rt().request_shutdown(0, "left the DVM (shrink)");
+    });
+    state.leave_fallback.arm(rt().settings().elastic_leave_timeout);
 }
 
 // The shrink order (forwarded to this daemon's children before it runs here, so they have it
 // before any connection to a departing daemon closes). Every daemon repairs its tree from the
 // target list, once; a target enters leaving mode, in which the next lost connection means exit
 // (errmgr/prted), and survivors' closing of their connections to it is what makes it go.
-void on_shrink(const std::vector<Rank>& targets)
+void on_shrink(HandlerState& state, const std::vector<Rank>& targets)
 {
     std::vector<Rank> others;
     bool mine = false;
@@ -161,7 +156,7 @@ void on_shrink(const std::vector<Rank>& targets)
         verbose()(5, "daemon {}: named by a shrink: leaving the DVM", self());
         rt().elastic().set_leaving();
         odls::base::module()->kill(nullptr);
-        arm_leave_fallback();
+        arm_leave_fallback(state);
     }
     for (Rank r : others) {
         if (runtime::Node* node = messenger().tree().departed(r) ? nullptr : node_of(r)) node->state = runtime::NodeState::down;
@@ -170,7 +165,7 @@ void on_shrink(const std::vector<Rank>& targets)
     if (!mine) messenger().connect_lifeline();
 }
 
-void on_command(Rank, rml::Payload&& payload)
+void on_command(HandlerState& state, rml::Payload&& payload)
 {
     plm::msg::DaemonCommand c;
     if (Status st = plm::msg::decode(payload, c); !st) {
@@ -186,7 +181,7 @@ void on_command(Rank, rml::Payload&& payload)
     case plm::msg::Command::signal_job:
         if (job) odls::base::module()->signal(job, c.signal);
         break;
-    case plm::msg::Command::shrink: on_shrink(c.targets); break;
+    case plm::msg::Command::shrink: on_shrink(state, c.targets); break;
     case plm::msg::Command::cleanup_job:
         if (job) {
             // A job the master ended before it knew its processes' pids (killed during launch)
@@ -228,11 +223,12 @@ void forward_output(const runtime::Job& job, Rank rank, pmix_iof_channel_t chann
 
 }  // namespace
 
-void install_handlers()
+void install_handlers(HandlerState& state)
 {
     messenger().register_handler(rml::tag::wireup, on_wireup);
     messenger().register_handler(rml::tag::launch_apps, on_launch);
-    messenger().register_handler(rml::tag::daemon, on_command);
+    messenger().register_handler(rml::tag::daemon,
+                                 [&state](Rank, rml::Payload&& payload) { on_command(state, std::move(payload)); });
     messenger().register_handler(rml::tag::daemon_died, on_daemon_died);
     pmix::set_output_forwarder(forward_output);
 }

@@ -2,10 +2,19 @@
 // kill, cleanup, exit, daemons that died). All on the progress thread.
 #pragma once
 
+#include "runtime/loop_timer.h"
+
 namespace prte::prted {
 
+// What the handlers keep between messages. Owned by the daemon's main, alive while the loop runs,
+// and gone before the loop is: its timers with it.
+struct HandlerState {
+    // A shrink's target leaves after prte_elastic_leave_timeout even if no connection closes.
+    runtime::LoopTimer leave_fallback;
+};
+
 // Registers the handlers with the messenger and routes this node's output to the master.
-void install_handlers();
+void install_handlers(HandlerState& state);
 
 // The daemon's orderly exit: kill every local process, and stop the loop once all are reaped.
 void begin_shutdown();

@@ -143,7 +143,8 @@ int main(int argc, char** argv)
         prte::pmix::daemons_lost({r});
         if (auto* m = prte::errmgr::base::module()) m->daemon_lost(r, prte::runtime::ProcState::comm_failed);
     });
-    prte::prted::install_handlers();
+    prte::prted::HandlerState handler_state;  // before the loop runs, gone at main's end, before the loop
+    prte::prted::install_handlers(handler_state);
     prte::prted::start_heartbeat();
     prte::pmix::enable_remote_services();
     if (auto* g = prte::grpcomm::base::module()) {

@@ -70,7 +70,7 @@ bool parse_address(const std::string& text, sockaddr_in& out)
     return true;
 }
 
-timeval to_timeval(uint32_t ms) { return timeval{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>(ms % 1000 * 1000)}; }
+timeval to_timeval(uint32_t ms) { return runtime::to_timeval(std::chrono::milliseconds(ms)); }
 
 }  // namespace
 
@@ -81,7 +81,6 @@ Connection::Connection(event_base* base, const std::string& secret, Events event
 
 Connection::~Connection()
 {
-    if (handshake_deadline_) event_free(handshake_deadline_);
     if (bev_) bufferevent_free(bev_);
 }
 
@@ -89,19 +88,17 @@ Connection::~Connection()
 // per-read timeout alone would let a stranger hold the connection for ever, one byte at a time.
 void Connection::arm_handshake_deadline()
 {
-    if (!handshake_deadline_) handshake_deadline_ = evtimer_new(base_, deadline_cb, this);
-    timeval tv = to_timeval(limits_.handshake_ms);
-    evtimer_add(handshake_deadline_, &tv);
+    if (!handshake_deadline_.bound()) handshake_deadline_ = runtime::LoopTimer(base_, [this] { handshake_overdue(); });
+    handshake_deadline_.arm(std::chrono::milliseconds(limits_.handshake_ms));
 }
 
-void Connection::deadline_cb(int, short, void* arg)
+void Connection::handshake_overdue()
 {
-    auto* c = static_cast<Connection*>(arg);
-    if (c->initiated_) {
-        c->fail(fmt::format("daemon {} at {} did not complete the handshake within {} ms", c->peer_, c->address_,
-                            c->limits_.handshake_ms));
+    if (initiated_) {
+        fail(fmt::format("daemon {} at {} did not complete the handshake within {} ms", peer_, address_,
+                         limits_.handshake_ms));
     } else {
-        c->fail(fmt::format("rejected {}: no handshake within {} ms", c->address_, c->limits_.handshake_ms));
+        fail(fmt::format("rejected {}: no handshake within {} ms", address_, limits_.handshake_ms));
     }
 }
 
@@ -309,7 +306,7 @@ void Connection::become_ready()
     phase_ = Phase::ready;
     authenticated_ = true;
     bufferevent_set_timeouts(bev_, nullptr, nullptr);
-    if (handshake_deadline_) evtimer_del(handshake_deadline_);
+    handshake_deadline_.cancel();
     while (!pending_.empty()) {
         write_frame(pending_.front());
         pending_.pop_front();
@@ -402,7 +399,7 @@ int Connection::socket() const
 void Connection::close()
 {
     phase_ = Phase::closed;
-    if (handshake_deadline_) evtimer_del(handshake_deadline_);
+    handshake_deadline_.cancel();
     if (bev_) {
         bufferevent_free(bev_);
         bev_ = nullptr;
@@ -412,7 +409,7 @@ void Connection::close()
 void Connection::close_after_flush()
 {
     phase_ = Phase::closed;
-    if (handshake_deadline_) evtimer_del(handshake_deadline_);
+    handshake_deadline_.cancel();
     if (!bev_) return;
     bufferevent* bev = std::exchange(bev_, nullptr);
     bufferevent_disable(bev, EV_READ);
@@ -426,7 +423,7 @@ void Connection::close_after_flush()
     };
     auto gone = [](bufferevent* b, short, void*) { bufferevent_free(b); };
     bufferevent_setcb(bev, nullptr, done, gone, nullptr);
-    timeval tv{5, 0};
+    const timeval tv = runtime::to_timeval(std::chrono::seconds(5));
     bufferevent_set_timeouts(bev, nullptr, &tv);
     bufferevent_enable(bev, EV_WRITE);
 }

@@ -23,6 +23,7 @@
 
 #include "rml/auth.h"
 #include "rml/types.h"
+#include "runtime/loop_timer.h"
 #include "runtime/node.h"
 #include "util/status.h"
 
@@ -115,14 +116,14 @@ class Connection {
 
     static void read_cb(bufferevent* bev, void* arg);
     static void event_cb(bufferevent* bev, short what, void* arg);
-    static void deadline_cb(int fd, short what, void* arg);
+    void handshake_overdue();
 
     event_base* base_;
     const std::string& secret_;
     Events events_;
     Limits limits_;
     bufferevent* bev_ = nullptr;
-    event* handshake_deadline_ = nullptr;
+    runtime::LoopTimer handshake_deadline_;
     Phase phase_ = Phase::connecting;
     bool initiated_ = false;
     bool authenticated_ = false;

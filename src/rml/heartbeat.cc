@@ -1,7 +1,5 @@
 #include "rml/heartbeat.h"
 
-#include <event2/event.h>
-
 #include <algorithm>
 
 #include "rml/rml.h"
@@ -23,21 +21,13 @@ Heartbeat::Heartbeat(event_base* base, Messenger& messenger, milliseconds timeou
       timeout_(timeout),
       interval_(interval_for(timeout)),
       on_silent_(std::move(on_silent)),
-      watch_(timeout, interval_)
+      watch_(timeout, interval_),
+      timer_(base, [this] { tick(); })
 {
-    timer_ = event_new(base, -1, EV_PERSIST, on_timer, this);
-    timeval tv{static_cast<time_t>(interval_.count() / 1000), static_cast<suseconds_t>((interval_.count() % 1000) * 1000)};
-    event_add(timer_, &tv);
+    timer_.arm_periodic(interval_);
     messenger_.verbose()(5, "rml: daemon {}: heartbeat every {:.2f} s to its parent; a child silent for {:.1f} s is lost",
                          messenger_.self(), seconds(interval_), seconds(timeout_));
 }
-
-Heartbeat::~Heartbeat()
-{
-    if (timer_) event_free(timer_);
-}
-
-void Heartbeat::on_timer(int, short, void* arg) { static_cast<Heartbeat*>(arg)->tick(); }
 
 void Heartbeat::heard(runtime::Rank peer)
 {

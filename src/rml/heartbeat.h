@@ -20,8 +20,8 @@
 #include <functional>
 
 #include "rml/silence_watch.h"
+#include "runtime/loop_timer.h"
 
-struct event;
 struct event_base;
 
 namespace prte::rml {
@@ -34,7 +34,6 @@ class Heartbeat {
     using SilentHandler = std::function<void(runtime::Rank child, std::chrono::milliseconds silent)>;
 
     Heartbeat(event_base* base, Messenger& messenger, std::chrono::milliseconds timeout, SilentHandler on_silent);
-    ~Heartbeat();
     Heartbeat(const Heartbeat&) = delete;
     Heartbeat& operator=(const Heartbeat&) = delete;
 
@@ -45,7 +44,6 @@ class Heartbeat {
     static std::chrono::milliseconds interval_for(std::chrono::milliseconds timeout);
 
   private:
-    static void on_timer(int, short, void* arg);
     void tick();
     void beat();
 
@@ -54,7 +52,7 @@ class Heartbeat {
     std::chrono::milliseconds interval_;
     SilentHandler on_silent_;
     SilenceWatch watch_;
-    event* timer_ = nullptr;
+    runtime::LoopTimer timer_;  // periodic, every interval_
 };
 
 }  // namespace prte::rml

@@ -201,17 +201,12 @@ void Messenger::pause_accepting(int error)
 {
     ++accept_pauses_;
     for (auto* l : listeners_) evconnlistener_disable(l);
-    if (!accept_resume_) {
-        accept_resume_ = evtimer_new(
-            base_,
-            [](evutil_socket_t, short, void* arg) {
-                auto* self = static_cast<Messenger*>(arg);
-                for (auto* l : self->listeners_) evconnlistener_enable(l);
-            },
-            this);
+    if (!accept_resume_.bound()) {
+        accept_resume_ = runtime::LoopTimer(base_, [this] {
+            for (auto* l : listeners_) evconnlistener_enable(l);
+        });
     }
-    timeval pause{kAcceptPause.count(), 0};
-    evtimer_add(accept_resume_, &pause);
+    accept_resume_.arm(kAcceptPause);
     if (accept_pauses_ == 1) {
         bool descriptors = error == EMFILE || error == ENFILE;
         output::warning("daemon {}: cannot accept connections: {}{}; not accepting any for {} s at a time while it "
@@ -258,8 +253,7 @@ void Messenger::stop()
     heartbeat_.reset();
     for (auto* l : listeners_) evconnlistener_free(l);
     listeners_.clear();
-    if (accept_resume_) event_free(accept_resume_);
-    accept_resume_ = nullptr;
+    accept_resume_ = runtime::LoopTimer();
     for (auto& c : connections_) c->close();
     connections_.clear();
     graveyard_.clear();

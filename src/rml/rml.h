@@ -23,6 +23,7 @@
 #include "rml/connection.h"
 #include "rml/radix_tree.h"
 #include "rml/types.h"
+#include "runtime/loop_timer.h"
 #include "util/output.h"
 #include "util/status.h"
 
@@ -173,7 +174,7 @@ class Messenger {
     std::chrono::steady_clock::time_point rejections_since_{};  // the minute report_rejection counts in
     size_t listed_rejections_ = 0;
     size_t unlisted_rejections_ = 0;
-    event* accept_resume_ = nullptr;  // re-enables the listeners after a pause
+    runtime::LoopTimer accept_resume_;  // re-enables the listeners after a pause
     std::unique_ptr<Heartbeat> heartbeat_;
 };
 

@@ -3,7 +3,9 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include "util/output.h"
 
@@ -85,6 +87,22 @@ size_t EventLoop::refused_posts() const
 {
     std::lock_guard lock(mutex_);
     return refused_;
+}
+
+size_t EventLoop::armed_timers() const
+{
+    // Gathered first and asked after: libevent holds the base's lock (not recursive) while it
+    // walks, and event_pending() takes it.
+    std::vector<const event*> without_fd;
+    event_base_foreach_event(
+        base_,
+        [](const event_base*, const event* ev, void* arg) {
+            if (event_get_fd(ev) == -1) static_cast<std::vector<const event*>*>(arg)->push_back(ev);
+            return 0;
+        },
+        &without_fd);
+    return std::count_if(without_fd.begin(), without_fd.end(),
+                         [](const event* ev) { return event_pending(ev, EV_TIMEOUT, nullptr) != 0; });
 }
 
 bool EventLoop::on_owner_thread() const { return owner_.load() == std::this_thread::get_id(); }

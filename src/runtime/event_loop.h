@@ -37,8 +37,13 @@ class EventLoop : public Dispatcher {
     bool on_owner_thread() const override;
     size_t refused_posts() const;
 
-    // For adding socket and timer events; touch it only from the loop thread.
+    // For adding socket events and LoopTimers (runtime/loop_timer.h); touch it only from the loop
+    // thread.
     event_base* base() const { return base_; }
+    // Timers armed on this loop now, as libevent counts them: every pending event without a file
+    // descriptor or signal, whoever made it, so a timer that outlives what it served is seen.
+    // Loop thread only.
+    size_t armed_timers() const;
 
   private:
     static void on_wake(int fd, short what, void* arg);

@@ -39,6 +39,9 @@ JobPtr JobTable::find(const std::string& nspace) const
 
 void JobTable::remove(const std::string& nspace)
 {
+    // A job is forgotten once it has ended: nothing of it may fire any more, even while a
+    // reference keeps the object itself alive a while.
+    if (auto it = jobs_.find(nspace); it != jobs_.end()) it->second->timeout_timer.cancel();
     jobs_.erase(nspace);
     std::erase(order_, nspace);
 }

@@ -5,9 +5,8 @@
 // dropped as late copies) and broadcasts its failure, so every participant fails it at about the
 // same moment and no daemon keeps waiting for a share that will never come. A collective that
 // completes first simply drops its timer.
-#include <event2/event.h>
-
 #include <algorithm>
+#include <exception>
 
 #include <fmt/format.h>
 
@@ -15,6 +14,7 @@
 #include "mca/grpcomm/direct/grpcomm_direct.h"
 #include "rml/buffer.h"
 #include "rml/rml.h"
+#include "runtime/loop_timer.h"
 #include "runtime/runtime.h"
 
 namespace prte::grpcomm::direct {
@@ -33,42 +33,25 @@ Errc errc_from_wire(uint32_t code)
 }  // namespace
 
 struct DirectModule::Deadline {
-    DirectModule* module = nullptr;
     std::string key;
     std::chrono::milliseconds limit{0};
-    event* ev = nullptr;
-
-    Deadline() = default;
-    Deadline(const Deadline&) = delete;
-    Deadline& operator=(const Deadline&) = delete;
-    ~Deadline()
-    {
-        if (ev) event_free(ev);
-    }
-
-    static void fired(evutil_socket_t, short, void* arg)
-    {
-        auto* d = static_cast<Deadline*>(arg);
-        // deadline_passed may destroy the op, and with it this Deadline.
-        DirectModule* module = d->module;
-        std::string key = d->key;
-        module->deadline_passed(key);
-    }
+    runtime::LoopTimer timer;  // goes with the op
 };
 
 void DirectModule::arm_deadline(GatherOp& op, std::chrono::milliseconds limit)
 {
     auto d = std::make_shared<Deadline>();
-    d->module = this;
     d->key = op_key(op.signature, op.seq);
     d->limit = limit;
-    d->ev = evtimer_new(transport_->timer_base(), &Deadline::fired, d.get());
-    if (!d->ev) {
+    // deadline_passed may destroy the op, and with it this Deadline and its timer: the key is the
+    // callback's own copy.
+    d->timer = runtime::LoopTimer(transport_->timer_base(), [this, key = d->key] { deadline_passed(key); });
+    try {
+        d->timer.arm(limit);
+    } catch (const std::exception&) {
         output::warning("allgather {}: cannot set its time limit (out of memory); it waits without one", d->key);
         return;
     }
-    timeval tv{static_cast<time_t>(limit.count() / 1000), static_cast<suseconds_t>(limit.count() % 1000 * 1000)};
-    evtimer_add(d->ev, &tv);
     op.deadline = std::move(d);
 }
 

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cassert>
+#include <algorithm>
 #include <iterator>
 #include <set>
 #include <system_error>
@@ -96,15 +97,11 @@ struct DefaultModule::Child {
     bool waitpid_reported = false;
 };
 
+// SIGKILL for the processes a kill() sent SIGTERM to, after the grace; the module's, and gone
+// early once every one of them has been reaped.
 struct DefaultModule::KillTimer {
-    DefaultModule* module = nullptr;
-    event* ev = nullptr;
     std::vector<uint64_t> children;  // ids in children_
-    std::list<std::unique_ptr<KillTimer>>::iterator self;
-    ~KillTimer()
-    {
-        if (ev) event_free(ev);
-    }
+    runtime::LoopTimer timer;
 };
 
 DefaultModule::DefaultModule(std::function<Services()> services, Options options)
@@ -444,6 +441,7 @@ void DefaultModule::reap()
         auto it = children_.find(id);
         if (it != children_.end()) report(*it->second);
     }
+    if (!ended.empty()) drop_spent_kill_timers();
 }
 
 void DefaultModule::report(Child& child)
@@ -483,7 +481,8 @@ void DefaultModule::report(Child& child)
     if (child.iof_reported && child.waitpid_reported) {
         close_stdin(child);  // a tool waiting for its last chunk to be accepted is told now
         uint64_t id = child.id;
-        children_.erase(id);  // frees the child: nothing below this line
+        children_.erase(id);  // frees the child: nothing below but what needs no child
+        drop_spent_kill_timers();
     }
 }
 
@@ -618,27 +617,32 @@ void DefaultModule::kill(const runtime::JobPtr& job)
         }
     }
     if (at_once) return;
-    timer->module = this;
-    timer->ev = evtimer_new(services_.loop->base(), &DefaultModule::on_kill_timer, timer.get());
-    auto ms = options_.kill_grace.count();
-    timeval grace{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
-    evtimer_add(timer->ev, &grace);
     kill_timers_.push_back(std::move(timer));
-    kill_timers_.back()->self = std::prev(kill_timers_.end());
+    auto self = std::prev(kill_timers_.end());
+    (*self)->timer = runtime::LoopTimer(*services_.loop, [this, self] { on_kill_timer(self); });
+    (*self)->timer.arm(options_.kill_grace);
 }
 
-void DefaultModule::on_kill_timer(int, short, void* arg)
+void DefaultModule::on_kill_timer(std::list<std::unique_ptr<KillTimer>>::iterator self)
 {
-    auto* timer = static_cast<KillTimer*>(arg);
-    DefaultModule* module = timer->module;
-    for (uint64_t id : timer->children) {
-        auto it = module->children_.find(id);
-        if (it == module->children_.end() || !is_signalable(*it->second)) continue;
+    for (uint64_t id : (*self)->children) {
+        auto it = children_.find(id);
+        if (it == children_.end() || !is_signalable(*it->second)) continue;
         verbose()(5, "job {} rank {}: pid {} still alive {} ms after SIGTERM; sending SIGKILL",
-                  it->second->job->nspace, it->second->rank, it->second->pid, module->options_.kill_grace.count());
-        module->signal_child(*it->second, SIGKILL);
+                  it->second->job->nspace, it->second->rank, it->second->pid, options_.kill_grace.count());
+        signal_child(*it->second, SIGKILL);
     }
-    module->kill_timers_.erase(timer->self);  // frees the timer: nothing below this line
+    kill_timers_.erase(self);  // frees the timer: nothing below this line
+}
+
+void DefaultModule::drop_spent_kill_timers()
+{
+    kill_timers_.remove_if([this](const std::unique_ptr<KillTimer>& t) {
+        return std::none_of(t->children.begin(), t->children.end(), [this](uint64_t id) {
+            auto it = children_.find(id);
+            return it != children_.end() && is_signalable(*it->second);
+        });
+    });
 }
 
 void DefaultModule::finalize() noexcept

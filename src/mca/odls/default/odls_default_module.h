@@ -40,6 +40,7 @@
 #include "mca/pmi/pmi.h"
 #include "runtime/state_machine.h"
 #include "runtime/event_loop.h"
+#include "runtime/loop_timer.h"
 
 struct event;
 
@@ -119,7 +120,9 @@ class DefaultModule final : public Module {
     static void on_status(int fd, short what, void* arg);
     static void on_output(int fd, short what, void* arg);
     static void on_sigchld(int fd, short what, void* arg);
-    static void on_kill_timer(int fd, short what, void* arg);
+    void on_kill_timer(std::list<std::unique_ptr<KillTimer>>::iterator self);
+    // Kill timers none of whose processes is left to signal: cancelled, not left to fire.
+    void drop_spent_kill_timers();
     static void on_stdin_writable(int fd, short what, void* arg);
 
     void resolve_exec(Child& child);

@@ -1,7 +1,5 @@
 #include "mca/plm/base/plm_launch.h"
 
-#include <event2/event.h>
-
 #include <algorithm>
 #include <deque>
 
@@ -284,26 +282,16 @@ void launch_apps(const JobPtr& job)
 
 void arm_timeout(const JobPtr& job)
 {
-    if (job->timeout_seconds <= 0) return;
-    struct Timer {
-        std::weak_ptr<runtime::Job> job;
-        event* ev = nullptr;
-    };
-    auto* timer = new Timer{job, nullptr};
-    timer->ev = evtimer_new(
-        rt().loop().base(),
-        [](evutil_socket_t, short, void* arg) {
-            auto* t = static_cast<Timer*>(arg);
-            if (auto j = t->job.lock(); j && runtime::is_alive(j->state) && !j->aborting) {
-                terminate_job(j, fmt::format("job {} timed out after {} seconds", j->nspace, j->timeout_seconds),
-                              JobState::aborted, 124);
-            }
-            event_free(t->ev);
-            delete t;
-        },
-        timer);
-    timeval tv{job->timeout_seconds, 0};
-    evtimer_add(timer->ev, &tv);
+    // Armed once: a job that passes here again keeps its first deadline.
+    if (job->timeout_seconds <= 0 || job->timeout_timer.armed()) return;
+    // Weak: the timer is the job's, and must not keep it alive.
+    job->timeout_timer = runtime::LoopTimer(rt().loop(), [weak = std::weak_ptr<runtime::Job>(job)] {
+        if (auto j = weak.lock(); j && runtime::is_alive(j->state) && !j->aborting) {
+            terminate_job(j, fmt::format("job {} timed out after {} seconds", j->nspace, j->timeout_seconds),
+                          JobState::aborted, 124);
+        }
+    });
+    job->timeout_timer.arm(std::chrono::seconds(job->timeout_seconds));
 }
 
 // Hands each daemon its share of the job: the master's own through its launcher, the others' in

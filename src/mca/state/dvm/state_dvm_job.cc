@@ -175,6 +175,10 @@ void cleanup_job(const JobPtr& job)
         }
         const bool large = job->procs.size() >= kLargeJob;
         rt().jobs().remove(job->nspace);
+        // As libevent counts them: a timer left armed by a job that has ended (its --timeout's
+        // was, once) shows as a count that grows with every job (job_timeout_timer_cancelled).
+        base::framework().verbose()(5, "job {}: cleaned up; {} timer(s) armed on the loop", job->nspace,
+                                    rt().loop().armed_timers());
         // glibc keeps what a large job's records freed (tens of MB for 100,000 ranks) instead of
         // giving it back; a DVM that lives for months should return to its idle size. Posted, so
         // that it runs once this activation has dropped the last reference to the job: trimmed
