@@ -11,6 +11,7 @@
 #include "mca/ras/base/ras_base.h"
 #include "mca/rmaps/base/rmaps_base.h"
 #include "mca/state/base/state_base.h"
+#include "runtime/types_fingerprint.h"
 
 namespace prte::program {
 
@@ -62,7 +63,7 @@ Status setup_mca(char** envp, const MCASettings& command_line)
     mca::register_core_params(registry);
     if (!registry.errors().empty()) return {Errc::bad_param, registry.errors().front()};
     auto& repository = mca::ComponentRepository::instance();
-    repository.scan(mca::ComponentRepository::component_path(registry));
+    repository.scan(mca::ComponentRepository::component_path(registry), runtime::kTypesFingerprint);
     return {};
 }
 
