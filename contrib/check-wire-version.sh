@@ -1,26 +1,66 @@
 #!/bin/sh
-# check-wire-version.sh [SRC]: the message tags of src/rml/types.h are the ones recorded for the
-# current wire protocol version in src/rml/wire_versions.txt. Fails, saying what to do, when the
-# tags changed and the version did not (a daemon of the last release would misread this one's
-# messages instead of refusing to connect), or when the current version is not recorded.
+# check-wire-version.sh [SRC]: the wire protocol version (src/rml/types.h, kProtocolVersion) is
+# raised with every change a daemon of the previous version could not read. Two things are held to
+# what src/rml/wire_versions.txt records for the current version:
+#   - the message tags of src/rml/types.h (their fingerprint, the record's second field);
+#   - from version 7, the golden encodings of the daemons' messages recorded for that version in
+#     test/unit/wire_golden.inc (their lines' fingerprint, the third field). The unit test
+#     plm_messages_test holds the encoders to those bytes; this check holds the bytes to the
+#     version, so a payload change cannot be recorded by regenerating the current version's lines:
+#     it needs a new version, with lines of its own.
+# Fails, saying what to do, when either changed and the version did not (a daemon of the last
+# release would misread this one's messages instead of refusing to connect), or when the current
+# version is not recorded.
 src=${1:-$(dirname "$0")/../src}
 types="$src/rml/types.h"
 record="$src/rml/wire_versions.txt"
+golden="$src/../test/unit/wire_golden.inc"
 version=$(sed -n 's/^inline constexpr uint32_t kProtocolVersion = \([0-9]*\);.*/\1/p' "$types")
 if [ -z "$version" ]; then
     echo "check-wire-version: error: no kProtocolVersion in $types"
     exit 1
 fi
+if [ ! -f "$golden" ]; then
+    echo "check-wire-version: error: no golden encodings file $golden"
+    exit 1
+fi
+next=$((version + 1))
+regenerate="append wire protocol $next's golden lines to $golden (PRTE_GOLDEN_UPDATE=1 test/unit/plm_messages_test --gtest_filter='PlmMessagesGolden.*' in the build directory prints them)"
 fingerprint=$(grep -E '^inline constexpr Tag [a-z_]+ = [0-9]+;' "$types" | sed 's/ *\/\/.*//' | sha256sum | cut -c1-16)
+# golden_of V: the fingerprint of version V's golden lines, or nothing when it has none.
+golden_of() {
+    lines=$(grep -E "^\{$1, " "$golden")
+    [ -n "$lines" ] && printf '%s\n' "$lines" | sha256sum | cut -c1-16
+}
+encodings=$(golden_of "$version")
+if [ -z "$encodings" ]; then
+    echo "check-wire-version: error: $golden records no golden encodings for wire protocol $version:" \
+        "PRTE_GOLDEN_UPDATE=1 test/unit/plm_messages_test --gtest_filter='PlmMessagesGolden.*' prints them"
+    exit 1
+fi
 recorded=$(awk -v v="$version" '$1 == v { print $2 }' "$record")
+recorded_encodings=$(awk -v v="$version" '$1 == v { print $3 }' "$record")
 if [ -z "$recorded" ]; then
-    echo "check-wire-version: error: wire protocol $version is not recorded in $record: add the line '$version $fingerprint'"
+    echo "check-wire-version: error: wire protocol $version is not recorded in $record: add the line" \
+        "'$version $fingerprint $encodings'"
     exit 1
 fi
 if [ "$recorded" != "$fingerprint" ]; then
     echo "check-wire-version: error: the message tags in $types changed since wire protocol $version was recorded" \
-        "($recorded, now $fingerprint): raise kProtocolVersion to $((version + 1)) and add the line" \
-        "'$((version + 1)) $fingerprint' to $record"
+        "($recorded, now $fingerprint): raise kProtocolVersion to $next and $regenerate; this check then" \
+        "prints wire protocol $next's line for $record"
     exit 1
 fi
-echo "wire protocol $version, tags $fingerprint"
+if [ -z "$recorded_encodings" ]; then
+    echo "check-wire-version: error: wire protocol $version's line in $record records no golden encodings:" \
+        "make it '$version $recorded $encodings'"
+    exit 1
+fi
+if [ "$recorded_encodings" != "$encodings" ]; then
+    echo "check-wire-version: error: the golden encodings of wire protocol $version in $golden changed since it" \
+        "was recorded ($recorded_encodings, now $encodings): a message's payload changed, so raise" \
+        "kProtocolVersion to $next, restore version $version's lines, $regenerate, and add wire protocol $next's" \
+        "line to $record"
+    exit 1
+fi
+echo "wire protocol $version, tags $fingerprint, golden encodings $encodings"

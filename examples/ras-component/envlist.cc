@@ -200,6 +200,9 @@ extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor()
         .open = nullptr,
         .query = query,
         .close = nullptr,
+        // The runtime types (runtime::Node, Job, ...) this file is compiled against; prte refuses
+        // the component when its own differ. PRTE_MCA_COMPONENT(...) fills this in by itself.
+        .runtime_types = prte::runtime::kTypesFingerprint,
     };
     return &descriptor;
 }

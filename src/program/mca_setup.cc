@@ -12,6 +12,7 @@
 #include "mca/rmaps/base/rmaps_base.h"
 #include "mca/state/base/state_base.h"
 #include "pmix/server.h"
+#include "runtime/types_fingerprint.h"
 
 namespace prte::program {
 
@@ -64,7 +65,7 @@ Status setup_mca(char** envp, const MCASettings& command_line)
     pmix::register_params(registry);
     if (!registry.errors().empty()) return {Errc::bad_param, registry.errors().front()};
     auto& repository = mca::ComponentRepository::instance();
-    repository.scan(mca::ComponentRepository::component_path(registry));
+    repository.scan(mca::ComponentRepository::component_path(registry), runtime::kTypesFingerprint);
     return {};
 }
 

@@ -205,7 +205,6 @@ struct Job {
     // only the fence's release moves it on (spec: elastic-dvm-spec.txt, "Parked job").
     bool parked = false;
     JobState abort_state = JobState::aborted;  // the error state the job ends in when aborting
-    // Last: the members before it keep their offsets for components built before it was added.
     // The --timeout timer (plm/base arms it at launch): the job's own, so it is cancelled when the
     // job table forgets the job, or with the job, never left armed after it.
     LoopTimer timeout_timer;

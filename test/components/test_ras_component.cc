@@ -3,6 +3,7 @@
 //
 //   TEST_COMPONENT_NAME        the name its descriptor gives (a mismatch with the file name is refused)
 //   TEST_INTERFACE_VERSION     the ras interface version it claims to be built against
+//   TEST_RUNTIME_TYPES         the runtime-types fingerprint it claims to be compiled against
 //   TEST_NO_DESCRIPTOR         exports no descriptor function at all
 //   TEST_WRONG_MODULE_TYPE     its query returns a module that is not a ras::Module
 #include "mca/base/param.h"
@@ -10,6 +11,9 @@
 
 #ifndef TEST_INTERFACE_VERSION
 #define TEST_INTERFACE_VERSION prte::ras::kInterfaceVersion
+#endif
+#ifndef TEST_RUNTIME_TYPES
+#define TEST_RUNTIME_TYPES prte::runtime::kTypesFingerprint
 #endif
 
 namespace {
@@ -61,6 +65,7 @@ extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor()
         .description = "a test component",
         .register_params = register_params,
         .query = query,
+        .runtime_types = TEST_RUNTIME_TYPES,
     };
     return &descriptor;
 }

@@ -74,6 +74,10 @@ expect_line exclude_all err "prte_info: error: no ras component is available"
 PRTE_MCA_mca_base_component_path="$bad:$garbage:$builtin" run broken "$PRTE_INFO" --parsable
 expect_status broken 1
 expect_line broken err "component ras oldiface ($bad/mca_ras_oldiface.so) refused: built for ras interface version 999, this prte provides version 6"
+fp=$("$PRTE_INFO" --version --parsable | sed -n 's/^config:runtime_types://p')
+[ -n "$fp" ] && pass "prte_info reports the runtime-types fingerprint" || fail "no config:runtime_types line"
+expect_line broken err "component ras oldtypes ($bad/mca_ras_oldtypes.so) refused: built against runtime types 0123456789abcdef, this prte's are $fp: rebuild it against this prte's headers"
+expect_line broken out "failed:ras:oldtypes:$bad/mca_ras_oldtypes.so:built against runtime types 0123456789abcdef"
 expect_line broken err "component ras nodescriptor ($bad/mca_ras_nodescriptor.so) refused: not a prte component: it exports no prte_mca_component_descriptor() function"
 expect_line broken err "component ras misnamed ($bad/mca_ras_misnamed.so) refused: its descriptor names ras othername, which does not match its file name"
 expect_line broken err "component ras garbage ($garbage/mca_ras_garbage.so) refused: not a shared object (no ELF header)"

@@ -6,7 +6,7 @@
 # nothing but `pkg-config prte` from the staged install, then runs the staged prte_info with the
 # copy's directory on mca_base_component_path and checks that the component is listed, selected
 # by priority, included and excluded by --prtemca ras, refused with a clear reason when it has
-# nothing to offer (or was built for another interface version), and that its parameter is
+# nothing to offer (or was built for another interface version or other runtime types), and that its parameter is
 # registered. A small program built the same way checks that the component's allocate() fills the
 # node pool and rejects malformed entries.
 #
@@ -202,6 +202,25 @@ status_is_nonzero
 grep -q "^failed:ras:envlist:$stale/mca_ras_envlist.so:.*interface version 999.*rebuild" "$out" ||
     problem "expected a failed:ras:envlist line naming the file, interface version 999 and 'rebuild'"
 grep -q "$stale/mca_ras_envlist.so" "$err" || problem "the message on stderr must name the refused file"
+has_line "$out" "mca:ras:hosts:version:1.0.0"
+
+# 3g. a copy claiming other runtime types (as one built before a runtime::Node member was added
+# would) is refused, naming both fingerprints and what to do (issue 46, item 5)
+oldtypes="$work/oldtypes"
+cp -R "$PRTE_SRCDIR/examples/ras-component" "$oldtypes"
+rm -f "$oldtypes"/*.so "$oldtypes"/*.o
+sed 's/\.runtime_types = prte::runtime::kTypesFingerprint/.runtime_types = 0x1234/' "$copy/envlist.cc" >"$oldtypes/envlist.cc"
+grep -q 'runtime_types = 0x1234' "$oldtypes/envlist.cc" || fail "could not make an old-types copy of envlist.cc (the descriptor changed?)"
+if ! make -C "$oldtypes" PKG_CONFIG="$PKG_CONFIG" PKG_CONFIG_PATH="$PKG_CONFIG_PATH" >"$work/oldtypes-build.log" 2>&1; then
+    show "$work/oldtypes-build.log"
+    fail "the old-types copy of the example does not build (log above)"
+fi
+PRTE_MCA_mca_base_component_path="$oldtypes:$root/lib/prte"
+info oldtypes --parsable
+PRTE_MCA_mca_base_component_path="$copy:$root/lib/prte"
+status_is_nonzero
+grep -q "^failed:ras:envlist:$oldtypes/mca_ras_envlist.so:built against runtime types 0000000000001234, this prte's are [0-9a-f]\{16\}: rebuild" "$out" ||
+    problem "expected a failed:ras:envlist line naming the file, both runtime-types fingerprints and 'rebuild'"
 has_line "$out" "mca:ras:hosts:version:1.0.0"
 
 # ---- 4. allocate(): a program built against the staged install asks the RAS framework for nodes

@@ -3,7 +3,9 @@
 // named twice, a state or channel or signal no one defined, bytes left over) are refused on one
 // line naming the message and the field; and a seeded fuzz feeds random and mutated frames to
 // every decoder, which must never crash, never keep memory, and either refuse them with such a
-// line or accept something that encodes and decodes again to itself.
+// line or accept something that encodes and decodes again to itself. And each message's encoding
+// of a fixed, fully populated example is the one recorded for this wire protocol version
+// (wire_golden.inc): a payload changed without a new version fails here.
 #include "mca/plm/base/plm_messages.h"
 
 #include <malloc.h>
@@ -11,15 +13,18 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "mca/plm/base/plm_daemons.h"
 #include "pmix_server_env.h"
 #include "rml/buffer.h"
+#include "rml/types.h"
 #include "runtime/hw_topology.h"
 
 namespace {
@@ -482,6 +487,259 @@ TEST(PlmMessages, ATruncatedTopologyFieldIsRefused)
     prte::Status st = msg::decode(in, out);
     ASSERT_FALSE(st);
     EXPECT_EQ(st.message().rfind("daemon report: field 8 (string)", 0), 0u) << st.message();
+}
+
+// ---- Golden encodings: the bytes of each message, per wire protocol version.
+//
+// A daemon of the previous release reads this one's messages only if their bytes are the same;
+// the protocol version (rml::kProtocolVersion) is what tells two daemons they are not. So each
+// message's encoding of one fixed example is recorded with the version it belongs to, and changes
+// only with a new version: old versions' lines stay, as the record of what each one sent.
+// contrib/check-wire-version.sh holds this table's lines for a version to the fingerprint recorded
+// for it in src/rml/wire_versions.txt, so that a line cannot be regenerated in place.
+//
+// To record a new version (after raising kProtocolVersion):
+//   PRTE_GOLDEN_UPDATE=1 test/unit/plm_messages_test --gtest_filter='PlmMessagesGolden.*'
+// in the build directory prints its lines: append them to test/unit/wire_golden.inc.
+struct GoldenLine {
+    uint32_t version;
+    const char* message;
+    const char* hex;
+};
+
+const GoldenLine kGolden[] = {
+#include "wire_golden.inc"
+};
+
+std::string to_hex(const Payload& bytes)
+{
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (uint8_t b : bytes) {
+        out += digits[b >> 4];
+        out += digits[b & 15];
+    }
+    return out;
+}
+
+Payload from_hex(const std::string& hex)
+{
+    Payload out;
+    for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    return out;
+}
+
+// The launch message with every field it carries set to something other than its default.
+prte::runtime::Job golden_job()
+{
+    prte::runtime::Job job = sample_job();
+    job.mapping.bind_if_supported = true;
+    job.mapping.by = prte::runtime::MapBy::ppr;
+    job.mapping.ppr_object = prte::runtime::MapBy::package;
+    job.stdin_target.kind = prte::runtime::StdinTarget::Kind::rank;
+    job.stdin_target.rank = 2;
+    job.reports.bindings = true;
+    job.mpi = prte::runtime::MpiInterface::pmi2;
+    for (auto& p : job.procs) {
+        p->cpuset = std::to_string(2 * p->rank) + "-" + std::to_string(2 * p->rank + 1);
+        p->binding = "core " + std::to_string(p->rank);
+    }
+    return job;
+}
+
+// One message type: its example encoded now, and a check that given bytes decode to the example's
+// fields (a message saying which field differs, or empty).
+struct GoldenMessage {
+    std::string name;
+    Payload encoded;
+    std::function<std::string(const Payload&)> decodes_to_example;
+};
+
+// "field: got X, want Y", or empty when equal.
+template <typename T>
+std::string differ(const char* field, const T& got, const T& want)
+{
+    if (got == want) return {};
+    std::ostringstream o;
+    o << field << " differs";
+    if constexpr (requires(std::ostream& s) { s << got; }) o << ": got " << got << ", want " << want;
+    return o.str();
+}
+
+std::string first_of(std::initializer_list<std::string> differences)
+{
+    for (const auto& d : differences) {
+        if (!d.empty()) return d;
+    }
+    return {};
+}
+
+template <typename Message, typename Compare>
+GoldenMessage golden(std::string name, const Message& example, Compare compare)
+{
+    return {name, msg::encode(example), [example, compare](const Payload& in) {
+                Message got;
+                Status st = msg::decode(in, got);
+                if (!st) return "does not decode: " + st.message();
+                return compare(got, example);
+            }};
+}
+
+std::vector<GoldenMessage> golden_messages()
+{
+    std::vector<GoldenMessage> out;
+    out.push_back(golden("daemon report",
+                         msg::DaemonReport{7, "node07", "tcp://127.0.0.1:4007", {1, 2, 4, 8}, "<topology version=\"2.0\"/>\n"},
+                         [](const msg::DaemonReport& g, const msg::DaemonReport& w) {
+                             return first_of({differ("rank", g.rank, w.rank), differ("node_name", g.node_name, w.node_name),
+                                              differ("uri", g.uri, w.uri),
+                                              differ("packages", g.topology.packages, w.topology.packages),
+                                              differ("numa_domains", g.topology.numa_domains, w.topology.numa_domains),
+                                              differ("cores", g.topology.cores, w.topology.cores),
+                                              differ("hwthreads", g.topology.hwthreads, w.topology.hwthreads),
+                                              differ("topology_xml", g.topology_xml, w.topology_xml)});
+                         }));
+    out.push_back(golden("wireup", sample_wireup(), [](const msg::Wireup& g, const msg::Wireup& w) {
+        std::string d = first_of({differ("size", g.size, w.size), differ("departed", g.departed, w.departed),
+                                  differ("daemons", g.daemons.size(), w.daemons.size())});
+        for (size_t i = 0; d.empty() && i < w.daemons.size(); ++i) {
+            const auto &a = g.daemons[i], &b = w.daemons[i];
+            d = first_of({differ("daemon rank", a.rank, b.rank), differ("daemon node_name", a.node_name, b.node_name),
+                          differ("daemon uri", a.uri, b.uri), differ("daemon slots", a.slots, b.slots),
+                          differ("daemon allocated", a.allocated, b.allocated)});
+        }
+        return d;
+    }));
+    auto command = [](const msg::DaemonCommand& g, const msg::DaemonCommand& w) {
+        return first_of({differ("command", static_cast<int>(g.command), static_cast<int>(w.command)),
+                         differ("nspace", g.nspace, w.nspace), differ("signal", g.signal, w.signal),
+                         differ("targets", g.targets, w.targets)});
+    };
+    out.push_back(golden("daemon command (signal)", msg::DaemonCommand{msg::Command::signal_job, "prte-job-3", 15, {}}, command));
+    out.push_back(golden("daemon command (shrink)", msg::DaemonCommand{msg::Command::shrink, "", 0, {4, 5, 9}}, command));
+    out.push_back(golden("process update", sample_update(), [](const msg::ProcUpdate& g, const msg::ProcUpdate& w) {
+        return first_of({differ("nspace", g.nspace, w.nspace), differ("rank", g.rank, w.rank),
+                         differ("state", static_cast<int>(g.state), static_cast<int>(w.state)), differ("pid", g.pid, w.pid),
+                         differ("exit_code", g.exit_code, w.exit_code), differ("term_signal", g.term_signal, w.term_signal),
+                         differ("message", g.message, w.message)});
+    }));
+    out.push_back(golden("output", msg::Output{"prte-job-1", 2, PMIX_FWD_STDERR_CHANNEL, {'h', 'i', '\n'}},
+                         [](const msg::Output& g, const msg::Output& w) {
+                             return first_of({differ("nspace", g.nspace, w.nspace), differ("rank", g.rank, w.rank),
+                                              differ("channel", static_cast<int>(g.channel), static_cast<int>(w.channel)),
+                                              differ("data", g.data, w.data)});
+                         }));
+    out.push_back(golden("daemon silence", msg::Silence{3, 4012}, [](const msg::Silence& g, const msg::Silence& w) {
+        return first_of({differ("rank", g.rank, w.rank), differ("silent_ms", g.silent_ms, w.silent_ms)});
+    }));
+    std::vector<Rank> ranks{3, 1, 4};
+    out.push_back({"daemon list", msg::encode_ranks(ranks), [ranks](const Payload& in) {
+                       std::vector<Rank> got;
+                       Status st = msg::decode_ranks(in, got);
+                       if (!st) return "does not decode: " + st.message();
+                       return differ("ranks", got, ranks);
+                   }});
+    out.push_back({"launch message", msg::encode_job(golden_job()), [](const Payload& in) {
+                       prte::runtime::JobPtr got;
+                       Status st = msg::decode_job(in, pool(), got);
+                       if (!st) return "does not decode: " + st.message();
+                       const prte::runtime::Job want = golden_job();
+                       const prte::runtime::Job& g = *got;
+                       std::string d = first_of(
+                           {differ("nspace", g.nspace, want.nspace), differ("apps", g.apps.size(), want.apps.size()),
+                            differ("bind_to", static_cast<int>(g.mapping.bind_to), static_cast<int>(want.mapping.bind_to)),
+                            differ("bind_overload_allowed", g.mapping.bind_overload_allowed, want.mapping.bind_overload_allowed),
+                            differ("bind_if_supported", g.mapping.bind_if_supported, want.mapping.bind_if_supported),
+                            differ("map by", static_cast<int>(g.mapping.by), static_cast<int>(want.mapping.by)),
+                            differ("ppr_object", static_cast<int>(g.mapping.ppr_object), static_cast<int>(want.mapping.ppr_object)),
+                            differ("stdin kind", static_cast<int>(g.stdin_target.kind), static_cast<int>(want.stdin_target.kind)),
+                            differ("stdin rank", g.stdin_target.rank, want.stdin_target.rank),
+                            differ("report bindings", g.reports.bindings, want.reports.bindings),
+                            differ("mpi", static_cast<int>(g.mpi), static_cast<int>(want.mpi)),
+                            differ("originator", g.originator.has_value(), want.originator.has_value()),
+                            differ("procs", g.procs.size(), want.procs.size())});
+                       if (d.empty() && g.originator) {
+                           d = first_of({differ("originator nspace", std::string(g.originator->nspace),
+                                                std::string(want.originator->nspace)),
+                                         differ("originator rank", g.originator->rank, want.originator->rank)});
+                       }
+                       for (size_t i = 0; d.empty() && i < want.apps.size(); ++i) {
+                           const auto &a = g.apps[i], &b = want.apps[i];
+                           d = first_of({differ("app index", a.index, b.index), differ("app executable", a.executable, b.executable),
+                                         differ("app argv", a.argv, b.argv), differ("app env", a.env, b.env),
+                                         differ("app working_dir", a.working_dir, b.working_dir),
+                                         differ("app num_procs", a.num_procs, b.num_procs)});
+                       }
+                       for (size_t i = 0; d.empty() && i < want.procs.size(); ++i) {
+                           const auto &a = *g.procs[i], &b = *want.procs[i];
+                           d = first_of({differ("proc rank", a.rank, b.rank), differ("proc app_index", a.app_index, b.app_index),
+                                         differ("proc node", a.node ? a.node->name : std::string(), b.node ? b.node->name : std::string()),
+                                         differ("proc local_rank", a.local_rank, b.local_rank),
+                                         differ("proc node_rank", a.node_rank, b.node_rank),
+                                         differ("proc cpuset", a.cpuset, b.cpuset), differ("proc binding", a.binding, b.binding)});
+                       }
+                       return d;
+                   }});
+    return out;
+}
+
+const GoldenLine* golden_line(uint32_t version, const std::string& message)
+{
+    for (const GoldenLine& line : kGolden) {
+        if (line.version == version && message == line.message) return &line;
+    }
+    return nullptr;
+}
+
+constexpr const char* kRegenerate =
+    "raise kProtocolVersion in src/rml/types.h (and record it in src/rml/wire_versions.txt), then regenerate "
+    "the golden values: PRTE_GOLDEN_UPDATE=1 test/unit/plm_messages_test --gtest_filter='PlmMessagesGolden.*' "
+    "prints the new version's lines for test/unit/wire_golden.inc";
+
+TEST(PlmMessagesGolden, EveryMessageEncodesAsRecordedForThisProtocolVersion)
+{
+    const uint32_t version = prte::rml::kProtocolVersion;
+    std::vector<GoldenMessage> messages = golden_messages();
+    if (std::getenv("PRTE_GOLDEN_UPDATE")) {
+        std::printf("// wire protocol %u, PMIx %s: append the lines below to test/unit/wire_golden.inc\n", version,
+                    PMIx_Get_version());
+        for (const GoldenMessage& m : messages) {
+            // One line each: contrib/check-wire-version.sh fingerprints a version's lines.
+            std::printf("{%u, \"%s\", \"%s\"},\n", version, m.name.c_str(), to_hex(m.encoded).c_str());
+        }
+        GTEST_SKIP() << "PRTE_GOLDEN_UPDATE is set: printed the golden lines of wire protocol " << version
+                     << " instead of checking them";
+    }
+    for (const GoldenMessage& m : messages) {
+        const GoldenLine* line = golden_line(version, m.name);
+        if (!line) {
+            ADD_FAILURE() << m.name << ": no golden encoding recorded for wire protocol " << version << ": " << kRegenerate;
+            continue;
+        }
+        EXPECT_EQ(to_hex(m.encoded), line->hex)
+            << m.name << ": its encoding is not the one recorded for wire protocol " << version
+            << " (a payload changed, or PMIx " << PMIx_Get_version() << " packs differently): " << kRegenerate;
+    }
+    // Every line recorded for this version belongs to a message that is still checked.
+    for (const GoldenLine& line : kGolden) {
+        if (line.version != version) continue;
+        bool known = false;
+        for (const GoldenMessage& m : messages) known = known || m.name == line.message;
+        EXPECT_TRUE(known) << "wire_golden.inc records \"" << line.message << "\" for wire protocol " << version
+                           << ", which no example here encodes";
+    }
+}
+
+TEST(PlmMessagesGolden, TheRecordedBytesDecodeToTheExample)
+{
+    const uint32_t version = prte::rml::kProtocolVersion;
+    for (const GoldenMessage& m : golden_messages()) {
+        const GoldenLine* line = golden_line(version, m.name);
+        if (!line) continue;  // the test above says so
+        std::string difference = m.decodes_to_example(from_hex(line->hex));
+        EXPECT_EQ(difference, "") << m.name << ": the bytes recorded for wire protocol " << version
+                                  << " no longer decode to the example: " << kRegenerate;
+    }
 }
 
 // One mutation of a valid frame, chosen by the generator.

@@ -8,6 +8,7 @@
 #include "mca/base/param.h"
 #include "mca/base/repository.h"
 #include "mca/ras/base/ras_base.h"
+#include "runtime/types_fingerprint.h"
 #include "util/strings.h"
 
 using prte::Errc;
@@ -21,7 +22,7 @@ class RasModifyTest : public ::testing::Test {
     void SetUp() override
     {
         PRTE_REQUIRE_COMPONENT_FILES("mca_ras_hosts.so");
-        prte::mca::ComponentRepository::instance().scan(prte::test::component_dirs());
+        prte::mca::ComponentRepository::instance().scan(prte::test::component_dirs(), prte::runtime::kTypesFingerprint);
         registry_.set("ras", "hosts", {prte::mca::ParamSource::program, "test"});
         auto& fw = prte::ras::base::framework();
         ASSERT_TRUE(fw.open(registry_, prte::mca::ComponentRepository::instance()).ok());

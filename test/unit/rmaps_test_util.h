@@ -15,6 +15,7 @@
 #include "runtime/hw_topology.h"
 #include "runtime/job.h"
 #include "runtime/node.h"
+#include "runtime/types_fingerprint.h"
 #include "util/strings.h"
 
 namespace prte::rmaps::test {
@@ -82,7 +83,7 @@ inline MapContext context_with_all_nodes(const runtime::Job& job, runtime::NodeP
 inline void open_rmaps(mca::ParamRegistry& registry, const std::string& selection)
 {
     static bool scanned = false;
-    if (!scanned) mca::ComponentRepository::instance().scan(::prte::test::component_dirs());
+    if (!scanned) mca::ComponentRepository::instance().scan(::prte::test::component_dirs(), runtime::kTypesFingerprint);
     scanned = true;
     // Only these components, so a test does not depend on which other mappers are built.
     registry.set("rmaps", selection, {mca::ParamSource::program, "test"});

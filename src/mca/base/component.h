@@ -2,7 +2,8 @@
 // extern "C" function, prte_mca_component_descriptor(), that returns a ComponentDescriptor.
 //
 // The loader reads the descriptor's magic and ABI version before anything else, then the
-// framework name and the framework interface version the component was built against, and
+// framework name, the framework interface version the component was built against and the
+// fingerprint of the runtime types it was compiled with (runtime/types_fingerprint.h), and
 // refuses a mismatch with a message naming the file (the LLVM pass-plugin and Ceph plugin models,
 // STYLE.md). Components are never unloaded: objects they created may outlive any framework.
 //
@@ -14,7 +15,8 @@
 //           .framework = "ras", .name = "envlist",
 //           .interface_version = prte::ras::kInterfaceVersion, .version = "1.0.0",
 //           .description = "nodes from an environment variable",
-//           .register_params = register_params, .open = nullptr, .query = query, .close = nullptr};
+//           .register_params = register_params, .open = nullptr, .query = query, .close = nullptr,
+//           .runtime_types = prte::runtime::kTypesFingerprint};
 //       return &descriptor;
 //   }
 #pragma once
@@ -34,7 +36,8 @@ class ParamRegistry;
 // "PRTE" in ASCII; a shared object whose descriptor does not start with it is not ours.
 inline constexpr uint32_t kDescriptorMagic = 0x50525445;
 // The layout of ComponentDescriptor itself. Bumped only when the struct below changes.
-inline constexpr uint32_t kDescriptorAbiVersion = 1;
+// 2: runtime_types.
+inline constexpr uint32_t kDescriptorAbiVersion = 2;
 // The exported symbol's name.
 inline constexpr const char* kDescriptorSymbol = "prte_mca_component_descriptor";
 
@@ -67,7 +70,8 @@ struct ComponentDescriptor {
     uint32_t abi_version = kDescriptorAbiVersion;
     const char* framework = nullptr;          // "ras"
     const char* name = nullptr;               // "hosts"
-    uint32_t interface_version = 0;           // the framework's kInterfaceVersion at build time
+    uint32_t interface_version = 0;           // the framework's kInterfaceVersion at build time:
+                                              // its Module's virtual functions
     const char* version = nullptr;            // the component's own version, "1.0.0"
     const char* description = nullptr;        // one line for prte_info
 
@@ -78,6 +82,14 @@ struct ComponentDescriptor {
     bool (*open)(std::string& why) noexcept = nullptr;
     void (*query)(const QueryContext& context, QueryResult& result) noexcept = nullptr;
     void (*close)() noexcept = nullptr;
+
+    // The fingerprint of the runtime types (runtime::Job, Node, Proc, ...) the component was
+    // compiled against: runtime::kTypesFingerprint, which PRTE_MCA_COMPONENT fills in. The
+    // repository compares it with the program's own and refuses a component built against other
+    // definitions. Last, so that the macro can append it after the caller's fields. (This header
+    // does not include runtime/types_fingerprint.h: the component system knows only a number;
+    // every framework header brings the fingerprint in.)
+    uint64_t runtime_types = 0;
 };
 
 // The query pattern of every component: `make()` builds the module, which is then offered at
@@ -118,11 +130,13 @@ void register_params_safely(Register&& registration) noexcept
 //   PRTE_MCA_COMPONENT(.framework = "ras", .name = "hosts", .interface_version = prte::ras::kInterfaceVersion,
 //                      .version = "1.0.0", .description = "...", .register_params = register_params,
 //                      .query = query)
-// (designated initializers, in the order ComponentDescriptor declares them; omitted hooks are null).
+// (designated initializers, in the order ComponentDescriptor declares them; omitted hooks are null;
+// runtime_types is this compilation's runtime::kTypesFingerprint, from the framework header).
 #define PRTE_MCA_COMPONENT(...)                                                                      \
     extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept        \
     {                                                                                                \
-        static const prte::mca::ComponentDescriptor descriptor{__VA_ARGS__};                         \
+        static const prte::mca::ComponentDescriptor descriptor{                                      \
+            __VA_ARGS__, .runtime_types = ::prte::runtime::kTypesFingerprint};                       \
         return &descriptor;                                                                          \
     }
 

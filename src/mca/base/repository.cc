@@ -99,8 +99,8 @@ void ComponentRepository::register_params(ParamRegistry& registry)
                              "Colon-separated directories searched for component shared objects "
                              "(mca_<framework>_<name>.so); the first directory holding a component wins");
     registry.register_bool({"mca", "base", "component_show_load_errors"}, true,
-                           "Warn about component files that cannot be loaded (broken, foreign or built "
-                           "for another interface version)");
+                           "Warn about component files that cannot be loaded (broken, foreign, or built "
+                           "for another interface version or other runtime types)");
 }
 
 std::vector<std::string> ComponentRepository::component_path(const ParamRegistry& registry)
@@ -112,8 +112,9 @@ std::vector<std::string> ComponentRepository::component_path(const ParamRegistry
     return out;
 }
 
-void ComponentRepository::scan(const std::vector<std::string>& directories)
+void ComponentRepository::scan(const std::vector<std::string>& directories, uint64_t runtime_types)
 {
+    runtime_types_ = runtime_types;
     for (const auto& dir : directories) {
         DIR* d = opendir(dir.c_str());
         if (!d) continue;  // a path entry that does not exist is not an error: it may be optional
@@ -179,6 +180,10 @@ bool ComponentRepository::load_one(const ComponentFile& file, uint32_t interface
         return refuse(fmt::format("built for {} interface version {}, this prte provides version {}: rebuild it "
                                   "against this prte's headers", file.framework, d->interface_version,
                                   interface_version));
+    }
+    if (d->runtime_types != runtime_types_) {
+        return refuse(fmt::format("built against runtime types {:016x}, this prte's are {:016x}: rebuild it "
+                                  "against this prte's headers", d->runtime_types, runtime_types_));
     }
     if (!d->query) return refuse("its descriptor has no query hook");
     loaded_[file.framework][file.name] = LoadedComponent{file, d};

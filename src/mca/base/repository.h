@@ -45,8 +45,11 @@ class ComponentRepository {
 
     // Scans the directories for component files. Where two directories hold the same
     // framework/name, the first in the path wins (so a user's directory can override an
-    // installed component); the later file is recorded as shadowed.
-    void scan(const std::vector<std::string>& directories);
+    // installed component); the later file is recorded as shadowed. `runtime_types` is the
+    // program's runtime::kTypesFingerprint: a component whose descriptor carries another (it was
+    // compiled against other runtime types) is refused when loaded. Passed here, by the program,
+    // because the component system itself knows no runtime type.
+    void scan(const std::vector<std::string>& directories, uint64_t runtime_types);
 
     // Names of every component file found for a framework, whether or not it loads.
     std::vector<std::string> names(const std::string& framework) const;
@@ -66,6 +69,7 @@ class ComponentRepository {
     std::map<std::string, bool> framework_loaded_;
     std::vector<LoadFailure> failures_;
     std::vector<ComponentFile> shadowed_;
+    uint64_t runtime_types_ = 0;
 };
 
 }  // namespace prte::mca

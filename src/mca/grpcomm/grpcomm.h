@@ -20,6 +20,7 @@
 #include "mca/base/component.h"
 #include "rml/types.h"
 #include "runtime/process_name.h"
+#include "runtime/types_fingerprint.h"  // PRTE_MCA_COMPONENT stamps each component with it
 #include "util/status.h"
 
 namespace prte::grpcomm {
@@ -35,6 +36,9 @@ namespace prte::grpcomm {
 // 10: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
 // 11: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
 // 12: processes named by runtime::ProcessName instead of PMIx's pmix_proc_t (issue 30).
+// Changes only with this framework's own interface (its Module's virtual functions and the types
+// this header declares): a change of the runtime types is caught by runtime::kTypesFingerprint,
+// which the component repository checks for every component (runtime/types_fingerprint.h).
 inline constexpr uint32_t kInterfaceVersion = 12;
 
 // Fired on the master only, once every daemon has received the op, or with an error when it

@@ -19,6 +19,7 @@
 
 #include "mca/base/component.h"
 #include "runtime/job_table.h"
+#include "runtime/types_fingerprint.h"  // PRTE_MCA_COMPONENT stamps each component with it
 #include "util/status.h"
 
 namespace prte::odls {
@@ -26,6 +27,9 @@ namespace prte::odls {
 // 2: write_stdin. A component built for another version is refused at load (its vtable differs).
 // 3: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
 // 4: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
+// Changes only with this framework's own interface (its Module's virtual functions and the types
+// this header declares): a change of the runtime types is caught by runtime::kTypesFingerprint,
+// which the component repository checks for every component (runtime/types_fingerprint.h).
 inline constexpr uint32_t kInterfaceVersion = 4;
 
 class Module : public mca::Module {

@@ -16,6 +16,7 @@
 
 #include "mca/base/component.h"
 #include "runtime/job.h"
+#include "runtime/types_fingerprint.h"  // PRTE_MCA_COMPONENT stamps each component with it
 #include "util/status.h"
 
 namespace prte::plm {
@@ -24,6 +25,9 @@ namespace prte::plm {
 // 3: runtime::Node gained scheduler_job (the job a resource manager's launcher starts a daemon in).
 // 4: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
 // 5: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
+// Changes only with this framework's own interface (its Module's virtual functions and the types
+// this header declares): a change of the runtime types is caught by runtime::kTypesFingerprint,
+// which the component repository checks for every component (runtime/types_fingerprint.h).
 inline constexpr uint32_t kInterfaceVersion = 5;
 
 class Module : public mca::Module {

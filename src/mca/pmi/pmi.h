@@ -21,12 +21,16 @@
 
 #include "mca/base/component.h"
 #include "runtime/job_table.h"
+#include "runtime/types_fingerprint.h"  // PRTE_MCA_COMPONENT stamps each component with it
 #include "util/status.h"
 
 namespace prte::pmi {
 
 // 2: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
 // 3: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
+// Changes only with this framework's own interface (its Module's virtual functions and the types
+// this header declares): a change of the runtime types is caught by runtime::kTypesFingerprint,
+// which the component repository checks for every component (runtime/types_fingerprint.h).
 inline constexpr uint32_t kInterfaceVersion = 3;
 
 // What one process is given to reach its PMI server. The child inherits `child_fd` (the launcher

@@ -25,6 +25,7 @@
 #include "mca/base/component.h"
 #include "runtime/elastic.h"
 #include "runtime/node.h"
+#include "runtime/types_fingerprint.h"  // PRTE_MCA_COMPONENT stamps each component with it
 #include "util/status.h"
 
 namespace prte::ras {
@@ -35,6 +36,9 @@ namespace prte::ras {
 // 4: runtime::Node gained hw, simulated and pu_load; runtime::Job's placement policy grew (issue 25).
 // 5: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
 // 6: Module::lendable_slots() (autoscaling asks a lender what it could lend).
+// Changes only with this framework's own interface (its Module's virtual functions and the types
+// this header declares): a change of the runtime types is caught by runtime::kTypesFingerprint,
+// which the component repository checks for every component (runtime/types_fingerprint.h).
 inline constexpr uint32_t kInterfaceVersion = 6;
 
 // What the DVM was started with, for allocate().

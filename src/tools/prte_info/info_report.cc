@@ -14,6 +14,7 @@
 #include "mca/base/repository.h"
 #include "pmix/pmix422/repairs.h"
 #include "program/mca_setup.h"
+#include "runtime/types_fingerprint.h"
 #include "util/output.h"
 #include "util/strings.h"
 
@@ -57,6 +58,7 @@ void print_version(const Options& options)
         line(fmt::format("config:dvm_completion_events:{}", dvm_events));
         line(fmt::format("config:slurm:{}", slurm));
         line(fmt::format("config:pmix422_repairs:{}", repairs));
+        line(fmt::format("config:runtime_types:{:016x}", runtime::kTypesFingerprint));
         return;
     }
     line(fmt::format("prte {} — an elastic PMIx runtime environment", PACKAGE_VERSION));
@@ -70,6 +72,8 @@ void print_version(const Options& options)
                      std::string(slurm) == "yes" ? "yes" : "no (built without libslurm-dev)"));
     line(fmt::format("PMIx 4.2.2 repairs (docs/architecture.md): {}{}", repairs,
                      repairs_off ? "" : fmt::format(", libpmix build id {}", prte_pmix422_checked_build_id())));
+    // A component is refused unless it was compiled against these (docs/component-guide.md).
+    line(fmt::format("Runtime types fingerprint (components must match it): {:016x}", runtime::kTypesFingerprint));
 }
 
 void print_components(const Options& options)
