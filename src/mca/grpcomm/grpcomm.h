@@ -35,7 +35,8 @@ namespace prte::grpcomm {
 // 10: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
 // 11: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
 // 12: processes named by runtime::ProcessName instead of PMIx's pmix_proc_t (issue 30).
-inline constexpr uint32_t kInterfaceVersion = 12;
+// 13: end_everywhere() (a PMIx group operation timed out on a node whose part never started).
+inline constexpr uint32_t kInterfaceVersion = 13;
 
 // Fired on the master only, once every daemon has received the op, or with an error when it
 // cannot be delivered. Runs on the progress thread.
@@ -111,6 +112,12 @@ class Module : public mca::Module {
     // of the daemons that had started it. Local only: every participating daemon learns of the
     // cancellation itself (a PMIx event reaches them all) and cancels its own part. Progress thread.
     virtual void cancel(const Signature& signature, const Status& why, bool started_here) noexcept = 0;
+    // The collective over `signature` that this daemon is at (the one under way here, or else the
+    // next) fails with `why` on every participating daemon, as when a time limit passes: this
+    // daemon's callers had their time run out before its part could start (PMIx 4.2.2 had not
+    // handed it over), so the others must not go on waiting for it, nor take a caller's later end
+    // for one that never took part. Progress thread.
+    virtual void end_everywhere(const Signature& signature, const Status& why) noexcept = 0;
 
     virtual void finalize() noexcept {}
 };
