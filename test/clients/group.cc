@@ -14,6 +14,15 @@
 //                   construct; after it, reads every other member's value (a whole job's size from
 //                   its job-level information) and prints "group data rank R: N value(s) of M job(s)"
 //   --timeout S     PMIX_TIMEOUT for the construct
+//   --destruct-timeout S  PMIX_TIMEOUT for the destruct; a refused destruct then also prints
+//                   "group destruct took rank R: N ms" (from its call to its return)
+//   --simultaneous ID2  two constructs over the same members at once (RFC 0033: "multiple
+//                   simultaneous group construct operations ... so long as each is provided with a
+//                   unique group ID"): each rank starts PMIx_Group_construct_nb of --id and of ID2,
+//                   even ranks --id first, odd ranks ID2 first, both with a context id, and waits (at
+//                   most 60 s) for both; prints "group simultaneous rank R group G ctxid C" for each
+//                   (or "group simultaneous rank R group G failed: <status>", or "... not answered").
+//                   Then destructs both the same way ("group simultaneous destructed rank R group G")
 //   --late-rank R   rank R does not construct: it waits (at most 120 s) to be killed
 //   --late-until F  ... or, with this, until file F exists, and then leaves normally
 //   --late-in-destruct  ... rank R constructs, and waits instead of destructing
@@ -48,10 +57,13 @@
 //                   the same way ("group member failed rank R: ...", or "group no member-failed
 //                   event rank R")
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -67,6 +79,8 @@ struct Options {
     bool context_id = true;
     bool expect_error = false;
     int timeout = 0;
+    int destruct_timeout = 0;
+    std::string simultaneous;
     long late_rank = -1;
     std::string late_until;
     std::string call_after;
@@ -118,6 +132,10 @@ Options parse(int argc, char** argv)
             o.late_in_destruct = true;
         } else if (a == "--timeout" && i + 1 < argc) {
             o.timeout = std::atoi(argv[++i]);
+        } else if (a == "--destruct-timeout" && i + 1 < argc) {
+            o.destruct_timeout = std::atoi(argv[++i]);
+        } else if (a == "--simultaneous" && i + 1 < argc) {
+            o.simultaneous = argv[++i];
         } else if (a == "--leader" && i + 1 < argc) {
             o.leader = std::atol(argv[++i]);
         } else if (a == "--retry") {
@@ -392,6 +410,94 @@ int run_abort_case(const Options& o, std::vector<pmix_proc_t>& members, const pm
     return 0;
 }
 
+// One non-blocking construct or destruct of --simultaneous, answered on PMIx's thread.
+struct Pending {
+    std::string id;
+    bool answered = false;
+    pmix_status_t status = PMIX_SUCCESS;
+    long long context_id = -1;
+};
+std::mutex pending_lock;
+std::condition_variable pending_changed;
+
+void constructed(pmix_status_t status, pmix_info_t info[], size_t ninfo, void* cbdata, pmix_release_cbfunc_t release,
+                 void* release_data)
+{
+    auto* p = static_cast<Pending*>(cbdata);
+    {
+        std::lock_guard<std::mutex> hold(pending_lock);
+        p->status = status;
+        p->context_id = context_id_of(info, ninfo);
+        p->answered = true;
+    }
+    pending_changed.notify_all();
+    if (release) release(release_data);
+}
+
+void destructed(pmix_status_t status, void* cbdata)
+{
+    auto* p = static_cast<Pending*>(cbdata);
+    {
+        std::lock_guard<std::mutex> hold(pending_lock);
+        p->status = status;
+        p->answered = true;
+    }
+    pending_changed.notify_all();
+}
+
+// Waits (at most 60 s in all) for both; prints each outcome; whether both succeeded.
+bool wait_for_both(Pending (&ops)[2], const pmix_proc_t& me, const char* done)
+{
+    std::unique_lock<std::mutex> hold(pending_lock);
+    pending_changed.wait_for(hold, std::chrono::seconds(60), [&] { return ops[0].answered && ops[1].answered; });
+    bool ok = true;
+    for (const Pending& p : ops) {
+        if (!p.answered) {
+            std::printf("group simultaneous rank %u group %s not answered\n", me.rank, p.id.c_str());
+            ok = false;
+        } else if (p.status != PMIX_SUCCESS) {
+            std::printf("group simultaneous rank %u group %s failed: %s\n", me.rank, p.id.c_str(), PMIx_Error_string(p.status));
+            ok = false;
+        } else if (done) {
+            std::printf("group simultaneous %s rank %u group %s\n", done, me.rank, p.id.c_str());
+        } else {
+            std::printf("group simultaneous rank %u group %s ctxid %lld\n", me.rank, p.id.c_str(), p.context_id);
+        }
+    }
+    std::fflush(stdout);
+    return ok;
+}
+
+// --simultaneous: two constructs over the same members, issued together, in opposite orders on
+// even and odd ranks (blocking calls in opposite orders would deadlock in the application itself).
+int run_simultaneous(const Options& o, std::vector<pmix_proc_t>& members, const pmix_proc_t& me)
+{
+    Pending ops[2];
+    ops[0].id = me.rank % 2 == 0 ? o.id : o.simultaneous;
+    ops[1].id = me.rank % 2 == 0 ? o.simultaneous : o.id;
+    pmix_info_t directive;
+    bool yes = true;
+    PMIX_INFO_LOAD(&directive, PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+    for (Pending& p : ops) {
+        pmix_status_t rc = PMIx_Group_construct_nb(p.id.c_str(), members.data(), members.size(), &directive, 1,
+                                                   constructed, &p);
+        if (rc != PMIX_SUCCESS) prte_test::fail(program, "rank %u: PMIx_Group_construct_nb(%s): %s", me.rank, p.id.c_str(), PMIx_Error_string(rc));
+    }
+    PMIX_INFO_DESTRUCT(&directive);
+    if (!wait_for_both(ops, me, nullptr)) prte_test::fail(program, "rank %u: the simultaneous constructs did not both succeed", me.rank);
+    {
+        std::lock_guard<std::mutex> hold(pending_lock);
+        for (Pending& p : ops) p.answered = false;
+    }
+    for (Pending& p : ops) {
+        pmix_status_t rc = PMIx_Group_destruct_nb(p.id.c_str(), nullptr, 0, destructed, &p);
+        if (rc != PMIX_SUCCESS) prte_test::fail(program, "rank %u: PMIx_Group_destruct_nb(%s): %s", me.rank, p.id.c_str(), PMIx_Error_string(rc));
+    }
+    if (!wait_for_both(ops, me, "destructed")) prte_test::fail(program, "rank %u: the simultaneous destructs did not both succeed", me.rank);
+    prte_test::finalize(program);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -409,6 +515,7 @@ int main(int argc, char** argv)
     wait_for_jobs(o.extra);
     my_rank = me.rank;
     if (o.abort_rank >= 0) return run_abort_case(o, members, me);
+    if (!o.simultaneous.empty()) return run_simultaneous(o, members, me);
     bool late = o.late_rank == static_cast<long>(me.rank);
     if ((o.expect_error && !o.late_in_destruct) || o.optional) register_for(PMIX_GROUP_INVITE_FAILED);
     if (o.optional) {
@@ -488,7 +595,14 @@ int main(int argc, char** argv)
         }
 
         if (late && !o.after_leader_failed) wait_as_late_rank(o, members, me);
-        rc = PMIx_Group_destruct(id.c_str(), nullptr, 0);
+        pmix_info_t destruct_timeout;
+        PMIX_INFO_LOAD(&destruct_timeout, PMIX_TIMEOUT, &o.destruct_timeout, PMIX_INT);
+        auto destruct_start = std::chrono::steady_clock::now();
+        rc = PMIx_Group_destruct(id.c_str(), o.destruct_timeout > 0 ? &destruct_timeout : nullptr,
+                                 o.destruct_timeout > 0 ? 1 : 0);
+        auto destruct_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                                 destruct_start).count();
+        PMIX_INFO_DESTRUCT(&destruct_timeout);
         if (o.after_leader_failed) {
             std::printf("group destruct rank %u: %s\n", me.rank, PMIx_Error_string(rc));
             std::fflush(stdout);
@@ -498,6 +612,7 @@ int main(int argc, char** argv)
         if (o.expect_error) {
             if (rc == PMIX_SUCCESS) prte_test::fail(program, "rank %u: the destruct of %s succeeded", me.rank, id.c_str());
             std::printf("group destruct refused rank %u: %s\n", me.rank, PMIx_Error_string(rc));
+            if (o.destruct_timeout > 0) std::printf("group destruct took rank %u: %lld ms\n", me.rank, static_cast<long long>(destruct_ms));
             std::fflush(stdout);
             if (o.notify_termination) wait_for_group_event(me, PMIX_GROUP_MEMBER_FAILED);
             prte_test::finalize(program);

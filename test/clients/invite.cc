@@ -20,9 +20,17 @@
 //                       for PMIX_GROUP_LEADER_FAILED. Then rank 1 takes over: it invites the
 //                       survivors to the same group, they join, and all wait for
 //                       PMIX_GROUP_CONSTRUCT_COMPLETE (RFC 0033: "one of which can take over")
+//   --timeout S         PMIX_TIMEOUT on the leader's invite and on each invitee's join, which is the
+//                       blocking PMIx_Group_join on a thread of its own; each prints "invite join rank
+//                       R: <status> after N ms" (the leader "invite done rank 0: <status> after N ms")
+//   --silent-invitee R  with --timeout: rank R prints "invite silent rank R" and never answers. The
+//                       leader waits (at most S + 10 s) for its invite to return; if it does not, it
+//                       prints "invite no invite-return rank 0". Then it aborts the construct as
+//                       above, and every other rank waits (at most 20 s) for the abort
 // A rank whose wait ends without the event prints "invite no <event> rank R". Every rank then
 // waits 1 s more (a second, unwanted event would show) and finalizes.
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -42,6 +50,8 @@ struct Options {
     long late_invitee = -1;
     long decliner = -1;
     bool late_leader = false;
+    int timeout = 0;
+    long silent_invitee = -1;
 };
 
 Options parse(int argc, char** argv)
@@ -55,6 +65,10 @@ Options parse(int argc, char** argv)
             o.late_invitee = std::atol(argv[++i]);
         } else if (a == "--decliner" && i + 1 < argc) {
             o.decliner = std::atol(argv[++i]);
+        } else if (a == "--timeout" && i + 1 < argc) {
+            o.timeout = std::atoi(argv[++i]);
+        } else if (a == "--silent-invitee" && i + 1 < argc) {
+            o.silent_invitee = std::atol(argv[++i]);
         } else if (a == "--late-leader") {
             o.late_leader = true;
         } else {
@@ -67,6 +81,7 @@ Options parse(int argc, char** argv)
 pmix_proc_t me;
 Options opts;
 uint32_t size = 0;
+std::atomic<int> invite_returned{0};
 std::atomic<int> heard_complete{0}, heard_abort{0}, heard_invite_failed{0}, heard_leader_failed{0}, heard_declined{0};
 
 void late_and_wait()
@@ -75,6 +90,27 @@ void late_and_wait()
     std::fflush(stdout);
     sleep(120);
     prte_test::fail(program, "rank %u: still alive after 120 s", me.rank);
+}
+
+long long ms_since(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+}
+
+// --timeout: the blocking join, which RFC 0033 says returns once the group is constructed or its
+// construction failed, with an error after PMIX_TIMEOUT seconds.
+void join_with_timeout(pmix_proc_t leader)
+{
+    pmix_info_t timeout;
+    PMIX_INFO_LOAD(&timeout, PMIX_TIMEOUT, &opts.timeout, PMIX_INT);
+    pmix_info_t* results = nullptr;
+    size_t nresults = 0;
+    auto start = std::chrono::steady_clock::now();
+    pmix_status_t rc = PMIx_Group_join(opts.id.c_str(), &leader, PMIX_GROUP_ACCEPT, &timeout, 1, &results, &nresults);
+    std::printf("invite join rank %u: %s after %lld ms\n", me.rank, PMIx_Error_string(rc), ms_since(start));
+    std::fflush(stdout);
+    PMIX_INFO_DESTRUCT(&timeout);
+    if (results) PMIX_INFO_FREE(results, nresults);
 }
 
 void on_event(size_t, pmix_status_t code, const pmix_proc_t* source, pmix_info_t info[], size_t ninfo, pmix_info_t*, size_t,
@@ -116,6 +152,11 @@ void on_event(size_t, pmix_status_t code, const pmix_proc_t* source, pmix_info_t
             } else if (static_cast<long>(me.rank) == opts.late_invitee) {
                 std::printf("invite late rank %u waits, pid %ld\n", me.rank, static_cast<long>(getpid()));
                 std::fflush(stdout);
+            } else if (static_cast<long>(me.rank) == opts.silent_invitee) {
+                std::printf("invite silent rank %u\n", me.rank);
+                std::fflush(stdout);
+            } else if (opts.timeout > 0) {
+                std::thread(join_with_timeout, *source).detach();
             } else {
                 pmix_status_t rc = PMIx_Group_join_nb(opts.id.c_str(), source, PMIX_GROUP_ACCEPT, nullptr, 0, nullptr, nullptr);
                 if (rc != PMIX_SUCCESS) {
@@ -137,9 +178,19 @@ void invite(const std::vector<pmix_proc_t>& invitees)
 {
     pmix_info_t* results = nullptr;
     size_t nresults = 0;
-    pmix_status_t rc = PMIx_Group_invite(opts.id.c_str(), invitees.data(), invitees.size(), nullptr, 0, &results, &nresults);
-    std::printf("invite done rank %u: %s\n", me.rank, PMIx_Error_string(rc));
+    pmix_info_t timeout;
+    PMIX_INFO_LOAD(&timeout, PMIX_TIMEOUT, &opts.timeout, PMIX_INT);
+    auto start = std::chrono::steady_clock::now();
+    pmix_status_t rc = PMIx_Group_invite(opts.id.c_str(), invitees.data(), invitees.size(),
+                                         opts.timeout > 0 ? &timeout : nullptr, opts.timeout > 0 ? 1 : 0, &results, &nresults);
+    if (opts.timeout > 0) {
+        std::printf("invite done rank %u: %s after %lld ms\n", me.rank, PMIx_Error_string(rc), ms_since(start));
+    } else {
+        std::printf("invite done rank %u: %s\n", me.rank, PMIx_Error_string(rc));
+    }
     std::fflush(stdout);
+    PMIX_INFO_DESTRUCT(&timeout);
+    ++invite_returned;
     if (results) PMIX_INFO_FREE(results, nresults);
 }
 
@@ -191,7 +242,14 @@ int main(int argc, char** argv)
         for (uint32_t r = 0; r < size; ++r) PMIX_LOAD_PROCID(&invitees[r], me.nspace, r);
         std::thread(invite, invitees).detach();
         if (opts.late_leader) late_and_wait();
-        if (opts.late_invitee >= 0 || opts.decliner >= 0) {
+        if (opts.silent_invitee >= 0) {
+            for (int hundredths = 0; hundredths < (opts.timeout + 10) * 100 && invite_returned.load() == 0; ++hundredths) usleep(10000);
+            if (invite_returned.load() == 0) {
+                std::printf("invite no invite-return rank %u\n", me.rank);
+                std::fflush(stdout);
+            }
+            raise_abort(invitees.data() + 1, size - 1);
+        } else if (opts.late_invitee >= 0 || opts.decliner >= 0) {
             if (opts.decliner >= 0) {
                 wait_for(heard_declined, "INVITE-DECLINED");
             } else {
@@ -212,7 +270,7 @@ int main(int argc, char** argv)
             std::thread(invite, survivors).detach();
         }
         wait_for(heard_complete, "CONSTRUCT-COMPLETE");
-    } else if (opts.late_invitee >= 0 || opts.decliner >= 0) {
+    } else if (opts.late_invitee >= 0 || opts.decliner >= 0 || opts.silent_invitee >= 0) {
         wait_for(heard_abort, "CONSTRUCT-ABORT");
     } else {
         wait_for(heard_complete, "CONSTRUCT-COMPLETE");

@@ -39,7 +39,8 @@ namespace prte::grpcomm {
 // Changes only with this framework's own interface (its Module's virtual functions and the types
 // this header declares): a change of the runtime types is caught by runtime::kTypesFingerprint,
 // which the component repository checks for every component (runtime/types_fingerprint.h).
-inline constexpr uint32_t kInterfaceVersion = 12;
+// 13: end_everywhere() (a PMIx group operation timed out on a node whose part never started).
+inline constexpr uint32_t kInterfaceVersion = 13;
 
 // Fired on the master only, once every daemon has received the op, or with an error when it
 // cannot be delivered. Runs on the progress thread.
@@ -115,6 +116,12 @@ class Module : public mca::Module {
     // of the daemons that had started it. Local only: every participating daemon learns of the
     // cancellation itself (a PMIx event reaches them all) and cancels its own part. Progress thread.
     virtual void cancel(const Signature& signature, const Status& why, bool started_here) noexcept = 0;
+    // The collective over `signature` that this daemon is at (the one under way here, or else the
+    // next) fails with `why` on every participating daemon, as when a time limit passes: this
+    // daemon's callers had their time run out before its part could start (PMIx 4.2.2 had not
+    // handed it over), so the others must not go on waiting for it, nor take a caller's later end
+    // for one that never took part. Progress thread.
+    virtual void end_everywhere(const Signature& signature, const Status& why) noexcept = 0;
 
     virtual void finalize() noexcept {}
 };

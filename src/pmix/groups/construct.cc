@@ -66,14 +66,31 @@ std::chrono::milliseconds whole_seconds(const pmix_value_t& value)
     return std::chrono::seconds(std::min<int64_t>(*seconds, 86400 * 365));
 }
 
+std::string collective_id(const std::string& id, pmix_group_operation_t op);
+
 // PMIx's thread (pmix422/group_timeouts.c): the operation was never handed to this daemon (some
 // members here did not call) and its time is up; those that called are answered PMIX_ERR_TIMEOUT.
-void timed_out_here(const char* id, int construct, size_t callers, unsigned seconds)
+// The operation can no longer complete (they have left it), so it ends on every daemon now, with
+// PMIX_ERR_TIMEOUT there too: else the others wait for their own time limit, or, should one of
+// this node's callers end first, take it for a member that never called and fail with
+// PMIX_ERR_PROC_TERMINATED_WITHOUT_SYNC.
+void timed_out_here(const char* id, int construct, const pmix_proc_t* members, size_t nmembers, size_t callers,
+                    unsigned seconds)
 {
-    post([id = std::string(id), construct, callers, seconds] {
+    post([id = std::string(id), construct, procs = copy_procs(members, nmembers), callers, seconds] {
+        pmix_group_operation_t op = construct ? PMIX_GROUP_CONSTRUCT : PMIX_GROUP_DESTRUCT;
         verbose()(1, "group {} {}: not complete within the {} s its caller allowed (PMIX_TIMEOUT); {} caller(s) on "
                      "this node answered PMIX_ERR_TIMEOUT, others here had not called",
-                  id, construct ? "construct" : "destruct", seconds, callers);
+                  id, operation_name(op), seconds, callers);
+        // The members the DVM's collective is over (run_group): a destruct's, those its construct kept.
+        std::vector<pmix_proc_t> over = procs;
+        if (auto kept = construct ? std::nullopt : optional_group_members(id)) over = std::move(*kept);
+        if (grpcomm::Module* module = grpcomm::base::module()) {
+            module->end_everywhere(signature(Collective{std::move(over), collective_id(id, op)}),
+                                   {Errc::timed_out, fmt::format("not complete within the {} s its caller allowed "
+                                                                 "(PMIX_TIMEOUT) on a node where some members had not called",
+                                                                 seconds)});
+        }
     });
 }
 

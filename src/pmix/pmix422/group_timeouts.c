@@ -177,7 +177,7 @@ static void time_is_up(evutil_socket_t fd, short what, void *arg)
     if (trk != NULL && gathering(trk)) {
         int construct = trk->type == PMIX_GROUP_CONSTRUCT_CMD;
         size_t callers = pmix_list_get_size(&trk->local_cbs);
-        if (timed_out_report != NULL) timed_out_report(t->id, construct, callers, t->seconds);
+        if (timed_out_report != NULL) timed_out_report(t->id, construct, trk->pcs, trk->npcs, callers, t->seconds);
         prte_pmix422_take_over_group(trk); /* drops this timer */
         /* PMIx forgets a group whose construct failed (the repairs do, pmix422/groups.c) or that
          * was destructed, whatever the outcome. */

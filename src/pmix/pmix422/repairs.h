@@ -152,12 +152,13 @@ int prte_pmix422_abort_construct(const char *id, int status, prte_pmix422_constr
  * upcall finds among the directives and times. Until the operation is handed to the host (some of
  * this node's members have not called), the repairs time it: when the time is up, counted from the
  * first member here to call, those that called are answered PMIX_ERR_TIMEOUT and `report` is
- * called first (on PMIx's thread) with the group id, whether it was a construct, how many callers
- * were answered and the seconds. Call once, after PMIx_server_init. Returns 1 when PMIx's handler
- * of client messages was taken over, 0 when the repairs do not apply or it was not found (then
- * PMIx sees PMIX_TIMEOUT as before). */
+ * called first (on PMIx's thread) with the group id, whether it was a construct, its members (as
+ * PMIx's tracker holds them), how many callers were answered and the seconds. Call once, after
+ * PMIx_server_init. Returns 1 when PMIx's handler of client messages was taken over, 0 when the
+ * repairs do not apply or it was not found (then PMIx sees PMIX_TIMEOUT as before). */
 #define PRTE_PMIX422_GROUP_TIMEOUT "prte.pmix422.group.timeout"
-typedef void (*prte_pmix422_group_timed_out_fn)(const char *id, int construct, size_t callers, unsigned seconds);
+typedef void (*prte_pmix422_group_timed_out_fn)(const char *id, int construct, const pmix_proc_t *members,
+                                                size_t nmembers, size_t callers, unsigned seconds);
 int prte_pmix422_time_group_operations(prte_pmix422_group_timed_out_fn report);
 
 #ifdef __cplusplus

@@ -93,6 +93,7 @@ class DirectModule final : public Module {
     bool watches(const runtime::ProcessName& proc) noexcept override;
     void process_left(const runtime::ProcessName& proc) noexcept override;
     void cancel(const Signature& signature, const Status& why, bool started_here) noexcept override;
+    void end_everywhere(const Signature& signature, const Status& why) noexcept override;
     void finalize() noexcept override;
 
   private:

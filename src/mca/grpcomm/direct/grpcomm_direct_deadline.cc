@@ -75,6 +75,28 @@ void DirectModule::deadline_passed(const std::string& key)
     }
 }
 
+// Asks the master as a passed time limit does, for the collective this daemon is at: the one
+// under way here, or else the next (the master then fails it before anyone's share completes it;
+// one already released there is left as it ended).
+void DirectModule::end_everywhere(const Signature& signature, const Status& why) noexcept
+{
+    std::vector<std::string> procs;
+    std::string sig = signature_key(signature, procs);
+    uint64_t started = signature_seq_.count(sig) ? signature_seq_[sig] : 0;
+    uint64_t seq = started > released_through(sig) ? started : started + 1;
+    verbose()(1, "allgather {}: {}; ending it on every participant", op_key(sig, seq), why.message());
+    if (transport_->self() == 0) {
+        if (GatherOp* op = gather_op(sig, seq, procs, false); op && !op->released) fail_everywhere(*op, why);
+        return;
+    }
+    rml::Writer w;
+    w.str(sig).u64(seq).strings(procs).u32(static_cast<uint32_t>(why.code())).str(why.message());
+    if (Status st = transport_->send(0, rml::tag::allgather_abort, w.take()); !st) {
+        // Without the master nothing completes anyway: this daemon's part alone ends.
+        cancel(signature, why, false);
+    }
+}
+
 // Master: a participant's time limit passed.
 void DirectModule::on_abort(Rank origin, rml::Payload&& payload)
 {
