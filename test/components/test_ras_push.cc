@@ -116,6 +116,7 @@ extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor()
         .description = "testing only: pushes the nodes written to a FIFO, with no requester",
         .register_params = register_params,
         .query = query,
+        .runtime_types = prte::runtime::kTypesFingerprint,
     };
     return &descriptor;
 }

@@ -7,18 +7,9 @@
 // refuses a mismatch with a message naming the file (the LLVM pass-plugin and Ceph plugin models,
 // STYLE.md). Components are never unloaded: objects they created may outlive any framework.
 //
-// Writing one (see docs/component-guide.md):
-//
-//   extern "C" const prte::mca::ComponentDescriptor* prte_mca_component_descriptor() noexcept
-//   {
-//       static const prte::mca::ComponentDescriptor descriptor{
-//           .framework = "ras", .name = "envlist",
-//           .interface_version = prte::ras::kInterfaceVersion, .version = "1.0.0",
-//           .description = "nodes from an environment variable",
-//           .register_params = register_params, .open = nullptr, .query = query, .close = nullptr,
-//           .runtime_types = prte::runtime::kTypesFingerprint};
-//       return &descriptor;
-//   }
+// Writing one: PRTE_MCA_COMPONENT, at the end of this header, defines the descriptor function from
+// the descriptor's fields (docs/component-guide.md). A component that writes the function by hand
+// sets every field itself, runtime_types included (examples/ras-component/envlist.cc does).
 #pragma once
 
 #include <cstdint>
