@@ -126,13 +126,19 @@ int main(int argc, char** argv)
         rt.finalize();
         return 1;
     }
+    // Each part that started stops in rt.finalize(), in the reverse order of the parts: an error
+    // path below is rt.finalize() alone, and so is the end.
+    rt.at_finalize([] { prte::pmix::stop(); });
     auto& messenger = prte::rml::Messenger::instance();
     if (prte::Status st = messenger.start(rt.loop().base(), prte::mca::messenger_options(prte::mca::ParamRegistry::instance(), options.rank, secret)); !st) {
         prte::output::error("daemon {}: {}", options.rank, st.message());
-        prte::pmix::stop();
         rt.finalize();
         return 1;
     }
+    rt.at_finalize([] {
+        prte::rml::Messenger::instance().flush();
+        prte::rml::Messenger::instance().stop();
+    });
     messenger.set_contact(0, options.dvm_uri);
     messenger.set_ready_listener([](prte::runtime::Rank peer, int socket) {
         if (peer == 0) prte::prted::exit_watchdog::watch_master_socket(socket);
@@ -150,7 +156,6 @@ int main(int argc, char** argv)
     if (auto* g = prte::grpcomm::base::module()) {
         if (prte::Status st = g->init(); !st) {
             prte::output::error("daemon {}: cannot start the collectives (grpcomm): {}", options.rank, st.message());
-            prte::pmix::stop();
             rt.finalize();
             return 1;
         }
@@ -169,15 +174,11 @@ int main(int argc, char** argv)
                                         topology ? prte::plm::msg::topology_xml_to_send(topology->xml()) : std::string()};
     if (prte::Status st = messenger.send_direct(0, prte::rml::tag::daemon_report, prte::plm::msg::encode(report)); !st) {
         prte::output::error("daemon {}: cannot call home: {}", options.rank, st.message());
-        prte::pmix::stop();
         rt.finalize();
         return 1;
     }
     rt.loop().run();
 
-    messenger.flush();
-    messenger.stop();
-    prte::pmix::stop();
     int status = rt.exit_status();
     rt.finalize();
     prte::prted::exit_watchdog::stop();

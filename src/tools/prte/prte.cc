@@ -200,8 +200,10 @@ int main(int argc, char** argv)
         rt.finalize();
         return 1;
     }
+    // Each part that started stops in rt.finalize(), in the reverse order of the parts: an error
+    // path below is rt.finalize() alone.
+    rt.at_finalize([] { prte::pmix::stop(); });
     if (!check_settings()) {
-        prte::pmix::stop();
         rt.finalize();
         return 1;
     }
@@ -210,15 +212,17 @@ int main(int argc, char** argv)
     // secret; it listens even for a DVM of this node alone, which may grow later.
     if (prte::Status st = prte::plm::base::start_master_messaging(); !st) {
         prte::output::error("cannot start the DVM's messaging: {}", st.message());
-        prte::pmix::stop();
         rt.finalize();
         return 1;
     }
+    rt.at_finalize([] {
+        prte::rml::Messenger::instance().flush();
+        prte::rml::Messenger::instance().stop();
+    });
     prte::pmix::enable_remote_services();
     if (auto* g = prte::grpcomm::base::module()) {
         if (prte::Status st = g->init(); !st) {
             prte::output::error("cannot start the DVM's collectives (grpcomm): {}", st.message());
-            prte::pmix::stop();
             rt.finalize();
             return 1;
         }
@@ -284,6 +288,8 @@ int main(int argc, char** argv)
 
     int status = rt.exit_status();
     if (rt.dvm_ready()) prte::runtime::dvm_registry::unpublish();
+    // The messenger and the PMIx server stop here, while the campaign engine still exists (as they
+    // always have); their steps registered above then find them stopped (both stops are idempotent).
     prte::rml::Messenger::instance().flush();
     prte::rml::Messenger::instance().stop();
     prte::pmix::stop();
