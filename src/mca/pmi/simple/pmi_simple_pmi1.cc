@@ -1,6 +1,6 @@
 // pmi/simple: the PMI-1 commands, after init (MPICH's simple PMI client; the Flux RFC 13 lists
 // them). One handler per command, found by name in one table: a command is added by writing its
-// handler and its table row. Also the abort both protocols share.
+// handler and its table row. Also what both protocols share: the lookup in a table, the abort.
 #include <array>
 #include <limits>
 #include <string_view>
@@ -17,7 +17,7 @@ using runtime::ProcState;
 
 // The handlers: a friend of SimpleServer, since each answers, parks or fails the client through it.
 struct SimpleServer::Pmi1 {
-    using Handler = void (*)(SimpleServer& server, Client& client, const Command& command);
+    using Handler = CommandHandler;
 
     static void get_maxes(SimpleServer& server, Client& client, const Command&)
     {
@@ -108,13 +108,18 @@ struct SimpleServer::Pmi1 {
 
 void SimpleServer::serve_v1(Client& client, const Command& command)
 {
-    for (const auto& [name, handler] : Pmi1::kCommands) {
+    dispatch(Pmi1::kCommands, "PMI-1", client, command);
+}
+
+void SimpleServer::dispatch(CommandTable table, const char* protocol, Client& client, const Command& command)
+{
+    for (const auto& [name, handler] : table) {
         if (name == command.name) {
             handler(*this, client, command);
             return;
         }
     }
-    fail(client, command.name, "it is not a PMI-1 command");
+    fail(client, command.name, fmt::format("it is not a {} command", protocol));
 }
 
 void SimpleServer::abort_job(Client& client, const std::string* exitcode, const std::string* message)

@@ -27,7 +27,7 @@ Attributes found(const std::string* value)
 
 // The handlers: a friend of SimpleServer, since each answers, parks or fails the client through it.
 struct SimpleServer::Pmi2 {
-    using Handler = void (*)(SimpleServer& server, Client& client, const Command& command);
+    using Handler = CommandHandler;
 
     static void fullinit(SimpleServer& server, Client& client, const Command& command)
     {
@@ -173,13 +173,7 @@ struct SimpleServer::Pmi2 {
 
 void SimpleServer::serve_v2(Client& client, const Command& command)
 {
-    for (const auto& [name, handler] : Pmi2::kCommands) {
-        if (name == command.name) {
-            handler(*this, client, command);
-            return;
-        }
-    }
-    fail(client, command.name, "it is not a PMI-2 command");
+    dispatch(Pmi2::kCommands, "PMI-2", client, command);
 }
 
 }  // namespace prte::pmi::simple

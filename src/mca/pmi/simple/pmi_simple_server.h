@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -69,8 +70,13 @@ class SimpleServer final : public Module {
     struct Pmi2;
     friend struct Pmi1;
     friend struct Pmi2;
+    using CommandHandler = void (*)(SimpleServer& server, Client& client, const Command& command);
+    using CommandTable = std::span<const std::pair<std::string_view, CommandHandler>>;
     void serve_v1(Client& client, const Command& command);
     void serve_v2(Client& client, const Command& command);
+    // Runs the command's handler from `table`; fails the client, naming `protocol`, for a command
+    // the table does not have.
+    void dispatch(CommandTable table, const char* protocol, Client& client, const Command& command);
     // PMI abort (both protocols): the job ends as aborted by this rank, with its exitcode (1 when it
     // gives none, or one that is not a number, which the message says) and its message if any.
     void abort_job(Client& client, const std::string* exitcode, const std::string* message);
