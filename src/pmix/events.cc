@@ -90,22 +90,37 @@ void deliver_output(const runtime::Job& job, runtime::Rank rank, pmix_iof_channe
     runtime::JobPtr sink = output_sink(job);
     const std::string& delivered_as = sink ? sink->nspace : job.nspace;
     if (detail::hold_chunk(delivered_as, job, rank, channel, data, size)) return;
+    detail::send_output(job.nspace, delivered_as, rank, channel, data, size);
+}
+
+namespace detail {
+
+// Needs neither job to be in the table still: a held chunk is sent when its hold is released,
+// and a spawned job whose output waits in its root's hold can have ended, and gone from the
+// table, before prun asks for it (its chunks were dropped then: mpich_one_job's spawn check
+// failed about once in five runs on a loaded machine).
+void send_output(const std::string& writer, const std::string& delivered_as, runtime::Rank rank,
+                 pmix_iof_channel_t channel, const char* data, size_t size)
+{
+    if (!server_running()) return;
     // Counted once, when sent: a held chunk comes back here when its hold is released, and
     // counting it at both times left the window short by the hold's size for good (a job paused
     // for ever once its hold had passed the window's resume mark).
-    detail::count_sent(job.nspace, size);
+    count_sent(writer, size);
     auto* chunk = new OutputChunk;
     PMIX_LOAD_PROCID(&chunk->source, delivered_as.c_str(), rank);
-    if (sink) {
-        pmix_proc_t writer;
-        PMIX_LOAD_PROCID(&writer, job.nspace.c_str(), rank);
-        chunk->info.add_proc(kOutputSource, writer);
+    if (writer != delivered_as) {
+        pmix_proc_t source;
+        PMIX_LOAD_PROCID(&source, writer.c_str(), rank);
+        chunk->info.add_proc(kOutputSource, source);
     }
     chunk->bytes.assign(data, data + size);
     if (rank == PMIX_RANK_UNDEF) chunk->info.add_bool(kDvmReport, true);  // the DVM's own report (attributes.h)
     verbose()(10, "output of {}: {} byte(s) on {}", describe(chunk->source), size, PMIx_IOF_channel_string(channel));
     send_chunk(chunk, channel);
 }
+
+}  // namespace detail
 
 // The job's last output chunk: rank WILDCARD with PMIX_IOF_COMPLETE. PMIx does not order IOF and
 // events among themselves on a tool's connection (a job's last line can reach prun after its

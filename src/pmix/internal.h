@@ -238,6 +238,10 @@ void forget_hold(const std::string& nspace);
 // The spawner that would pull the job's output is gone (spawner_watch.cc): the output goes to PMIx
 // now, and the job's end, waiting on it, follows, instead of after the hold's 10 s limit.
 void release_output(const std::string& nspace, const char* why);
+// Hands one chunk of `writer`'s output to PMIx as `delivered_as`'s (the writer itself, or the root
+// of its job tree), with kOutputSource naming the writer when they differ (events.cc).
+void send_output(const std::string& writer, const std::string& delivered_as, runtime::Rank rank,
+                 pmix_iof_channel_t channel, const char* data, size_t size);
 
 // Output flow control (output_flow.cc).
 void track_acks(const std::string& nspace);

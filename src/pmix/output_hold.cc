@@ -96,10 +96,9 @@ void release_output(const std::string& nspace, const char* why)
     holds().erase(it);
     hold.limit.cancel();
     verbose()(5, "output of job {} released ({}): {} held chunk(s)", nspace, why, hold.chunks.size());
-    auto& jobs = runtime::Runtime::instance().jobs();
-    for (const Chunk& c : hold.chunks) {
-        if (runtime::JobPtr job = jobs.find(c.nspace)) deliver_output(*job, c.rank, c.channel, c.bytes.data(), c.bytes.size());
-    }
+    // A writer may have ended and left the job table since (a spawned job ends before its root):
+    // its chunks go out all the same.
+    for (const Chunk& c : hold.chunks) send_output(c.nspace, nspace, c.rank, c.channel, c.bytes.data(), c.bytes.size());
     for (auto& callback : hold.on_release) callback();
 }
 
