@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "elastic/campaign_engine.h"
+#include "mca/plm/base/daemon_table.h"
 #include "mca/plm/base/plm_base.h"
 #include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_launch.h"
@@ -52,7 +53,7 @@ runtime::GrowCampaign* CampaignEngine::grow_of_rank(Rank rank)
     // A launch can fail before the launcher has told us the rank (inside launch_daemons).
     // Only while the node is still this rank's: a re-grown node's old, departed rank must not
     // take the new grow down with it.
-    runtime::Node* node = plm::base::node_of_daemon(rank);
+    runtime::Node* node = plm::base::daemons().node_of(rank);
     if (!node || node->daemon != rank) return nullptr;
     for (auto& [id, c] : state_.grows()) {
         if (std::find(c.target_nodes.begin(), c.target_nodes.end(), node->name) != c.target_nodes.end()) return &c;
@@ -166,7 +167,7 @@ void CampaignEngine::start_grow(const runtime::AllocationRequest& request, const
         return;
     }
     for (runtime::Node* node : nodes) it->second.targets.push_back(node->daemon);
-    plm::base::hold_from_wireup(it->second.targets);
+    plm::base::daemons().hold(it->second.targets);
     plm_verbose()(5, "campaign {} (grow): daemon(s) {} launching", id, fmt::join(it->second.targets, ","));
 }
 
@@ -180,7 +181,7 @@ bool CampaignEngine::daemon_reported(Rank rank)
                   c->targets.size());
     if (c->reported.size() < c->targets.size() || c->wiring) return true;
     c->wiring = true;
-    plm::base::release_to_wireup(c->targets);
+    plm::base::daemons().release(c->targets);
     uint64_t id = c->id;
     if (Status st = plm::base::broadcast_wireup([this, id](const Status& s) { complete_grow(id, s); }); !st) {
         fail_grow(id, st.message(), PMIX_ERR_UNREACH);
@@ -202,7 +203,7 @@ bool CampaignEngine::daemon_lost(Rank rank, runtime::ProcState reason, const std
         plm_verbose()(5, "daemon {} (a target of shrink campaign {}) is gone: ignoring it", rank, c->id);
         return true;
     }
-    runtime::Node* node = plm::base::node_of_daemon(rank);
+    runtime::Node* node = plm::base::daemons().node_of(rank);
     if (!plm::base::daemon_gone(rank)) {
         plm_verbose()(5, "daemon {} had already left the DVM: ignoring it", rank);
         return true;

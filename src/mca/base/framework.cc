@@ -172,6 +172,7 @@ void Framework::close()
         if (c.opened && c.descriptor->close) c.descriptor->close();
     }
     candidates_.clear();
+    close_base();
     open_ = false;
 }
 

@@ -73,6 +73,9 @@ class Framework {
   protected:
     // A framework's base may add parameters of its own (rmaps_base_mapping_policy, ...).
     virtual void register_base_params(ParamRegistry&) {}
+    // A framework's base may keep state while the framework is open (plm's table of daemons):
+    // close() calls this once its modules are gone, to drop it.
+    virtual void close_base() {}
     // Checks that a module is this framework's type (a dynamic_cast in each framework's base).
     virtual bool accepts(const Module& module) const = 0;
 

@@ -6,6 +6,8 @@
 
 #include "mca/errmgr/base/errmgr_base.h"
 #include "mca/odls/base/odls_base.h"
+#include "mca/plm/base/daemon_table.h"
+#include "mca/plm/base/plm_base.h"
 #include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/plm/base/plm_messages.h"
@@ -93,8 +95,8 @@ void DvmErrmgrModule::proc_failed(const runtime::JobPtr& job, runtime::Proc& pro
 void DvmErrmgrModule::daemon_lost(runtime::Rank daemon, ProcState reason)
 {
     auto& rt = runtime::Runtime::instance();
-    std::string why = plm::base::loss_reason(daemon);
-    runtime::Node* node = plm::base::node_of_daemon(daemon);
+    std::string why = plm::base::daemons().loss_reason(daemon);
+    runtime::Node* node = plm::base::daemons().node_of(daemon);
     // Elastic mode first: a grow target's loss fails its campaign, a shrink target's or an already
     // departed daemon's is ignored (the campaign completes collectively, not per death), and any
     // other daemon leaves while the DVM carries on. It does not fall through to what follows.

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "mca/base/param.h"
+#include "mca/plm/base/plm_base_state.h"
 #include "util/strings.h"
 
 namespace prte::plm {
@@ -17,7 +18,12 @@ class PlmFramework final : public mca::TypedFramework<Module> {
   public:
     using TypedFramework::TypedFramework;
 
+    BaseState& state() { return state_; }
+
   protected:
+    // An armed teardown timer goes here, before the event loop it is armed on.
+    void close_base() override { state_ = BaseState{}; }
+
     void register_base_params(mca::ParamRegistry& registry) override
     {
         registry.register_string({"plm", "base", "prted"}, PRTE_BINDIR "/prted",
@@ -27,6 +33,9 @@ class PlmFramework final : public mca::TypedFramework<Module> {
                                  "number",
                                  check_set_slots);
     }
+
+  private:
+    BaseState state_;
 };
 
 // The topology count each policy name reads; pus and sockets are PRRTE's other spellings.
@@ -65,12 +74,22 @@ int slots_for(const std::string& policy, const runtime::NodeTopology& t)
     return n > 0 ? n : 1;
 }
 
-mca::Framework& framework()
+namespace {
+
+PlmFramework& plm_framework()
 {
     static PlmFramework instance("plm", kInterfaceVersion, mca::SelectMode::single,
                                  "Process lifecycle management: launches and terminates daemons");
     return instance;
 }
+
+}  // namespace
+
+mca::Framework& framework() { return plm_framework(); }
+
+BaseState& state() { return plm_framework().state(); }
+
+DaemonTable& daemons() { return state().daemons; }
 
 Module* module()
 {

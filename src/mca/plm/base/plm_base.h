@@ -14,6 +14,13 @@ mca::Framework& framework();
 // The selected module; nullptr until the framework has been selected.
 Module* module();
 
+// The framework object's state (plm_base_state.h), and the master's table of daemons in it
+// (daemon_table.h): one of each per process, reset when the framework closes.
+struct BaseState;
+class DaemonTable;
+BaseState& state();
+DaemonTable& daemons();
+
 // prte_set_slots: the slots of a node whose count nobody gave. A policy takes them from the node's
 // topology (cores, hwthreads or pus, numas, packages or sockets); a number (at least 1) is used as
 // it is. check_set_slots is the parameter's validator: why `value` is neither, nullopt when it is

@@ -1,6 +1,5 @@
 #include "mca/plm/base/plm_daemons.h"
 
-#include <event2/event.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,7 +14,9 @@
 #include "mca/errmgr/base/errmgr_base.h"
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/odls/base/odls_base.h"
+#include "mca/plm/base/daemon_table.h"
 #include "mca/plm/base/plm_base.h"
+#include "mca/plm/base/plm_base_state.h"
 #include "mca/plm/base/plm_heartbeat.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/plm/base/plm_messages.h"
@@ -36,30 +37,7 @@ runtime::Runtime& rt() { return runtime::Runtime::instance(); }
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
 const output::VerboseStream& verbose() { return framework().verbose(); }
 
-struct Daemon {
-    runtime::Node* node = nullptr;
-    bool reported = false;
-    bool gone = false;
-    bool held = false;  // a grow in progress has not wired it yet
-    std::string loss;
-};
-
-struct Master {
-    std::string secret;
-    std::vector<Daemon> daemons;  // by rank; 0 is the master
-    size_t reported = 0;
-    std::function<void()> teardown_done;
-    event* teardown_timer = nullptr;
-    std::string daemon_log_dir;  // prte --debug-daemons-file: one file per daemon there
-};
-
-Master& master()
-{
-    static Master m;
-    return m;
-}
-
-Daemon* daemon(Rank rank) { return rank < master().daemons.size() ? &master().daemons[rank] : nullptr; }
+DaemonTable& table() { return daemons(); }
 
 std::string quote(const std::string& word)
 {
@@ -90,37 +68,34 @@ void on_report(Rank origin, rml::Payload&& payload)
         output::warning("dropped a daemon report from daemon {}: {}", origin, st.message());
         return;
     }
-    Daemon* d = daemon(report.rank);
-    if (!d || report.rank == 0 || report.rank != origin || d->reported || d->gone) {
+    if (report.rank != origin || !table().expects_report(report.rank)) {
         output::warning("dropped an unexpected report from daemon {} (node {})", report.rank, report.node_name);
         return;
     }
-    runtime::Node* node = d->node;
+    runtime::Node* node = table().node_of(report.rank);
     // A daemon whose hardware the master cannot read could never be placed on: it is refused now,
     // as a daemon that failed to start, rather than left to the call-home timeout.
     if (Status st = record_topology(*node, report, rt().topologies()); !st) {
         daemon_failed(report.rank, st.message());
         return;
     }
-    d->reported = true;
-    ++master().reported;
     messenger().set_contact(report.rank, report.uri);
     if (report.node_name != node->name) {
         verbose()(2, "daemon {} launched for node {} calls itself {}", report.rank, node->name, report.node_name);
         node->aliases.push_back(report.node_name);
     }
     if (!node->slots_given) node->slots = slots_for(param_text("prte_set_slots"), node->topology);
-    node->state = node->state == runtime::NodeState::not_included ? node->state : runtime::NodeState::up;
+    table().mark_reported(report.rank);
     verbose()(5, "daemon {} on node {} called home ({} cores, {} hwthreads, {} NUMA; {}): {}/{} reported", report.rank,
               node->name, node->topology.cores, node->topology.hwthreads, node->topology.numa_domains,
               node->hw ? fmt::format("{} distinct topolog{} known", rt().topologies().size(),
                                      rt().topologies().size() == 1 ? "y" : "ies")
                        : std::string("it sent no topology"),
-              master().reported, master().daemons.size() - 1);
+              table().reports(), table().size() - 1);
     module()->daemon_reported(report.rank);
     if (rt().campaigns().daemon_reported(report.rank)) return;
     JobPtr djob = rt().jobs().daemon_job();
-    if (master().reported + 1 == master().daemons.size() && djob->state == runtime::JobState::daemons_launched) {
+    if (table().all_reported() && djob->state == runtime::JobState::daemons_launched) {
         rt().state().activate_job_state(djob, runtime::JobState::daemons_reported);
     }
 }
@@ -164,22 +139,36 @@ void on_lost_peer(Rank rank)
 
 void finish_teardown()
 {
-    Master& m = master();
-    if (m.teardown_timer) {
-        event_free(m.teardown_timer);
-        m.teardown_timer = nullptr;
+    state().teardown_timer.cancel();
+    if (auto then = std::exchange(state().teardown_done, nullptr)) then();
+}
+
+// The grace period of the teardown ran out: who did not answer, and that nothing is left to them.
+void teardown_timed_out()
+{
+    std::vector<std::string> left;
+    for (Rank r : table().live_remote_ranks()) {
+        runtime::Node* node = table().node_of(r);
+        left.push_back(fmt::format("{} ({})", r, node ? node->name : "?"));
     }
-    if (auto then = std::exchange(m.teardown_done, nullptr)) then();
+    std::string note = fmt::format(
+        "daemon(s) {} did not answer the order to exit within {} s: their launchers were stopped, and each "
+        "ends itself and its processes within {} s of losing the master (prte_daemon_exit_timeout)",
+        util::join(left, ", "), rt().settings().master_teardown_timeout().count(),
+        rt().settings().daemon_exit_timeout.count());
+    output::warning("{}", note);
+    if (Status st = runtime::dvm_registry::write_teardown_note(note + "\n"); !st) {
+        verbose()(1, "could not leave the teardown note for pterm: {}", st.message());
+    }
+    finish_teardown();
 }
 
 }  // namespace
 
 Status start_master_messaging()
 {
-    Master& m = master();
-    m.secret = rml::auth::make_secret();
-    m.daemons.resize(1);
-    rml::Options options = mca::messenger_options(mca::ParamRegistry::instance(), 0, m.secret);
+    state().secret = rml::auth::make_secret();
+    rml::Options options = mca::messenger_options(mca::ParamRegistry::instance(), 0, state().secret);
     if (Status st = messenger().start(rt().loop().base(), std::move(options)); !st) return st;
     messenger().register_handler(rml::tag::daemon_report, on_report);
     messenger().register_handler(rml::tag::plm, on_proc_update);
@@ -189,22 +178,12 @@ Status start_master_messaging()
     return {};
 }
 
-const std::string& dvm_secret() { return master().secret; }
+const std::string& dvm_secret() { return state().secret; }
 
 std::vector<Rank> assign_daemons(const std::vector<runtime::Node*>& nodes)
 {
-    Master& m = master();
-    if (m.daemons.empty()) m.daemons.resize(1);
-    m.daemons[0].node = rt().pool().find(rt().identity().node_name);
-    std::vector<Rank> ranks;
-    for (runtime::Node* node : nodes) {
-        Rank r = static_cast<Rank>(m.daemons.size());
-        m.daemons.push_back(Daemon{node, false, false, false, {}});
-        node->daemon = r;
-        node->daemon_launched = true;
-        ranks.push_back(r);
-    }
-    return ranks;
+    table().set_master_node(rt().pool().find(rt().identity().node_name));
+    return table().assign(nodes);
 }
 
 std::vector<std::string> daemon_command(Rank rank)
@@ -226,30 +205,26 @@ std::vector<std::string> daemon_command_for_shell(const std::string& rank_word, 
 
 void daemon_failed(Rank rank, const std::string& why)
 {
-    Daemon* d = daemon(rank);
-    if (!d || d->gone) return;
-    d->loss = why;
+    if (!table().note_loss(rank, why)) return;
     if (errmgr::Module* m = errmgr::base::module()) m->daemon_lost(rank, runtime::ProcState::failed_to_start);
 }
 
 void daemon_unresponsive(Rank rank, const std::string& why)
 {
-    Daemon* d = daemon(rank);
-    if (!d || rank == 0 || d->gone) return;
-    d->loss = why;
+    if (rank == 0 || !table().note_loss(rank, why)) return;
     if (errmgr::Module* m = errmgr::base::module()) m->daemon_lost(rank, runtime::ProcState::heartbeat_failed);
 }
 
-void set_daemon_log_dir(std::string dir) { master().daemon_log_dir = std::move(dir); }
+void set_daemon_log_dir(std::string dir) { state().daemon_log_dir = std::move(dir); }
 
 std::string daemon_log_path(Rank rank, const std::string& node)
 {
-    return fmt::format("{}/prted.{}.{}.log", master().daemon_log_dir, rank, node);
+    return fmt::format("{}/prted.{}.{}.log", state().daemon_log_dir, rank, node);
 }
 
 void relay_daemon_line(Rank rank, const std::string& node, const std::string& line)
 {
-    if (!master().daemon_log_dir.empty()) {
+    if (!state().daemon_log_dir.empty()) {
         // Opened for each line, appending: a daemon's file survives logrotate moving it, and a DVM
         // of thousands of daemons holds no descriptor per daemon.
         if (FILE* f = std::fopen(daemon_log_path(rank, node).c_str(), "a")) {
@@ -278,19 +253,6 @@ Status record_topology(runtime::Node& node, const msg::DaemonReport& report, run
     return {};
 }
 
-runtime::Node* node_of_daemon(Rank rank)
-{
-    Daemon* d = daemon(rank);
-    return d ? d->node : nullptr;
-}
-
-size_t live_remote_daemons()
-{
-    size_t n = 0;
-    for (size_t r = 1; r < master().daemons.size(); ++r) n += master().daemons[r].reported && !master().daemons[r].gone;
-    return n;
-}
-
 bool daemon_gone(Rank rank)
 {
     if (!record_departure(rank)) return false;
@@ -302,27 +264,9 @@ bool daemon_gone(Rank rank)
 
 bool record_departure(Rank rank)
 {
-    Daemon* d = daemon(rank);
-    if (!d || rank == 0 || d->gone) return false;
-    d->gone = true;
-    d->held = false;
-    if (d->node) d->node->state = runtime::NodeState::down;
-    if (live_remote_daemons() == 0 && master().teardown_done) finish_teardown();
+    if (!table().record_departure(rank)) return false;
+    if (table().live_remote() == 0 && state().teardown_done) finish_teardown();
     return true;
-}
-
-void hold_from_wireup(const std::vector<Rank>& ranks)
-{
-    for (Rank r : ranks) {
-        if (Daemon* d = daemon(r)) d->held = true;
-    }
-}
-
-void release_to_wireup(const std::vector<Rank>& ranks)
-{
-    for (Rank r : ranks) {
-        if (Daemon* d = daemon(r)) d->held = false;
-    }
 }
 
 void reset_node(runtime::Node& node)
@@ -364,19 +308,9 @@ void end_jobs_on_node(const runtime::Node* node, const std::string& why, bool sp
     }
 }
 
-std::string loss_reason(Rank rank)
-{
-    Daemon* d = daemon(rank);
-    if (!d) return "is unknown";
-    if (!d->loss.empty()) return d->loss;
-    std::string node = d->node ? d->node->name : "?";
-    return d->reported ? fmt::format("daemon {} on node {} was lost (its connection closed)", rank, node)
-                       : fmt::format("daemon {} on node {} exited before calling home", rank, node);
-}
-
 Status broadcast(rml::Tag tag, rml::Payload payload, grpcomm::XcastCompletion on_complete)
 {
-    if (live_remote_daemons() == 0) {
+    if (table().live_remote() == 0) {
         if (on_complete) on_complete({});
         return {};
     }
@@ -388,7 +322,7 @@ Status broadcast(rml::Tag tag, rml::Payload payload, grpcomm::XcastCompletion on
 void kill_job_procs(const JobPtr& job)
 {
     odls::base::module()->kill(job);
-    if (live_remote_daemons() == 0) return;
+    if (table().live_remote() == 0) return;
     msg::DaemonCommand c{msg::Command::kill_job, job->nspace, 0};
     if (Status st = broadcast(rml::tag::daemon, msg::encode(c)); !st) {
         output::warning("cannot order the daemons to kill job {}'s processes: {}", job->nspace, st.message());
@@ -397,7 +331,7 @@ void kill_job_procs(const JobPtr& job)
 
 void release_job_on_daemons(const JobPtr& job)
 {
-    if (live_remote_daemons() == 0) return;
+    if (table().live_remote() == 0) return;
     msg::DaemonCommand c{msg::Command::cleanup_job, job->nspace, 0};
     if (Status st = broadcast(rml::tag::daemon, msg::encode(c)); !st) {
         output::warning("cannot tell the daemons to release job {}: {}", job->nspace, st.message());
@@ -406,75 +340,43 @@ void release_job_on_daemons(const JobPtr& job)
 
 void teardown_daemons(std::function<void()> then)
 {
-    Master& m = master();
-    if (live_remote_daemons() == 0) {
+    if (table().live_remote() == 0) {
         then();
         return;
     }
-    m.teardown_done = std::move(then);
-    verbose()(2, "ordering {} daemon(s) to exit", live_remote_daemons());
+    state().teardown_done = std::move(then);
+    verbose()(2, "ordering {} daemon(s) to exit", table().live_remote());
     msg::DaemonCommand c{msg::Command::exit, {}, 0};
     // Not returned early: the timer below still ends the wait (and the launcher's finalize ends
     // the daemons it started).
     if (Status st = broadcast(rml::tag::daemon, msg::encode(c)); !st) {
         output::warning("cannot order the daemons to exit: {}", st.message());
     }
-    m.teardown_timer = evtimer_new(
-        rt().loop().base(),
-        [](evutil_socket_t, short, void*) {
-            std::vector<std::string> left;
-            for (size_t r = 1; r < master().daemons.size(); ++r) {
-                const Daemon& d = master().daemons[r];
-                if (d.reported && !d.gone) left.push_back(fmt::format("{} ({})", r, d.node ? d.node->name : "?"));
-            }
-            // What the user needs to know: who did not answer, and that nothing is left to them.
-            std::string note = fmt::format(
-                "daemon(s) {} did not answer the order to exit within {} s: their launchers were stopped, and each "
-                "ends itself and its processes within {} s of losing the master (prte_daemon_exit_timeout)",
-                util::join(left, ", "), rt().settings().master_teardown_timeout().count(),
-                rt().settings().daemon_exit_timeout.count());
-            output::warning("{}", note);
-            if (Status st = runtime::dvm_registry::write_teardown_note(note + "\n"); !st) {
-                verbose()(1, "could not leave the teardown note for pterm: {}", st.message());
-            }
-            finish_teardown();
-        },
-        nullptr);
-    timeval tv{static_cast<time_t>(rt().settings().master_teardown_timeout().count()), 0};
-    evtimer_add(m.teardown_timer, &tv);
+    state().teardown_timer = runtime::LoopTimer(rt().loop(), teardown_timed_out);
+    state().teardown_timer.arm(rt().settings().master_teardown_timeout());
 }
 
 Status broadcast_wireup(grpcomm::XcastCompletion done)
 {
-    Master& m = master();
     msg::Wireup w;
-    w.size = static_cast<uint32_t>(m.daemons.size());
-    std::set<Rank> absent;
-    for (size_t r = 0; r < m.daemons.size(); ++r) {
-        const Daemon& d = m.daemons[r];
-        Rank rank = static_cast<Rank>(r);
-        if (d.gone) {
-            w.departed.push_back(rank);
-            continue;
-        }
-        if (!d.node || (r != 0 && (d.held || !d.reported))) {
-            absent.insert(rank);
-            continue;
-        }
-        w.daemons.push_back({rank, d.node->name, messenger().contact(rank), d.node->slots,
-                             d.node->state != runtime::NodeState::not_included});
+    w.size = static_cast<uint32_t>(table().size());
+    DaemonTable::WireupView view = table().wireup_view();
+    w.departed = view.departed;
+    for (Rank rank : view.wired) {
+        const runtime::Node* node = table().node_of(rank);
+        w.daemons.push_back({rank, node->name, messenger().contact(rank), node->slots,
+                             node->state != runtime::NodeState::not_included});
     }
     messenger().set_size(w.size);
     messenger().mark_departed(w.departed);
-    messenger().set_absent(absent);
+    messenger().set_absent(view.absent);
     verbose()(5, "wireup: {} daemons; routing tree:\n{}", w.size, messenger().tree().describe());
     return broadcast(rml::tag::wireup, msg::encode(w), std::move(done));
 }
 
 void wire_up(const JobPtr& daemon_job)
 {
-    Master& m = master();
-    if (m.daemons.size() <= 1) {
+    if (table().size() <= 1) {
         rt().state().activate_job_state(daemon_job, runtime::JobState::vm_ready);
         return;
     }

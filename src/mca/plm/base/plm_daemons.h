@@ -55,19 +55,15 @@ std::string daemon_log_path(runtime::Rank rank, const std::string& node);
 // naming the daemon and the node, and leaves the node as it was.
 Status record_topology(runtime::Node& node, const msg::DaemonReport& report, runtime::HwTopologyCache& cache);
 
-runtime::Node* node_of_daemon(runtime::Rank rank);
-// Daemons other than the master that have called home and not left.
-size_t live_remote_daemons();
+// Who the daemons are, where and in what state: daemons() (plm_base.h), a DaemonTable
+// (daemon_table.h). What follows acts on it.
+
 // Records that a daemon left (once: false if it was already known gone), drops it from routing, and
 // has the PMIx host answer the requests it relayed through it (HostServices::daemons_lost).
 bool daemon_gone(runtime::Rank rank);
 // Records that a daemon left without repairing the tree (a shrink campaign repairs once for all
-// its targets); false if it was already known gone.
+// its targets); false if it was already known gone. Ends a teardown waiting for the last one.
 bool record_departure(runtime::Rank rank);
-// Daemons a grow is starting are kept out of every wireup (and routed around) until their own
-// campaign wires them: another grow may finish first (rml/radix_tree.h, set_absent).
-void hold_from_wireup(const std::vector<runtime::Rank>& ranks);
-void release_to_wireup(const std::vector<runtime::Rank>& ranks);
 // Detaches a node from its departed daemon so that a later grow can start a new one there
 // (spec: collective-shrink-completion.txt, Step 2.3).
 void reset_node(runtime::Node& node);
@@ -76,8 +72,6 @@ void reset_node(runtime::Node& node);
 // (a node lost while the DVM carries on), a job with recovery enabled is not ended: its processes
 // there fail like any other.
 void end_jobs_on_node(const runtime::Node* node, const std::string& why, bool spare_recoverable = false);
-// What is known of why daemon `rank` is gone ("failed to start: ..."), for the error message.
-std::string loss_reason(runtime::Rank rank);
 
 // Broadcast to every daemon; completes at once when there is none but the master.
 Status broadcast(rml::Tag tag, rml::Payload payload, grpcomm::XcastCompletion on_complete = {});

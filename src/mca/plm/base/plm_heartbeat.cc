@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "mca/plm/base/daemon_table.h"
 #include "mca/plm/base/plm_base.h"
 #include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_messages.h"
@@ -48,7 +49,7 @@ void start_master_heartbeat()
 void declare_silent_daemon_lost(Rank rank, std::chrono::milliseconds silent, Rank observer)
 {
     if (rt().shutting_down() || rank == 0 || messenger().tree().departed(rank)) return;
-    runtime::Node* node = node_of_daemon(rank);
+    runtime::Node* node = daemons().node_of(rank);
     if (!node) return;  // not a daemon of this DVM
     std::string why = fmt::format(
         "daemon {} on node {} sent nothing for {:.1f} s{}, longer than prte_daemon_heartbeat_timeout ({} s): it is "

@@ -8,6 +8,7 @@
 #include "mca/errmgr/base/errmgr_base.h"
 #include "mca/odls/base/odls_base.h"
 #include "mca/plm/base/plm_base.h"
+#include "mca/plm/base/plm_base_state.h"
 #include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_messages.h"
 #include "mca/ras/base/ras_base.h"
@@ -28,23 +29,8 @@ runtime::Runtime& rt() { return runtime::Runtime::instance(); }
 void activate(const JobPtr& job, JobState state) { rt().state().activate_job_state(job, state); }
 const output::VerboseStream& verbose() { return framework().verbose(); }
 
-// Jobs that arrived before the DVM was ready (PRRTE's prte_cache).
-std::deque<JobPtr>& held_jobs()
-{
-    static std::deque<JobPtr> jobs;
-    return jobs;
-}
-
-struct DvmResources {
-    std::vector<std::string> hosts;
-    std::string hostfile;
-};
-
-DvmResources& dvm_resources()
-{
-    static DvmResources resources;
-    return resources;
-}
+// Jobs that arrived before the DVM was ready (PRRTE's prte_cache): the framework's (plm_base_state.h).
+std::deque<JobPtr>& held_jobs() { return state().held_jobs; }
 
 // A job that cannot go on: record why and end it in `state`. The spawn request is answered when
 // the job's end is notified (state/dvm), after the job-end event that carries this message, so a
@@ -135,8 +121,8 @@ void allocate(const JobPtr& job)
         // The DVM's nodes: ras modules in priority order (spec step 3).
         runtime::NodePool& pool = rt().pool();
         ras::AllocateContext context;
-        context.hosts = dvm_resources().hosts;
-        context.hostfile = dvm_resources().hostfile;
+        context.hosts = state().dvm_hosts;
+        context.hostfile = state().dvm_hostfile;
         if (Status st = ras::base::allocate(context, pool); !st) {
             fail_job(job, JobState::alloc_failed, st);
             return;
@@ -349,7 +335,8 @@ void spawn(const JobPtr& job)
 
 void set_dvm_resources(std::vector<std::string> hosts, std::string hostfile)
 {
-    dvm_resources() = {std::move(hosts), std::move(hostfile)};
+    state().dvm_hosts = std::move(hosts);
+    state().dvm_hostfile = std::move(hostfile);
 }
 
 void release_held_jobs()

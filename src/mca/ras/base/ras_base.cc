@@ -53,20 +53,27 @@ Status Module::modify(const runtime::AllocationRequest&, RequestCompletion&&)
 namespace base {
 namespace {
 
-CompletionHandler& handler_storage()
+// The ras framework object owns where completed requests go: the campaign engine sets it when it
+// is made and clears it when it goes (elastic/requests.cc).
+class RasFramework final : public mca::TypedFramework<Module> {
+  public:
+    using TypedFramework::TypedFramework;
+
+    CompletionHandler completion_handler;
+};
+
+RasFramework& ras_framework()
 {
-    static CompletionHandler handler;
-    return handler;
+    static RasFramework instance("ras", kInterfaceVersion, mca::SelectMode::multi,
+                                 "Resource allocation: where the DVM's nodes come from");
+    return instance;
 }
+
+CompletionHandler& handler_storage() { return ras_framework().completion_handler; }
 
 }  // namespace
 
-mca::Framework& framework()
-{
-    static mca::TypedFramework<Module> instance("ras", kInterfaceVersion, mca::SelectMode::multi,
-                                                "Resource allocation: where the DVM's nodes come from");
-    return instance;
-}
+mca::Framework& framework() { return ras_framework(); }
 
 std::vector<Module*> modules() { return mca::modules_of<Module>(framework()); }
 
