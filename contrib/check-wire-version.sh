@@ -3,9 +3,10 @@
 # raised with every change a daemon of the previous version could not read. Two things are held to
 # what src/rml/wire_versions.txt records for the current version:
 #   - the message tags of src/rml/types.h (their fingerprint, the record's second field);
-#   - from version 7, the golden encodings of the daemons' messages recorded for that version in
-#     test/unit/wire_golden.inc (their lines' fingerprint, the third field). The unit test
-#     plm_messages_test holds the encoders to those bytes; this check holds the bytes to the
+#   - from version 7, the golden encodings of the messages our processes send each other, recorded
+#     for that version in test/unit/wire_golden.inc (their lines' fingerprint, the third field).
+#     The decoders' unit tests (plm_messages_test, grpcomm_direct_test, pmix_relay_messages_test:
+#     test/unit/wire_golden.h) hold the encoders to those bytes; this check holds the bytes to the
 #     version, so a payload change cannot be recorded by regenerating the current version's lines:
 #     it needs a new version, with lines of its own.
 # Fails, saying what to do, when either changed and the version did not (a daemon of the last
@@ -25,7 +26,8 @@ if [ ! -f "$golden" ]; then
     exit 1
 fi
 next=$((version + 1))
-regenerate="append wire protocol $next's golden lines to $golden (PRTE_GOLDEN_UPDATE=1 test/unit/plm_messages_test --gtest_filter='PlmMessagesGolden.*' in the build directory prints them)"
+print_golden="PRTE_GOLDEN_UPDATE=1 with --gtest_filter='*Golden*', test/unit/plm_messages_test, test/unit/grpcomm_direct_test and test/unit/pmix_relay_messages_test in the build directory print them, in that order"
+regenerate="append wire protocol $next's golden lines to $golden ($print_golden)"
 fingerprint=$(grep -E '^inline constexpr Tag [a-z_]+ = [0-9]+;' "$types" | sed 's/ *\/\/.*//' | sha256sum | cut -c1-16)
 # golden_of V: the fingerprint of version V's golden lines, or nothing when it has none.
 golden_of() {
@@ -35,7 +37,7 @@ golden_of() {
 encodings=$(golden_of "$version")
 if [ -z "$encodings" ]; then
     echo "check-wire-version: error: $golden records no golden encodings for wire protocol $version:" \
-        "PRTE_GOLDEN_UPDATE=1 test/unit/plm_messages_test --gtest_filter='PlmMessagesGolden.*' prints them"
+        "$print_golden"
     exit 1
 fi
 recorded=$(awk -v v="$version" '$1 == v { print $2 }' "$record")

@@ -20,12 +20,44 @@
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "pmix/wire_messages.h"
 #include "rml/buffer.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"
 
-namespace prte::pmix::detail {
+namespace prte::pmix {
+
+namespace wire {
+
+rml::Payload encode(const Event& e)
+{
+    rml::Writer w;
+    w.i32(e.code).str(e.source.nspace).u32(e.source.rank).u32(static_cast<uint32_t>(e.range)).u32(e.origin).bytes(e.info);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, Event& e)
+{
+    rml::Reader r(in, "relayed event");
+    e.code = r.i32();
+    std::string nspace = r.str();
+    e.source.rank = r.u32();
+    e.range = static_cast<pmix_data_range_t>(r.u32());
+    e.origin = r.u32();
+    e.info = r.bytes();
+    if (!r.ok() || nspace.size() > PMIX_MAX_NSLEN) {
+        return Status(Errc::bad_param, r.ok() ? "the source namespace is too long" : r.error());
+    }
+    PMIX_LOAD_NSPACE(e.source.nspace, nspace.c_str());
+    return {};
+}
+
+}  // namespace wire
+
+namespace detail {
 namespace {
+
+using Event = wire::Event;
 
 constexpr const char* kRelayedKey = "prte.event.relayed";
 // PMIx's own mark on an event its server passed up to the host (not in the public headers): an
@@ -35,14 +67,6 @@ constexpr const char* kPmixInternalKey = "pmix.srvr.internal.notify";
 constexpr size_t kMaxInfo = 4096;
 
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
-
-struct Event {
-    pmix_status_t code = PMIX_SUCCESS;
-    pmix_proc_t source{};
-    pmix_data_range_t range = PMIX_RANGE_UNDEF;
-    runtime::Rank origin = runtime::kInvalidRank;  // the daemon whose server delivered it first
-    rml::Payload info;                             // the info array, packed by PMIx
-};
 
 bool stays_on_node(pmix_data_range_t range, const pmix_info_t info[], size_t ninfo)
 {
@@ -66,30 +90,6 @@ pmix_info_t* unpack_info(const rml::Payload& packed, size_t& ninfo, const std::v
         PMIX_INFO_LOAD(&info[slot + 1], PMIX_EVENT_CUSTOM_RANGE, &array, PMIX_DATA_ARRAY);  // copied
     }
     return info;
-}
-
-rml::Payload encode(const Event& e)
-{
-    rml::Writer w;
-    w.i32(e.code).str(e.source.nspace).u32(e.source.rank).u32(static_cast<uint32_t>(e.range)).u32(e.origin).bytes(e.info);
-    return w.take();
-}
-
-bool decode(const rml::Payload& payload, Event& e, std::string& error)
-{
-    rml::Reader r(payload, "relayed event");
-    e.code = r.i32();
-    std::string nspace = r.str();
-    e.source.rank = r.u32();
-    e.range = static_cast<pmix_data_range_t>(r.u32());
-    e.origin = r.u32();
-    e.info = r.bytes();
-    if (!r.ok() || nspace.size() > PMIX_MAX_NSLEN) {
-        error = r.ok() ? "the source namespace is too long" : r.error();
-        return false;
-    }
-    PMIX_LOAD_NSPACE(e.source.nspace, nspace.c_str());
-    return true;
 }
 
 struct Notified {
@@ -131,9 +131,8 @@ bool custom_range_reaches_here(const pmix_info_t info[], size_t ninfo)
 void on_broadcast(runtime::Rank, rml::Payload&& payload)
 {
     Event e;
-    std::string error;
-    if (!decode(payload, e, error)) {
-        output::warning("dropped a relayed PMIx event: {}", error);
+    if (Status st = wire::decode(payload, e); !st) {
+        output::warning("dropped a relayed PMIx event: {}", st.message());
         return;
     }
     if (e.origin == messenger().self() || !server_running()) return;
@@ -183,9 +182,8 @@ void broadcast(rml::Payload payload)
 void on_relay(runtime::Rank origin, rml::Payload&& payload)
 {
     Event e;
-    std::string error;
-    if (!decode(payload, e, error)) {
-        output::warning("dropped a PMIx event relayed by daemon {}: {}", origin, error);
+    if (Status st = wire::decode(payload, e); !st) {
+        output::warning("dropped a PMIx event relayed by daemon {}: {}", origin, st.message());
         return;
     }
     broadcast(std::move(payload));
@@ -193,7 +191,7 @@ void on_relay(runtime::Rank origin, rml::Payload&& payload)
 
 void send_to_every_daemon(const Event& e)
 {
-    if (Status st = to_every_daemon(rml::tag::event_relay, rml::tag::event_broadcast, encode(e)); !st) {
+    if (Status st = to_every_daemon(rml::tag::event_relay, rml::tag::event_broadcast, wire::encode(e)); !st) {
         verbose()(1, "event {} from {} not relayed: {}", PMIx_Error_string(e.code), describe(e.source), st.message());
     }
 }
@@ -265,4 +263,5 @@ void enable_event_relay()
     }
 }
 
-}  // namespace prte::pmix::detail
+}  // namespace detail
+}  // namespace prte::pmix

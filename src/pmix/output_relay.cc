@@ -15,11 +15,33 @@
 #include "pmix/host_state.h"
 #include "pmix/internal.h"
 #include "pmix/server.h"
+#include "pmix/wire_messages.h"
 #include "rml/buffer.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"
 
-namespace prte::pmix::detail {
+namespace prte::pmix {
+
+namespace wire {
+
+rml::Payload encode(const OutputAck& a)
+{
+    rml::Writer w;
+    w.str(a.nspace).u64(a.total);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, OutputAck& a)
+{
+    rml::Reader r(in, "output acknowledgement");
+    a.nspace = r.str();
+    a.total = r.u64();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+}  // namespace wire
+
+namespace detail {
 namespace {
 
 using runtime::Rank;
@@ -44,22 +66,22 @@ void send_ack(const std::string& nspace, Rank daemon)
     Received& r = it->second;
     r.ack_waiting = false;
     if (r.received == r.acked) return;
-    rml::Writer w;
-    w.str(nspace).u64(r.received);
-    if (Status st = messenger().send(daemon, rml::tag::iof_ack, w.take()); !st) return;  // the daemon left
+    if (Status st = messenger().send(daemon, rml::tag::iof_ack, wire::encode(wire::OutputAck{nspace, r.received})); !st) {
+        return;  // the daemon left
+    }
     r.acked = r.received;
 }
 
 // Daemon: the master has taken `total` bytes of this job's output so far.
 void on_ack(Rank, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "output acknowledgement");
-    std::string nspace = r.str();
-    uint64_t total = r.u64();
-    if (!r.ok()) {
-        output::warning("dropped an output acknowledgement from the master: {}", r.error());
+    wire::OutputAck ack;
+    if (Status st = wire::decode(payload, ack); !st) {
+        output::warning("dropped an output acknowledgement from the master: {}", st.message());
         return;
     }
+    const std::string& nspace = ack.nspace;
+    const uint64_t total = ack.total;
     auto it = forwarded().find(nspace);
     if (it == forwarded().end()) return;
     if (it->second.acknowledge(total)) {
@@ -119,4 +141,5 @@ void enable_output_relay()
     }
 }
 
-}  // namespace prte::pmix::detail
+}  // namespace detail
+}  // namespace prte::pmix

@@ -19,11 +19,82 @@
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/server.h"
+#include "pmix/wire_messages.h"
 #include "rml/buffer.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"
 
 namespace prte::pmix {
+
+namespace wire {
+
+rml::Payload encode(const ModexRequest& m)
+{
+    rml::Writer w;
+    w.u64(m.id).str(m.nspace).u32(m.rank);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, ModexRequest& m)
+{
+    rml::Reader r(in, "direct modex request");
+    m.id = r.u64();
+    m.nspace = r.str();
+    m.rank = r.u32();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+rml::Payload encode(const ModexReply& m)
+{
+    rml::Writer w;
+    w.u64(m.id).i32(m.status).bytes(m.data);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, ModexReply& m)
+{
+    rml::Reader r(in, "direct modex reply");
+    m.id = r.u64();
+    m.status = r.i32();
+    m.data = r.bytes();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+rml::Payload encode(const StdinData& s)
+{
+    rml::Writer w;
+    w.u64(s.id).str(s.nspace).u32(s.rank).bytes(s.data).u8(s.eof ? 1 : 0);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, StdinData& s)
+{
+    rml::Reader r(in, "stdin");
+    s.id = r.u64();
+    s.nspace = r.str();
+    s.rank = r.u32();
+    s.data = r.bytes();
+    s.eof = r.u8() != 0;
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+rml::Payload encode(const StdinAck& a)
+{
+    rml::Writer w;
+    w.u64(a.id).i32(a.status);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, StdinAck& a)
+{
+    rml::Reader r(in, "stdin acknowledgement");
+    a.id = r.u64();
+    a.status = r.i32();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+}  // namespace wire
+
 namespace {
 
 using runtime::Rank;
@@ -41,9 +112,7 @@ void answer(pmix_modex_cbfunc_t cbfunc, void* cbdata, pmix_status_t status, rml:
 
 void reply(Rank to, uint64_t id, pmix_status_t status, const rml::Payload& data)
 {
-    rml::Writer w;
-    w.u64(id).i32(status).bytes(data);
-    if (Status st = messenger().send(to, rml::tag::direct_modex_reply, w.take()); !st) {
+    if (Status st = messenger().send(to, rml::tag::direct_modex_reply, wire::encode(wire::ModexReply{id, status, data})); !st) {
         detail::verbose()(1, "cannot answer daemon {}'s direct modex request {}: {}", to, id, st.message());
     }
 }
@@ -51,14 +120,14 @@ void reply(Rank to, uint64_t id, pmix_status_t status, const rml::Payload& data)
 // Another daemon asks for one of our processes' data.
 void on_request(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "direct modex request");
-    uint64_t id = r.u64();
-    std::string nspace = r.str();
-    Rank rank = r.u32();
-    if (!r.ok()) {
-        output::warning("dropped a direct modex request from daemon {}: {}", origin, r.error());
+    wire::ModexRequest request;
+    if (Status st = wire::decode(payload, request); !st) {
+        output::warning("dropped a direct modex request from daemon {}: {}", origin, st.message());
         return;
     }
+    const uint64_t id = request.id;
+    const std::string& nspace = request.nspace;
+    const Rank rank = request.rank;
     struct Ask {
         Rank origin;
         uint64_t id;
@@ -83,15 +152,12 @@ void on_request(Rank origin, rml::Payload&& payload)
 
 void on_reply(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "direct modex reply");
-    uint64_t id = r.u64();
-    pmix_status_t status = r.i32();
-    rml::Payload data = r.bytes();
-    if (!r.ok()) {
-        output::warning("dropped a direct modex reply from daemon {}: {}", origin, r.error());
+    wire::ModexReply reply;
+    if (Status st = wire::decode(payload, reply); !st) {
+        output::warning("dropped a direct modex reply from daemon {}: {}", origin, st.message());
         return;
     }
-    detail::answer_relayed(id, {status, {}, {}, std::move(data)}, "direct modex reply", origin);
+    detail::answer_relayed(reply.id, {reply.status, {}, {}, std::move(reply.data)}, "direct modex reply", origin);
 }
 
 // Stdin relayed to a process on another node. A push is answered at once while little is in
@@ -102,20 +168,19 @@ constexpr size_t kStdinWindow = 256 * 1024;
 
 void on_stdin(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "stdin");
-    uint64_t id = r.u64();
-    std::string nspace = r.str();
-    Rank rank = r.u32();
-    rml::Payload data = r.bytes();
-    bool eof = r.u8() != 0;
-    if (!r.ok()) {
-        output::warning("dropped stdin from daemon {}: {}", origin, r.error());
+    wire::StdinData in;
+    if (Status st = wire::decode(payload, in); !st) {
+        output::warning("dropped stdin from daemon {}: {}", origin, st.message());
         return;
     }
+    const uint64_t id = in.id;
+    const std::string& nspace = in.nspace;
+    const Rank rank = in.rank;
+    const rml::Payload& data = in.data;
+    const bool eof = in.eof;
     auto ack = [origin, id](const Status& st) {
-        rml::Writer w;
-        w.u64(id).i32(detail::to_pmix_status(st));
-        if (Status sent = messenger().send(origin, rml::tag::stdin_ack, w.take()); !sent) {
+        wire::StdinAck ack{id, detail::to_pmix_status(st)};
+        if (Status sent = messenger().send(origin, rml::tag::stdin_ack, wire::encode(ack)); !sent) {
             detail::verbose()(1, "cannot acknowledge daemon {}'s stdin {}: {}", origin, id, sent.message());
         }
     };
@@ -130,11 +195,9 @@ void on_stdin(Rank origin, rml::Payload&& payload)
 
 void on_stdin_ack(Rank, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "stdin acknowledgement");
-    uint64_t id = r.u64();
-    pmix_status_t status = r.i32();
-    if (!r.ok()) return;
-    detail::relays().answer(id, {status, {}, {}, {}});
+    wire::StdinAck ack;
+    if (!wire::decode(payload, ack)) return;
+    detail::relays().answer(ack.id, {ack.status, {}, {}, {}});
 }
 
 }  // namespace
@@ -176,9 +239,9 @@ bool forward_stdin(const runtime::JobPtr& job, Rank rank, const std::string& dat
     auto flight = stdin_in_flight().find(target);
     const bool within_window = (flight == stdin_in_flight().end() ? 0 : flight->second) + size <= kStdinWindow;
     auto send = [&](uint64_t id) {
-        rml::Writer w;
-        w.u64(id).str(job->nspace).u32(rank).bytes(reinterpret_cast<const uint8_t*>(data.data()), size).u8(eof ? 1 : 0);
-        return messenger().send(daemon, rml::tag::stdin_data, w.take());
+        const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
+        wire::StdinData message{id, job->nspace, rank, rml::Payload(bytes, bytes + size), eof};
+        return messenger().send(daemon, rml::tag::stdin_data, wire::encode(message));
     };
     // Accepted over there, or refused, or lost with a daemon on the way: no longer in flight, and a
     // push held beyond the window is answered.
@@ -223,9 +286,7 @@ pmix_status_t direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size_t,
             return;
         }
         auto send = [&](uint64_t id) {
-            rml::Writer w;
-            w.u64(id).str(target.nspace).u32(target.rank);
-            return messenger().send(daemon, rml::tag::direct_modex, w.take());
+            return messenger().send(daemon, rml::tag::direct_modex, wire::encode(wire::ModexRequest{id, target.nspace, target.rank}));
         };
         // The data, or an error: that daemon's, or ours when it (or a daemon on the way) is lost.
         auto answered = [cbfunc, cbdata](const RelayAnswer& a) { answer(cbfunc, cbdata, a.status, a.data); };

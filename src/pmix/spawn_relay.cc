@@ -12,11 +12,69 @@
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/spawn_translate.h"
+#include "pmix/wire_messages.h"
 #include "rml/buffer.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"
 
-namespace prte::pmix::detail {
+namespace prte::pmix {
+
+namespace wire {
+
+rml::Payload encode(const SpawnRequest& s)
+{
+    rml::Writer w;
+    w.u64(s.id).str(s.nspace).u32(s.rank).bytes(s.packed);
+    return w.ok() ? w.take() : rml::Payload{};
+}
+
+Status decode(const rml::Payload& in, SpawnRequest& s)
+{
+    rml::Reader r(in, "spawn request");
+    s.id = r.u64();
+    s.nspace = r.str();
+    s.rank = r.u32();
+    s.packed = r.bytes();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+rml::Payload encode(const SpawnReply& s)
+{
+    rml::Writer w;
+    w.u64(s.id).i32(s.status).str(s.nspace);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, SpawnReply& s)
+{
+    rml::Reader r(in, "spawn reply");
+    s.id = r.u64();
+    s.status = r.i32();
+    s.nspace = r.str();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+rml::Payload encode(const JobEnd& j)
+{
+    rml::Writer w;
+    w.str(j.nspace).i32(j.exit_code).str(j.message).str(j.originator_nspace).u32(j.originator_rank);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, JobEnd& j)
+{
+    rml::Reader r(in, "job end");
+    j.nspace = r.str();
+    j.exit_code = r.i32();
+    j.message = r.str();
+    j.originator_nspace = r.str();
+    j.originator_rank = r.u32();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+}  // namespace wire
+
+namespace detail {
 namespace {
 
 using runtime::Rank;
@@ -100,9 +158,7 @@ Status unpack_request(const rml::Payload& packed, Request& req)
 
 void reply(Rank to, uint64_t id, pmix_status_t status, const std::string& nspace)
 {
-    rml::Writer w;
-    w.u64(id).i32(status).str(nspace);
-    if (Status st = messenger().send(to, rml::tag::spawn_reply, w.take()); !st) {
+    if (Status st = messenger().send(to, rml::tag::spawn_reply, wire::encode(wire::SpawnReply{id, status, nspace})); !st) {
         output::warning("cannot answer daemon {}'s spawn request: {}", to, st.message());
     }
 }
@@ -110,15 +166,15 @@ void reply(Rank to, uint64_t id, pmix_status_t status, const std::string& nspace
 // Master: a daemon relays a process's request.
 void on_request(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "spawn request");
-    uint64_t id = r.u64();
-    std::string nspace = r.str();
-    uint32_t rank = r.u32();
-    rml::Payload packed = r.bytes();
-    if (!r.ok()) {
-        output::warning("dropped a spawn request from daemon {}: {}", origin, r.error());
+    wire::SpawnRequest request;
+    if (Status st = wire::decode(payload, request); !st) {
+        output::warning("dropped a spawn request from daemon {}: {}", origin, st.message());
         return;
     }
+    const uint64_t id = request.id;
+    const std::string& nspace = request.nspace;
+    const uint32_t rank = request.rank;
+    const rml::Payload& packed = request.packed;
     pmix_proc_t requester;
     PMIX_LOAD_PROCID(&requester, nspace.c_str(), rank);
     Request req;
@@ -140,33 +196,25 @@ void on_request(Rank origin, rml::Payload&& payload)
 // Daemon: the master's answer to a request this daemon relayed.
 void on_reply(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "spawn reply");
-    uint64_t id = r.u64();
-    pmix_status_t status = r.i32();
-    std::string nspace = r.str();
-    if (!r.ok()) {
-        output::warning("dropped a spawn reply from the master: {}", r.error());
+    wire::SpawnReply reply;
+    if (Status st = wire::decode(payload, reply); !st) {
+        output::warning("dropped a spawn reply from the master: {}", st.message());
         return;
     }
-    answer_relayed(id, {status, nspace, {}}, "spawn reply", origin);
+    answer_relayed(reply.id, {reply.status, reply.nspace, {}}, "spawn reply", origin);
 }
 
 // Daemon: a job spawned by one of this node's processes ended.
 void on_job_end(Rank, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "job end");
-    std::string nspace = r.str();
-    int32_t exit_code = r.i32();
-    std::string message = r.str();
-    std::string originator_nspace = r.str();
-    uint32_t originator_rank = r.u32();
-    if (!r.ok()) {
-        output::warning("dropped a job-end notice from the master: {}", r.error());
+    wire::JobEnd end;
+    if (Status st = wire::decode(payload, end); !st) {
+        output::warning("dropped a job-end notice from the master: {}", st.message());
         return;
     }
     pmix_proc_t originator;
-    PMIX_LOAD_PROCID(&originator, originator_nspace.c_str(), originator_rank);
-    notify_job_end_event(nspace, exit_code, message, originator);
+    PMIX_LOAD_PROCID(&originator, end.originator_nspace.c_str(), end.originator_rank);
+    notify_job_end_event(end.nspace, end.exit_code, end.message, originator);
 }
 
 }  // namespace
@@ -177,9 +225,8 @@ bool relay_job_end(const runtime::Job& job)
     runtime::JobPtr parent = runtime::Runtime::instance().jobs().find(job.originator->nspace);
     runtime::Proc* proc = parent ? parent->proc(job.originator->rank) : nullptr;
     if (!proc || !proc->node || proc->node->daemon == 0 || proc->node->daemon == runtime::kInvalidRank) return false;
-    rml::Writer w;
-    w.str(job.nspace).i32(job.exit_code).str(job.abort_message).str(job.originator->nspace).u32(job.originator->rank);
-    if (Status st = messenger().send(proc->node->daemon, rml::tag::job_end_event, w.take()); !st) {
+    wire::JobEnd end{job.nspace, job.exit_code, job.abort_message, job.originator->nspace, job.originator->rank};
+    if (Status st = messenger().send(proc->node->daemon, rml::tag::job_end_event, wire::encode(end)); !st) {
         output::warning("cannot tell {} that job {} ended: {}", describe(*job.originator), job.nspace, st.message());
     }
     return true;
@@ -200,10 +247,9 @@ pmix_status_t relay_spawn(const pmix_proc_t& requester, const pmix_info_t job_in
             if (cbfunc) cbfunc(a.status, name, cbdata);
         };
         auto send = [&](uint64_t id) {
-            rml::Writer w;
-            w.u64(id).str(requester.nspace).u32(requester.rank).bytes(packed);
-            return w.ok() ? messenger().send(0, rml::tag::spawn_request, w.take())
-                          : Status(Errc::internal, "cannot pack the relayed request");
+            rml::Payload request = wire::encode(wire::SpawnRequest{id, requester.nspace, requester.rank, packed});
+            return !request.empty() ? messenger().send(0, rml::tag::spawn_request, std::move(request))
+                                    : Status(Errc::internal, "cannot pack the relayed request");
         };
         if (Status st = relays().relay(requester, route_to_master(), send, answer); !st) {
             output::error("spawn request from {} refused: cannot reach the master: {}", describe(requester),
@@ -226,4 +272,5 @@ void enable_spawn_relay()
     }
 }
 
-}  // namespace prte::pmix::detail
+}  // namespace detail
+}  // namespace prte::pmix

@@ -1,7 +1,8 @@
 // grpcomm/direct's collectives, run as several daemons in one process over a fake network
 // (issue 30, item 4): the broadcast with its acknowledgements, the allgather up the tree, context
 // ids, a collective's time limit, a participant that ended or left, and the tree's repair when a
-// daemon leaves. Every daemon has its own DirectModule and routing tree; messages wait in one queue
+// daemon leaves; and each of the module's messages encodes as recorded for this wire protocol
+// version (wire_golden.h). Every daemon has its own DirectModule and routing tree; messages wait in one queue
 // until the test delivers them, so a test can act between a send and its delivery (a daemon that
 // leaves with a share in flight to it).
 #include <event2/event.h>
@@ -18,6 +19,7 @@
 #include "mca/grpcomm/direct/grpcomm_direct.h"
 #include "pmix_server_env.h"
 #include "runtime/runtime.h"
+#include "wire_golden.h"
 
 namespace {
 
@@ -440,5 +442,90 @@ TEST_F(GrpcommDirect, ATimeLimitFailsTheCollectiveOnEveryParticipatingDaemon)
     net.deliver_all();
     EXPECT_TRUE(!out[2].called || !out[2].status.ok()) << "a late participant completed a failed collective";
 }
+
+// ---- Golden encodings of the module's messages (wire_golden.h), every field set.
+namespace wire = prte::grpcomm::direct::wire;
+using wire_golden::differ;
+using wire_golden::first_of;
+using wire_golden::GoldenMessage;
+
+template <typename Message, typename Compare>
+GoldenMessage golden(const char* name, const Message& example, Compare compare)
+{
+    return wire_golden::golden(
+        std::string("grpcomm: ") + name, example, [](const Message& m) { return wire::encode(m); },
+        [](const Payload& in, Message& m) {
+            Status st = wire::decode(in, m);
+            return st ? std::string() : st.message();
+        },
+        compare);
+}
+
+std::vector<GoldenMessage> golden_messages()
+{
+    std::vector<GoldenMessage> out;
+    out.push_back(golden("broadcast", wire::Envelope{41, prte::rml::tag::launch_apps, bytes("inner")},
+                         [](const wire::Envelope& g, const wire::Envelope& w) {
+                             return first_of({differ("id", g.id, w.id), differ("tag", g.tag, w.tag),
+                                              differ("message", text(g.message), text(w.message))});
+                         }));
+    out.push_back({"grpcomm: broadcast acknowledgement", wire::encode_ack(42), [](const Payload& in) {
+                       uint64_t id = 0;
+                       Status st = wire::decode_ack(in, id);
+                       if (!st) return "does not decode: " + st.message();
+                       return differ("id", id, uint64_t{42});
+                   }});
+    out.push_back(golden("allgather contribution",
+                         wire::Contribution{"job-a:0,job-a:1|grp", 3, {"job-a:0", "job-a:1"}, true, true,
+                                            {{1, bytes("one")}, {3, bytes("three")}}},
+                         [](const wire::Contribution& g, const wire::Contribution& w) {
+                             return first_of({differ("signature", g.signature, w.signature), differ("seq", g.seq, w.seq),
+                                              differ("procs", g.procs, w.procs),
+                                              differ("assign_context_id", g.assign_context_id, w.assign_context_id),
+                                              differ("optional", g.optional, w.optional),
+                                              differ("shares", g.shares, w.shares)});
+                         }));
+    out.push_back(golden("allgather result",
+                         wire::Release{"job-a:*|", 4, 17, bytes("onethree"), {{"job-a", 2}, {"job-b", 5}}},
+                         [](const wire::Release& g, const wire::Release& w) {
+                             return first_of({differ("signature", g.signature, w.signature), differ("seq", g.seq, w.seq),
+                                              differ("context_id", g.context_id, w.context_id),
+                                              differ("data", text(g.data), text(w.data)),
+                                              differ("left_out", g.left_out, w.left_out)});
+                         }));
+    out.push_back(golden("allgather abort",
+                         wire::Abort{"job-a:*|", 5, {"job-a:*"}, Errc::timed_out, "not complete within 20 ms"},
+                         [](const wire::Abort& g, const wire::Abort& w) {
+                             return first_of({differ("signature", g.signature, w.signature), differ("seq", g.seq, w.seq),
+                                              differ("procs", g.procs, w.procs),
+                                              differ("code", static_cast<int>(g.code), static_cast<int>(w.code)),
+                                              differ("message", g.message, w.message)});
+                         }));
+    out.push_back(golden("allgather failure", wire::Failure{"job-a:*|", 6, Errc::peer_ended, "job-a:1 ended"},
+                         [](const wire::Failure& g, const wire::Failure& w) {
+                             return first_of({differ("signature", g.signature, w.signature), differ("seq", g.seq, w.seq),
+                                              differ("code", static_cast<int>(g.code), static_cast<int>(w.code)),
+                                              differ("message", g.message, w.message)});
+                         }));
+    out.push_back(golden("ended participant", wire::EndedParticipant{{"job-c", 7}, {{"job-c:*|", 2}, {"job-c:7|x", 9}}},
+                         [](const wire::EndedParticipant& g, const wire::EndedParticipant& w) {
+                             return first_of({differ("proc nspace", g.proc.nspace, w.proc.nspace),
+                                              differ("proc rank", g.proc.rank, w.proc.rank),
+                                              differ("taken_part", g.taken_part, w.taken_part)});
+                         }));
+    out.push_back(golden("allgather watch request", wire::WatchRequest{"job-d:*|", 8, {"job-d:0", "job-d:*"}},
+                         [](const wire::WatchRequest& g, const wire::WatchRequest& w) {
+                             return first_of({differ("signature", g.signature, w.signature), differ("seq", g.seq, w.seq),
+                                              differ("procs", g.procs, w.procs)});
+                         }));
+    return out;
+}
+
+TEST(GrpcommDirectGolden, EveryMessageEncodesAsRecordedForThisProtocolVersion)
+{
+    wire_golden::expect_encodings_recorded("grpcomm", golden_messages());
+}
+
+TEST(GrpcommDirectGolden, TheRecordedBytesDecodeToTheExample) { wire_golden::expect_recorded_bytes_decode(golden_messages()); }
 
 }  // namespace

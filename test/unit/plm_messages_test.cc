@@ -26,6 +26,7 @@
 #include "rml/buffer.h"
 #include "rml/types.h"
 #include "runtime/hw_topology.h"
+#include "wire_golden.h"
 
 namespace {
 
@@ -489,45 +490,10 @@ TEST(PlmMessages, ATruncatedTopologyFieldIsRefused)
     EXPECT_EQ(st.message().rfind("daemon report: field 8 (string)", 0), 0u) << st.message();
 }
 
-// ---- Golden encodings: the bytes of each message, per wire protocol version.
-//
-// A daemon of the previous release reads this one's messages only if their bytes are the same;
-// the protocol version (rml::kProtocolVersion) is what tells two daemons they are not. So each
-// message's encoding of one fixed example is recorded with the version it belongs to, and changes
-// only with a new version: old versions' lines stay, as the record of what each one sent.
-// contrib/check-wire-version.sh holds this table's lines for a version to the fingerprint recorded
-// for it in src/rml/wire_versions.txt, so that a line cannot be regenerated in place.
-//
-// To record a new version (after raising kProtocolVersion):
-//   PRTE_GOLDEN_UPDATE=1 test/unit/plm_messages_test --gtest_filter='PlmMessagesGolden.*'
-// in the build directory prints its lines: append them to test/unit/wire_golden.inc.
-struct GoldenLine {
-    uint32_t version;
-    const char* message;
-    const char* hex;
-};
-
-const GoldenLine kGolden[] = {
-#include "wire_golden.inc"
-};
-
-std::string to_hex(const Payload& bytes)
-{
-    static const char* digits = "0123456789abcdef";
-    std::string out;
-    for (uint8_t b : bytes) {
-        out += digits[b >> 4];
-        out += digits[b & 15];
-    }
-    return out;
-}
-
-Payload from_hex(const std::string& hex)
-{
-    Payload out;
-    for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-    return out;
-}
+// ---- Golden encodings: the bytes of each message, per wire protocol version (wire_golden.h).
+using wire_golden::differ;
+using wire_golden::first_of;
+using wire_golden::GoldenMessage;
 
 // The launch message with every field it carries set to something other than its default.
 prte::runtime::Job golden_job()
@@ -545,33 +511,6 @@ prte::runtime::Job golden_job()
         p->binding = "core " + std::to_string(p->rank);
     }
     return job;
-}
-
-// One message type: its example encoded now, and a check that given bytes decode to the example's
-// fields (a message saying which field differs, or empty).
-struct GoldenMessage {
-    std::string name;
-    Payload encoded;
-    std::function<std::string(const Payload&)> decodes_to_example;
-};
-
-// "field: got X, want Y", or empty when equal.
-template <typename T>
-std::string differ(const char* field, const T& got, const T& want)
-{
-    if (got == want) return {};
-    std::ostringstream o;
-    o << field << " differs";
-    if constexpr (requires(std::ostream& s) { s << got; }) o << ": got " << got << ", want " << want;
-    return o.str();
-}
-
-std::string first_of(std::initializer_list<std::string> differences)
-{
-    for (const auto& d : differences) {
-        if (!d.empty()) return d;
-    }
-    return {};
 }
 
 template <typename Message, typename Compare>
@@ -683,64 +622,12 @@ std::vector<GoldenMessage> golden_messages()
     return out;
 }
 
-const GoldenLine* golden_line(uint32_t version, const std::string& message)
-{
-    for (const GoldenLine& line : kGolden) {
-        if (line.version == version && message == line.message) return &line;
-    }
-    return nullptr;
-}
-
-constexpr const char* kRegenerate =
-    "raise kProtocolVersion in src/rml/types.h (and record it in src/rml/wire_versions.txt), then regenerate "
-    "the golden values: PRTE_GOLDEN_UPDATE=1 test/unit/plm_messages_test --gtest_filter='PlmMessagesGolden.*' "
-    "prints the new version's lines for test/unit/wire_golden.inc";
-
 TEST(PlmMessagesGolden, EveryMessageEncodesAsRecordedForThisProtocolVersion)
 {
-    const uint32_t version = prte::rml::kProtocolVersion;
-    std::vector<GoldenMessage> messages = golden_messages();
-    if (std::getenv("PRTE_GOLDEN_UPDATE")) {
-        std::printf("// wire protocol %u, PMIx %s: append the lines below to test/unit/wire_golden.inc\n", version,
-                    PMIx_Get_version());
-        for (const GoldenMessage& m : messages) {
-            // One line each: contrib/check-wire-version.sh fingerprints a version's lines.
-            std::printf("{%u, \"%s\", \"%s\"},\n", version, m.name.c_str(), to_hex(m.encoded).c_str());
-        }
-        GTEST_SKIP() << "PRTE_GOLDEN_UPDATE is set: printed the golden lines of wire protocol " << version
-                     << " instead of checking them";
-    }
-    for (const GoldenMessage& m : messages) {
-        const GoldenLine* line = golden_line(version, m.name);
-        if (!line) {
-            ADD_FAILURE() << m.name << ": no golden encoding recorded for wire protocol " << version << ": " << kRegenerate;
-            continue;
-        }
-        EXPECT_EQ(to_hex(m.encoded), line->hex)
-            << m.name << ": its encoding is not the one recorded for wire protocol " << version
-            << " (a payload changed, or PMIx " << PMIx_Get_version() << " packs differently): " << kRegenerate;
-    }
-    // Every line recorded for this version belongs to a message that is still checked.
-    for (const GoldenLine& line : kGolden) {
-        if (line.version != version) continue;
-        bool known = false;
-        for (const GoldenMessage& m : messages) known = known || m.name == line.message;
-        EXPECT_TRUE(known) << "wire_golden.inc records \"" << line.message << "\" for wire protocol " << version
-                           << ", which no example here encodes";
-    }
+    wire_golden::expect_encodings_recorded("", golden_messages());
 }
 
-TEST(PlmMessagesGolden, TheRecordedBytesDecodeToTheExample)
-{
-    const uint32_t version = prte::rml::kProtocolVersion;
-    for (const GoldenMessage& m : golden_messages()) {
-        const GoldenLine* line = golden_line(version, m.name);
-        if (!line) continue;  // the test above says so
-        std::string difference = m.decodes_to_example(from_hex(line->hex));
-        EXPECT_EQ(difference, "") << m.name << ": the bytes recorded for wire protocol " << version
-                                  << " no longer decode to the example: " << kRegenerate;
-    }
-}
+TEST(PlmMessagesGolden, TheRecordedBytesDecodeToTheExample) { wire_golden::expect_recorded_bytes_decode(golden_messages()); }
 
 // One mutation of a valid frame, chosen by the generator.
 Payload mutate(const Payload& in, const std::vector<Payload>& others, std::mt19937& rng)

@@ -24,11 +24,38 @@
 #include "pmix/host_state.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "pmix/wire_messages.h"
 #include "rml/buffer.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"
 
-namespace prte::pmix::detail {
+namespace prte::pmix {
+
+namespace wire {
+
+rml::Payload encode(const GroupLeader& g)
+{
+    rml::Writer w;
+    w.str(g.id).str(g.leader.nspace).u32(g.leader.rank);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, GroupLeader& g)
+{
+    rml::Reader r(in, "group leader");
+    g.id = r.str();
+    std::string nspace = r.str();
+    pmix_rank_t rank = r.u32();
+    if (!r.ok() || nspace.size() > PMIX_MAX_NSLEN) {
+        return Status(Errc::bad_param, r.ok() ? "namespace too long" : r.error());
+    }
+    PMIX_LOAD_PROCID(&g.leader, nspace.c_str(), rank);
+    return {};
+}
+
+}  // namespace wire
+
+namespace detail {
 namespace {
 
 using Leader = HostState::Leader;
@@ -37,13 +64,6 @@ std::mutex& lock() { return host().leaders.lock; }
 std::map<std::string, Leader>& leaders() { return host().leaders.by_group; }
 
 rml::Messenger& messenger() { return rml::Messenger::instance(); }
-
-rml::Payload encode(const std::string& id, const pmix_proc_t& leader)
-{
-    rml::Writer w;
-    w.str(id).str(leader.nspace).u32(leader.rank);
-    return w.take();
-}
 
 void remember(const std::string& id, const pmix_proc_t& leader, std::vector<pmix_proc_t> members)
 {
@@ -56,18 +76,13 @@ void remember(const std::string& id, const pmix_proc_t& leader, std::vector<pmix
 // Every daemon: the leader of a construct, declared on another node.
 void on_broadcast(runtime::Rank, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "group leader");
-    std::string id = r.str();
-    std::string nspace = r.str();
-    pmix_rank_t rank = r.u32();
-    if (!r.ok() || nspace.size() > PMIX_MAX_NSLEN) {
-        output::warning("dropped a group leader's declaration: {}", r.ok() ? "namespace too long" : r.error());
+    wire::GroupLeader g;
+    if (Status st = wire::decode(payload, g); !st) {
+        output::warning("dropped a group leader's declaration: {}", st.message());
         return;
     }
-    pmix_proc_t leader;
-    PMIX_LOAD_PROCID(&leader, nspace.c_str(), rank);
-    verbose()(5, "group {}: leader {}", id, describe(leader));
-    remember(id, leader, {});
+    verbose()(5, "group {}: leader {}", g.id, describe(g.leader));
+    remember(g.id, g.leader, {});
 }
 
 // Master: from the leader's daemon, for everyone.
@@ -84,7 +99,7 @@ void declare_group_leader(const std::string& id, const pmix_proc_t& leader, cons
 {
     verbose()(5, "group {}: {} leads the construct (PMIX_GROUP_LEADER); telling every daemon", id, describe(leader));
     remember(id, leader, members);
-    if (Status st = to_every_daemon(rml::tag::group_leader, rml::tag::group_leader_all, encode(id, leader)); !st) {
+    if (Status st = to_every_daemon(rml::tag::group_leader, rml::tag::group_leader_all, wire::encode(wire::GroupLeader{id, leader})); !st) {
         verbose()(1, "group {}: cannot tell every daemon its leader: {}", id, st.message());
     }
 }
@@ -142,4 +157,5 @@ void enable_group_leaders()
     }
 }
 
-}  // namespace prte::pmix::detail
+}  // namespace detail
+}  // namespace prte::pmix

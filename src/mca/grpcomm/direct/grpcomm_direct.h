@@ -59,6 +59,84 @@ bool names_process(const std::vector<std::string>& procs, const std::string& pro
 void write_proc(rml::Writer& w, const runtime::ProcessName& proc);
 bool read_proc(rml::Reader& r, runtime::ProcessName& proc);
 
+// The module's messages, each with its encoder and decoder (a decoder fails naming the message and
+// the field, and leaves the message unspecified), defined in the file that sends it. Their bytes
+// are part of the wire protocol: test/unit/grpcomm_direct_test.cc holds them to the golden
+// encodings recorded for rml::kProtocolVersion.
+namespace wire {
+// rml::tag::xcast: a broadcast's id, the tag its message is for, and the message
+// (grpcomm_direct_xcast.cc).
+struct Envelope {
+    uint64_t id = 0;
+    rml::Tag tag = 0;
+    rml::Payload message;
+};
+rml::Payload encode(const Envelope& e);
+Status decode(const rml::Payload& in, Envelope& e);
+// rml::tag::xcast_ack: a broadcast done at the sender and below it.
+rml::Payload encode_ack(uint64_t id);
+Status decode_ack(const rml::Payload& in, uint64_t& id);
+// rml::tag::allgather: a subtree's shares of one collective, by contributing daemon
+// (grpcomm_direct_allgather.cc).
+struct Contribution {
+    std::string signature;
+    uint64_t seq = 0;
+    std::vector<std::string> procs;
+    bool assign_context_id = false;
+    bool optional = false;
+    std::map<runtime::Rank, rml::Payload> shares;
+};
+rml::Payload encode(const Contribution& c);
+Status decode(const rml::Payload& in, Contribution& c);
+// rml::tag::allgather_release: the master's combined result, broadcast.
+struct Release {
+    std::string signature;
+    uint64_t seq = 0;
+    uint64_t context_id = 0;
+    rml::Payload data;
+    std::vector<runtime::ProcessName> left_out;
+};
+rml::Payload encode(const Release& r);
+Status decode(const rml::Payload& in, Release& r);
+// rml::tag::allgather_abort: a participant's daemon asks the master to fail a collective
+// (grpcomm_direct_deadline.cc).
+struct Abort {
+    std::string signature;
+    uint64_t seq = 0;
+    std::vector<std::string> procs;
+    Errc code = Errc::internal;
+    std::string message;
+};
+rml::Payload encode(const Abort& a);
+Status decode(const rml::Payload& in, Abort& a);
+// rml::tag::allgather_failed: the master's word that it failed, broadcast.
+struct Failure {
+    std::string signature;
+    uint64_t seq = 0;
+    Errc code = Errc::internal;
+    std::string message;
+};
+rml::Payload encode(const Failure& f);
+Status decode(const rml::Payload& in, Failure& f);
+// rml::tag::participant_ended and participant_ended_all: a process that ended, and per signature
+// how many of those collectives its daemon contributed to (grpcomm_direct_ended.cc).
+struct EndedParticipant {
+    runtime::ProcessName proc;
+    std::map<std::string, uint64_t> taken_part;
+};
+rml::Payload encode(const EndedParticipant& e);
+Status decode(const rml::Payload& in, EndedParticipant& e);
+// rml::tag::allgather_watch_request and allgather_watch: a collective to watch normal ends for
+// (grpcomm_direct_watch.cc); `what` names the one decoded in a refusal.
+struct WatchRequest {
+    std::string signature;
+    uint64_t seq = 0;
+    std::vector<std::string> procs;
+};
+rml::Payload encode(const WatchRequest& w);
+Status decode(const rml::Payload& in, WatchRequest& w, const char* what = "allgather watch request");
+}  // namespace wire
+
 // What the module needs of the daemon's messaging: who it is, the routing tree, sending and
 // receiving by tag, news of the tree changing, and timers (a collective's time limit). In a daemon
 // this is the messenger and the progress loop (messenger_transport()); unit tests run several

@@ -76,12 +76,6 @@ bool mentions_job(const std::string& signature, const std::string& nspace)
     return false;
 }
 
-void write_shares(rml::Writer& w, const std::map<Rank, rml::Payload>& shares)
-{
-    w.u32(static_cast<uint32_t>(shares.size()));
-    for (const auto& [rank, data] : shares) w.u32(rank).bytes(data);
-}
-
 // What a contribution says of its collective, besides its processes.
 constexpr uint8_t kAssignContextId = 1;
 constexpr uint8_t kOptional = 2;
@@ -104,6 +98,57 @@ std::vector<runtime::ProcessName> read_procs(rml::Reader& r)
 }
 
 }  // namespace
+
+namespace wire {
+
+rml::Payload encode(const Contribution& c)
+{
+    rml::Writer w;
+    w.str(c.signature).u64(c.seq).strings(c.procs).u8(
+        static_cast<uint8_t>((c.assign_context_id ? kAssignContextId : 0) | (c.optional ? kOptional : 0)));
+    w.u32(static_cast<uint32_t>(c.shares.size()));
+    for (const auto& [rank, data] : c.shares) w.u32(rank).bytes(data);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, Contribution& c)
+{
+    rml::Reader r(in, "allgather contribution");
+    c.signature = r.str();
+    c.seq = r.u64();
+    c.procs = r.strings();
+    uint8_t flags = r.u8();
+    c.assign_context_id = (flags & kAssignContextId) != 0;
+    c.optional = (flags & kOptional) != 0;
+    uint32_t count = r.u32();
+    c.shares.clear();
+    for (uint32_t i = 0; i < count && r.ok(); ++i) {
+        Rank rank = r.u32();
+        c.shares[rank] = r.bytes();
+    }
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+rml::Payload encode(const Release& release)
+{
+    rml::Writer w;
+    w.str(release.signature).u64(release.seq).u64(release.context_id).bytes(release.data);
+    write_procs(w, release.left_out);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, Release& release)
+{
+    rml::Reader r(in, "allgather result");
+    release.signature = r.str();
+    release.seq = r.u64();
+    release.context_id = r.u64();
+    release.data = r.bytes();
+    release.left_out = read_procs(r);
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+}  // namespace wire
 
 std::string proc_text(const runtime::ProcessName& p)
 {
@@ -233,28 +278,21 @@ Status DirectModule::allgather(const Signature& signature, const rml::Payload& c
 
 void DirectModule::on_gather(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "allgather contribution");
-    std::string sig = r.str();
-    uint64_t seq = r.u64();
-    std::vector<std::string> procs = r.strings();
-    uint8_t flags = r.u8();
-    uint32_t count = r.u32();
-    std::map<Rank, rml::Payload> shares;
-    for (uint32_t i = 0; i < count && r.ok(); ++i) {
-        Rank rank = r.u32();
-        shares[rank] = r.bytes();
-    }
-    if (!r.ok()) {
-        output::warning("dropped an allgather contribution from daemon {}: {}", origin, r.error());
+    wire::Contribution c;
+    if (Status st = wire::decode(payload, c); !st) {
+        output::warning("dropped an allgather contribution from daemon {}: {}", origin, st.message());
         return;
     }
-    GatherOp* op = gather_op(sig, seq, procs, (flags & kOptional) != 0);
+    const std::string& sig = c.signature;
+    const uint64_t seq = c.seq;
+    std::map<Rank, rml::Payload>& shares = c.shares;
+    GatherOp* op = gather_op(sig, seq, c.procs, c.optional);
     if (!op) {
         verbose()(10, "allgather {}: dropped a late copy from daemon {}", op_key(sig, seq), origin);
         return;
     }
     verbose()(5, "allgather {}: {} share(s) from daemon {}", op_key(sig, seq), shares.size(), origin);
-    op->assign_context_id = op->assign_context_id || (flags & kAssignContextId) != 0;
+    op->assign_context_id = op->assign_context_id || c.assign_context_id;
     // The same share may come twice after a repair (once through the old path, once resent).
     op->shares.merge(shares);
     maybe_send_up(*op);
@@ -292,21 +330,17 @@ void DirectModule::maybe_send_up(GatherOp& op)
         verbose()(5, "allgather {}: complete, {} byte(s) from {} daemon(s){}{}", key, combined.size(), op.shares.size(),
                   context_id ? fmt::format(", context id {}", context_id) : std::string(),
                   left_out.empty() ? std::string() : fmt::format(", {} ended or lost process(es) left out", left_out.size()));
-        rml::Writer w;
-        w.str(op.signature).u64(op.seq).u64(context_id).bytes(combined);
-        write_procs(w, left_out);
-        if (Status st = xcast(rml::tag::allgather_release, w.take(), {}); !st) {
+        if (Status st = xcast(rml::tag::allgather_release,
+                              wire::encode(wire::Release{op.signature, op.seq, context_id, std::move(combined), left_out}), {});
+            !st) {
             fail_gather(key, {Errc::internal, fmt::format("cannot broadcast the result: {}", st.message())});
         }
         return;
     }
     Rank parent = transport_->tree().parent();
     if (parent == kInvalidRank || parent == op.sent_to) return;
-    rml::Writer w;
-    w.str(op.signature).u64(op.seq).strings(op.procs).u8(
-        static_cast<uint8_t>((op.assign_context_id ? kAssignContextId : 0) | (op.optional ? kOptional : 0)));
-    write_shares(w, op.shares);
-    if (Status st = transport_->send(parent, rml::tag::allgather, w.take()); !st) {
+    wire::Contribution c{op.signature, op.seq, op.procs, op.assign_context_id, op.optional, op.shares};
+    if (Status st = transport_->send(parent, rml::tag::allgather, wire::encode(c)); !st) {
         // The lost-peer handling repairs the tree and calls us again with the new parent.
         verbose()(1, "allgather {}: cannot reach the parent daemon {}: {}", key, parent, st.message());
         return;
@@ -316,22 +350,19 @@ void DirectModule::maybe_send_up(GatherOp& op)
 
 void DirectModule::on_release(Rank, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "allgather result");
-    std::string sig = r.str();
-    uint64_t seq = r.u64();
-    uint64_t context_id = r.u64();
-    rml::Payload data = r.bytes();
-    std::vector<runtime::ProcessName> left_out = read_procs(r);
-    if (!r.ok()) {
-        output::warning("dropped an allgather result: {}", r.error());
+    wire::Release release;
+    if (Status st = wire::decode(payload, release); !st) {
+        output::warning("dropped an allgather result: {}", st.message());
         return;
     }
+    const std::string& sig = release.signature;
+    const uint64_t seq = release.seq;
     mark_released(sig, seq);
     auto it = gathers_.find(op_key(sig, seq));
     if (it == gathers_.end()) return;  // this daemon held no share of it
     AllgatherCallback done = std::move(it->second.on_complete);
     gathers_.erase(it);
-    if (done) done({}, data, context_id, nullptr, left_out);
+    if (done) done({}, release.data, release.context_id, nullptr, release.left_out);
 }
 
 // A share or result arriving later for this collective (or an earlier one of the signature) is a

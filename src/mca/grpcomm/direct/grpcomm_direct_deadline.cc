@@ -32,6 +32,45 @@ Errc errc_from_wire(uint32_t code)
 
 }  // namespace
 
+namespace wire {
+
+rml::Payload encode(const Abort& a)
+{
+    rml::Writer w;
+    w.str(a.signature).u64(a.seq).strings(a.procs).u32(static_cast<uint32_t>(a.code)).str(a.message);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, Abort& a)
+{
+    rml::Reader r(in, "allgather abort");
+    a.signature = r.str();
+    a.seq = r.u64();
+    a.procs = r.strings();
+    a.code = errc_from_wire(r.u32());
+    a.message = r.str();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+rml::Payload encode(const Failure& f)
+{
+    rml::Writer w;
+    w.str(f.signature).u64(f.seq).u32(static_cast<uint32_t>(f.code)).str(f.message);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, Failure& f)
+{
+    rml::Reader r(in, "allgather failure");
+    f.signature = r.str();
+    f.seq = r.u64();
+    f.code = errc_from_wire(r.u32());
+    f.message = r.str();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+}  // namespace wire
+
 struct DirectModule::Deadline {
     std::string key;
     std::chrono::milliseconds limit{0};
@@ -67,9 +106,8 @@ void DirectModule::deadline_passed(const std::string& key)
         fail_everywhere(op, why);
         return;
     }
-    rml::Writer w;
-    w.str(op.signature).u64(op.seq).strings(op.procs).u32(static_cast<uint32_t>(why.code())).str(why.message());
-    if (Status st = transport_->send(0, rml::tag::allgather_abort, w.take()); !st) {
+    wire::Abort abort{op.signature, op.seq, op.procs, why.code(), why.message()};
+    if (Status st = transport_->send(0, rml::tag::allgather_abort, wire::encode(abort)); !st) {
         // Without the master no result comes either: fail it here.
         fail_gather(key, why);
     }
@@ -89,9 +127,8 @@ void DirectModule::end_everywhere(const Signature& signature, const Status& why)
         if (GatherOp* op = gather_op(sig, seq, procs, false); op && !op->released) fail_everywhere(*op, why);
         return;
     }
-    rml::Writer w;
-    w.str(sig).u64(seq).strings(procs).u32(static_cast<uint32_t>(why.code())).str(why.message());
-    if (Status st = transport_->send(0, rml::tag::allgather_abort, w.take()); !st) {
+    wire::Abort abort{sig, seq, procs, why.code(), why.message()};
+    if (Status st = transport_->send(0, rml::tag::allgather_abort, wire::encode(abort)); !st) {
         // Without the master nothing completes anyway: this daemon's part alone ends.
         cancel(signature, why, false);
     }
@@ -100,55 +137,49 @@ void DirectModule::end_everywhere(const Signature& signature, const Status& why)
 // Master: a participant's time limit passed.
 void DirectModule::on_abort(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "allgather abort");
-    std::string sig = r.str();
-    uint64_t seq = r.u64();
-    std::vector<std::string> procs = r.strings();
-    Errc code = errc_from_wire(r.u32());
-    std::string message = r.str();
-    if (!r.ok()) {
-        output::warning("dropped an allgather abort from daemon {}: {}", origin, r.error());
+    wire::Abort abort;
+    if (Status st = wire::decode(payload, abort); !st) {
+        output::warning("dropped an allgather abort from daemon {}: {}", origin, st.message());
         return;
     }
     if (transport_->self() != 0) return;
-    GatherOp* op = gather_op(sig, seq, procs, false);  // failing it: who it waits for no longer matters
+    const std::string& sig = abort.signature;
+    const uint64_t seq = abort.seq;
+    GatherOp* op = gather_op(sig, seq, abort.procs, false);  // failing it: who it waits for no longer matters
     if (!op || op->released) {
         verbose()(5, "allgather {}: abort from daemon {} after its release; ignored", op_key(sig, seq), origin);
         return;
     }
-    verbose()(5, "allgather {}: daemon {} asks to end it: {}", op_key(sig, seq), origin, message);
-    fail_everywhere(*op, {code, message});
+    verbose()(5, "allgather {}: daemon {} asks to end it: {}", op_key(sig, seq), origin, abort.message);
+    fail_everywhere(*op, {abort.code, abort.message});
 }
 
 // Master.
 void DirectModule::fail_everywhere(GatherOp& op, const Status& why)
 {
     op.released = true;
-    rml::Writer w;
-    w.str(op.signature).u64(op.seq).u32(static_cast<uint32_t>(why.code())).str(why.message());
-    if (Status st = xcast(rml::tag::allgather_failed, w.take(), {}); !st) {
+    wire::Failure failure{op.signature, op.seq, why.code(), why.message()};
+    if (Status st = xcast(rml::tag::allgather_failed, wire::encode(failure), {}); !st) {
         fail_gather(op_key(op.signature, op.seq), why);
     }
 }
 
 void DirectModule::on_failed(Rank, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "allgather failure");
-    std::string sig = r.str();
-    uint64_t seq = r.u64();
-    Errc code = errc_from_wire(r.u32());
-    std::string message = r.str();
-    if (!r.ok()) {
-        output::warning("dropped an allgather failure: {}", r.error());
+    wire::Failure failure;
+    if (Status st = wire::decode(payload, failure); !st) {
+        output::warning("dropped an allgather failure: {}", st.message());
         return;
     }
+    const std::string& sig = failure.signature;
+    const uint64_t seq = failure.seq;
     mark_released(sig, seq);
     // A daemon whose callers had not called yet counts the failed collective as started, as the
     // daemons that had do: the same construct started again (after a timeout, say) is then the next
     // one everywhere, also where a late caller calls only now.
     uint64_t& started = signature_seq_[sig];
     started = std::max(started, seq);
-    fail_gather(op_key(sig, seq), {code, message});
+    fail_gather(op_key(sig, seq), {failure.code, failure.message});
 }
 
 }  // namespace prte::grpcomm::direct

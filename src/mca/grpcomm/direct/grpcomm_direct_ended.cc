@@ -42,25 +42,33 @@ std::vector<std::string> procs_of(const std::string& signature)
     return util::split(signature.substr(0, signature.rfind('|')), ',', true);
 }
 
-void write_ended(rml::Writer& w, const runtime::ProcessName& proc, const std::map<std::string, uint64_t>& taken_part)
-{
-    write_proc(w, proc);
-    w.u32(static_cast<uint32_t>(taken_part.size()));
-    for (const auto& [signature, count] : taken_part) w.str(signature).u64(count);
-}
-
-bool read_ended(rml::Reader& r, runtime::ProcessName& proc, std::map<std::string, uint64_t>& taken_part)
-{
-    if (!read_proc(r, proc)) return false;
-    uint32_t n = r.u32();
-    for (uint32_t i = 0; i < n && r.ok(); ++i) {
-        std::string signature = r.str();
-        taken_part[signature] = r.u64();
-    }
-    return r.ok();
-}
-
 }  // namespace
+
+namespace wire {
+
+rml::Payload encode(const EndedParticipant& e)
+{
+    rml::Writer w;
+    write_proc(w, e.proc);
+    w.u32(static_cast<uint32_t>(e.taken_part.size()));
+    for (const auto& [signature, count] : e.taken_part) w.str(signature).u64(count);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, EndedParticipant& e)
+{
+    rml::Reader r(in, "ended participant");
+    if (read_proc(r, e.proc)) {
+        uint32_t n = r.u32();
+        for (uint32_t i = 0; i < n && r.ok(); ++i) {
+            std::string signature = r.str();
+            e.taken_part[signature] = r.u64();
+        }
+    }
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+}  // namespace wire
 
 bool names_process(const std::vector<std::string>& procs, const std::string& proc, const std::string& nspace)
 {
@@ -76,17 +84,16 @@ void DirectModule::participant_ended(const runtime::ProcessName& proc) noexcept
     for (const auto& [signature, count] : signature_seq_) {
         if (names(procs_of(signature), name, proc.nspace)) ended.taken_part[signature] = count;
     }
-    rml::Writer w;
-    write_ended(w, proc, ended.taken_part);
+    rml::Payload message = wire::encode(wire::EndedParticipant{proc, ended.taken_part});
     // Here first, so that a collective this daemon starts meanwhile fails at once.
     apply_ended(std::move(ended));
     if (transport_->self() == 0) {
-        if (Status st = xcast(rml::tag::participant_ended_all, w.take(), {}); !st) {
+        if (Status st = xcast(rml::tag::participant_ended_all, message, {}); !st) {
             output::warning("cannot tell the daemons that {} ended: {}", name, st.message());
         }
         return;
     }
-    if (Status st = transport_->send(0, rml::tag::participant_ended, w.take()); !st) {
+    if (Status st = transport_->send(0, rml::tag::participant_ended, std::move(message)); !st) {
         verbose()(1, "cannot tell the master that {} ended: {}", name, st.message());
     }
 }
@@ -102,13 +109,12 @@ void DirectModule::on_ended(Rank origin, rml::Payload&& payload)
 
 void DirectModule::on_ended_all(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "ended participant");
-    Ended ended;
-    if (!read_ended(r, ended.proc, ended.taken_part)) {
-        output::warning("dropped an ended participant from daemon {}: {}", origin, r.error());
+    wire::EndedParticipant e;
+    if (Status st = wire::decode(payload, e); !st) {
+        output::warning("dropped an ended participant from daemon {}: {}", origin, st.message());
         return;
     }
-    apply_ended(std::move(ended));
+    apply_ended(Ended{std::move(e.proc), std::move(e.taken_part)});
 }
 
 void DirectModule::apply_ended(Ended ended)

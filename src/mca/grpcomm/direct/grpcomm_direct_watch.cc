@@ -24,14 +24,27 @@ using runtime::Rank;
 
 const output::VerboseStream& verbose() { return base::framework().verbose(); }
 
-rml::Payload encode(const std::string& signature, uint64_t seq, const std::vector<std::string>& procs)
+}  // namespace
+
+namespace wire {
+
+rml::Payload encode(const WatchRequest& watch)
 {
     rml::Writer w;
-    w.str(signature).u64(seq).strings(procs);
+    w.str(watch.signature).u64(watch.seq).strings(watch.procs);
     return w.take();
 }
 
-}  // namespace
+Status decode(const rml::Payload& in, WatchRequest& watch, const char* what)
+{
+    rml::Reader r(in, what);
+    watch.signature = r.str();
+    watch.seq = r.u64();
+    watch.procs = r.strings();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+}  // namespace wire
 
 // Waits for the process: a watched collective under way names it, and this daemon (so the
 // process) has not taken part in it.
@@ -59,7 +72,7 @@ void DirectModule::process_left(const runtime::ProcessName& proc) noexcept
 
 void DirectModule::request_watch(const std::string& signature, uint64_t seq, const std::vector<std::string>& procs)
 {
-    rml::Payload payload = encode(signature, seq, procs);
+    rml::Payload payload = wire::encode(wire::WatchRequest{signature, seq, procs});
     if (transport_->self() == 0) {
         on_watch_request(0, std::move(payload));
     } else if (Status st = transport_->send(0, rml::tag::allgather_watch_request, payload); !st) {
@@ -70,14 +83,14 @@ void DirectModule::request_watch(const std::string& signature, uint64_t seq, con
 // Master: once per collective, to the daemons hosting its processes.
 void DirectModule::on_watch_request(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "allgather watch request");
-    std::string sig = r.str();
-    uint64_t seq = r.u64();
-    std::vector<std::string> procs = r.strings();
-    if (!r.ok()) {
-        output::warning("dropped an allgather watch request from daemon {}: {}", origin, r.error());
+    wire::WatchRequest request;
+    if (Status st = wire::decode(payload, request); !st) {
+        output::warning("dropped an allgather watch request from daemon {}: {}", origin, st.message());
         return;
     }
+    const std::string& sig = request.signature;
+    const uint64_t seq = request.seq;
+    const std::vector<std::string>& procs = request.procs;
     if (seq <= released_through(sig) || !watches_passed_on_.emplace(sig, seq).second) return;
     for (Rank d : hosting_daemons(procs)) {
         if (d == transport_->self()) {
@@ -91,15 +104,12 @@ void DirectModule::on_watch_request(Rank origin, rml::Payload&& payload)
 // A daemon hosting some of the processes: watch, and tell of those that had already left.
 void DirectModule::on_watch(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "allgather watch");
-    Watch w;
-    w.signature = r.str();
-    w.seq = r.u64();
-    w.procs = r.strings();
-    if (!r.ok()) {
-        output::warning("dropped an allgather watch from daemon {}: {}", origin, r.error());
+    wire::WatchRequest request;
+    if (Status st = wire::decode(payload, request, "allgather watch"); !st) {
+        output::warning("dropped an allgather watch from daemon {}: {}", origin, st.message());
         return;
     }
+    Watch w{std::move(request.signature), request.seq, std::move(request.procs)};
     if (w.seq <= released_through(w.signature)) return;
     std::string key = op_key(w.signature, w.seq);
     verbose()(10, "allgather {}: watched here for normal ends", key);

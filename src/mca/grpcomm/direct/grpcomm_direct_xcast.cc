@@ -26,6 +26,40 @@ bool process_first(rml::Tag tag) { return tag == rml::tag::wireup || tag == rml:
 
 }  // namespace
 
+namespace wire {
+
+rml::Payload encode(const Envelope& e)
+{
+    rml::Writer w;
+    w.u64(e.id).u32(e.tag).bytes(e.message);
+    return w.ok() ? w.take() : rml::Payload{};
+}
+
+Status decode(const rml::Payload& in, Envelope& e)
+{
+    rml::Reader r(in, "broadcast");
+    e.id = r.u64();
+    e.tag = r.u32();
+    e.message = r.bytes();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+rml::Payload encode_ack(uint64_t id)
+{
+    rml::Writer w;
+    w.u64(id);
+    return w.take();
+}
+
+Status decode_ack(const rml::Payload& in, uint64_t& id)
+{
+    rml::Reader r(in, "broadcast acknowledgement");
+    id = r.u64();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+}  // namespace wire
+
 Status DirectModule::init()
 {
     transport_->register_handler(rml::tag::xcast, [this](Rank o, rml::Payload&& p) { on_xcast(o, std::move(p)); });
@@ -64,12 +98,10 @@ Status DirectModule::xcast(rml::Tag tag, const rml::Payload& message, XcastCompl
 {
     if (!transport_->self() == 0) return {Errc::not_supported, "only the master broadcasts"};
     uint64_t id = next_op_++;
-    rml::Writer w;
-    w.u64(id).u32(tag).bytes(message);
-    if (!w.ok()) return {Errc::internal, "cannot pack a broadcast"};
     XcastOp op;
     op.tag = tag;
-    op.message = w.take();
+    op.message = wire::encode(wire::Envelope{id, tag, message});
+    if (op.message.empty()) return {Errc::internal, "cannot pack a broadcast"};
     // Refused here, not frame by frame on the way: a child the messenger refused to send to would
     // count as unreachable and the broadcast would "complete" without it (a job launched on part
     // of its daemons).
@@ -96,9 +128,7 @@ void DirectModule::on_xcast(Rank origin, rml::Payload&& payload)
     }
     if (!first_sight(id)) {
         // A copy that came again through a repaired tree: the sender only needs the acknowledgement.
-        rml::Writer ack;
-        ack.u64(id);
-        if (Status st = transport_->send(origin, rml::tag::xcast_ack, ack.take()); !st) {
+        if (Status st = transport_->send(origin, rml::tag::xcast_ack, wire::encode_ack(id)); !st) {
             verbose()(1, "xcast {}: cannot acknowledge a repeated copy to daemon {}: {}", id, origin, st.message());
         }
         return;
@@ -154,15 +184,13 @@ void DirectModule::forward(uint64_t, XcastOp& op)
 
 void DirectModule::process(uint64_t id, XcastOp& op)
 {
-    rml::Reader r(op.message, "broadcast");
-    r.u64();
-    r.u32();
-    rml::Payload inner = r.bytes();
-    if (!r.ok()) {
-        output::warning("dropped broadcast {}: {}", id, r.error());
+    wire::Envelope envelope;
+    if (Status st = wire::decode(op.message, envelope); !st) {
+        output::warning("dropped broadcast {}: {}", id, st.message());
         op.processed = true;
         return;
     }
+    rml::Payload inner = std::move(envelope.message);
     // Processed only once the handler has returned: a wireup changes the tree in several steps
     // (size, departed ranks), and an acknowledgement sent from the first step's tree-change
     // callback would go to a parent the next step removes. (The op stays in ops_ meanwhile:
@@ -173,9 +201,8 @@ void DirectModule::process(uint64_t id, XcastOp& op)
 
 void DirectModule::on_ack(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "broadcast acknowledgement");
-    uint64_t id = r.u64();
-    if (!r.ok()) return;
+    uint64_t id = 0;
+    if (!wire::decode_ack(payload, id)) return;
     auto it = ops_.find(id);
     verbose()(10, "xcast {}: acknowledged by daemon {}{}", id, origin, it == ops_.end() ? " (op done)" : "");
     if (it == ops_.end()) return;
@@ -201,9 +228,7 @@ void DirectModule::maybe_finish(uint64_t id)
     // (found by bench/chaos). The tree's parent too when it is another live daemon (it may have
     // adopted this one since, and sent a copy); a second acknowledgement is ignored.
     Rank parent = transport_->tree().parent();
-    rml::Writer ack;
-    ack.u64(id);
-    rml::Payload payload = ack.take();
+    rml::Payload payload = wire::encode_ack(id);
     if (op.from != kInvalidRank) {
         verbose()(10, "xcast {}: done here, acknowledging to daemon {}", id, op.from);
         if (Status st = transport_->send_direct(op.from, rml::tag::xcast_ack, payload); !st) {
