@@ -70,8 +70,6 @@ bool parse_address(const std::string& text, sockaddr_in& out)
     return true;
 }
 
-timeval to_timeval(uint32_t ms) { return runtime::to_timeval(std::chrono::milliseconds(ms)); }
-
 }  // namespace
 
 Connection::Connection(event_base* base, const std::string& secret, Events events, Limits limits)
@@ -155,7 +153,7 @@ void Connection::try_next_address()
         }
         bev_ = bufferevent_socket_new(base_, -1, BEV_OPT_CLOSE_ON_FREE);
         bufferevent_setcb(bev_, read_cb, nullptr, event_cb, this);
-        timeval tv = to_timeval(limits_.handshake_ms);
+        const timeval tv = runtime::to_timeval(std::chrono::milliseconds(limits_.handshake_ms));
         bufferevent_set_timeouts(bev_, &tv, &tv);
         bufferevent_enable(bev_, EV_READ | EV_WRITE);
         phase_ = Phase::connecting;

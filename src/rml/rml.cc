@@ -257,6 +257,10 @@ void Messenger::stop()
     for (auto& c : connections_) c->close();
     connections_.clear();
     graveyard_.clear();
+    // What was deferred is dropped, not left to fire on a messenger that has stopped (or a loop
+    // that has gone).
+    next_turn_ = runtime::LoopTimer();
+    deferred_.clear();
     base_ = nullptr;
 }
 
@@ -413,14 +417,7 @@ Status Messenger::send(Rank dest, Tag tag, Payload payload)
     Frame f{options_.self, dest, tag, next_seq_++, std::move(payload)};
     if (dest == options_.self) {
         // Never inline: a handler sending to itself must not re-enter its caller.
-        auto* ev = new Frame(std::move(f));
-        event_base_once(
-            base_, -1, EV_TIMEOUT,
-            [](evutil_socket_t, short, void* arg) {
-                std::unique_ptr<Frame> frame(static_cast<Frame*>(arg));
-                Messenger::instance().deliver(std::move(*frame));
-            },
-            ev, nullptr);
+        defer([this, f = std::move(f)]() mutable { deliver(std::move(f)); });
         return {};
     }
     return transmit(std::move(f));
@@ -450,9 +447,27 @@ void Messenger::bury(Connection& c)
         connections_.erase(it);
         break;
     }
-    event_base_once(
-        base_, -1, EV_TIMEOUT, [](evutil_socket_t, short, void*) { Messenger::instance().graveyard_.clear(); },
-        nullptr, nullptr);
+    defer([this] { graveyard_.clear(); });
+}
+
+void Messenger::defer(std::function<void()> work)
+{
+    if (!base_) return;  // stopped: nothing of it runs any more
+    deferred_.push_back(std::move(work));
+    if (!next_turn_.bound()) next_turn_ = runtime::LoopTimer(base_, [this] { run_deferred(); });
+    if (!next_turn_.armed()) next_turn_.arm(std::chrono::milliseconds(0));
+}
+
+// The whole queue at once: work deferred by this batch runs on the turn after. A piece of work
+// that stops the messenger ends the batch (stop() has dropped the queue; the rest goes with it).
+void Messenger::run_deferred()
+{
+    std::vector<std::function<void()>> batch = std::move(deferred_);
+    deferred_.clear();
+    for (auto& work : batch) {
+        if (!base_) return;
+        work();
+    }
 }
 
 void Messenger::on_closed(Connection& c, const std::string& why)
@@ -470,18 +485,12 @@ void Messenger::on_closed(Connection& c, const std::string& why)
     if (connection_to(peer, false) != nullptr) return;  // another connection still reaches it
     if (tree_->departed(peer)) return;                  // already known gone
     if (!lost_peer_) return;
-    // Posted, not inline: the handler repairs the tree and may close connections, and this runs
+    // Deferred, not inline: the handler repairs the tree and may close connections, and this runs
     // inside the closed connection's own callback.
-    auto* rank = new Rank(peer);
-    event_base_once(
-        base_, -1, EV_TIMEOUT,
-        [](evutil_socket_t, short, void* arg) {
-            std::unique_ptr<Rank> lost(static_cast<Rank*>(arg));
-            Messenger& m = Messenger::instance();
-            if (m.base_ == nullptr || m.tree_->departed(*lost) || m.connection_to(*lost, false) != nullptr) return;
-            if (m.lost_peer_) m.lost_peer_(*lost);
-        },
-        rank, nullptr);
+    defer([this, peer] {
+        if (tree_->departed(peer) || connection_to(peer, false) != nullptr) return;
+        if (lost_peer_) lost_peer_(peer);
+    });
 }
 
 size_t Messenger::mark_departed(const std::vector<Rank>& ranks)

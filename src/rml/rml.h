@@ -152,6 +152,11 @@ class Messenger {
     void forward(Frame&& f);
     Status transmit(Frame&& f);
     void bury(Connection& c);
+    // Runs `work` on a later turn of the loop, in the order deferred: never inside its caller (a
+    // handler sending to itself, a connection closing inside its own callback). The queue is the
+    // messenger's, so stop() drops what is left instead of leaving it to the loop.
+    void defer(std::function<void()> work);
+    void run_deferred();
     Connection::Events events();
 
     event_base* base_ = nullptr;
@@ -175,6 +180,8 @@ class Messenger {
     size_t listed_rejections_ = 0;
     size_t unlisted_rejections_ = 0;
     runtime::LoopTimer accept_resume_;  // re-enables the listeners after a pause
+    std::vector<std::function<void()>> deferred_;  // defer()'s queue, in order
+    runtime::LoopTimer next_turn_;                 // armed while deferred_ holds work
     std::unique_ptr<Heartbeat> heartbeat_;
 };
 

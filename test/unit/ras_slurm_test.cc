@@ -1,14 +1,22 @@
 // ras/slurm: the compressed per-node counts Slurm puts in SLURM_JOB_CPUS_PER_NODE and
-// SLURM_TASKS_PER_NODE, and allocate() turning a Slurm job's environment into the DVM's nodes
-// (or passing outside a job, so that ras/hosts serves).
+// SLURM_TASKS_PER_NODE, allocate() turning a Slurm job's environment into the DVM's nodes
+// (or passing outside a job, so that ras/hosts serves), and the module's timers (the watch of
+// node states, a grow's backstop) going with what they serve.
+#include <event2/event.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "mca/ras/slurm/ras_slurm_counts.h"
 #include "mca/ras/slurm/ras_slurm_module.h"
+#include "runtime/loop_timer.h"
+#include "runtime/runtime.h"
+#include "util/output.h"
 
 namespace {
 
@@ -120,6 +128,109 @@ TEST_F(SlurmAllocate, AMalformedNodeListIsAnErrorNamingTheVariable)
     prte::Status st = module.allocate({}, pool);
     EXPECT_FALSE(st);
     EXPECT_NE(st.message().find("SLURM_JOB_NODELIST"), std::string::npos) << st.message();
+}
+
+// The module's timers are on the runtime's loop: an elastic runtime is set up for this suite (a
+// tool's, which touches no other process's session), and its loop is run here, on the test's
+// thread, only as long as a test waits for something.
+class SlurmTimers : public ::testing::Test {
+  protected:
+    static void SetUpTestSuite()
+    {
+        prte::runtime::Settings settings;
+        settings.elastic_mode = true;
+        // The role's type as Identity holds it, whichever floor declares it.
+        using Role = decltype(prte::runtime::Identity{}.role);
+        prte::Status st = rt().init(Role::tool, settings, state_verbose());
+        ASSERT_TRUE(st) << st.message();
+    }
+    static void TearDownTestSuite()
+    {
+        rt().finalize();
+        rt().elastic().set_enabled(false);
+    }
+    void SetUp() override
+    {
+        for (const char* v : {"SLURM_JOB_CPUS_PER_NODE", "SLURM_TASKS_PER_NODE", "SLURM_NTASKS"}) unsetenv(v);
+        setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
+        setenv("SLURM_JOB_ID", "46", 1);
+        setenv("SLURM_JOB_NODELIST", "n1", 1);
+        before_ = loop().armed_timers();
+    }
+    static prte::runtime::Runtime& rt() { return prte::runtime::Runtime::instance(); }
+    static prte::runtime::EventLoop& loop() { return rt().loop(); }
+    static const prte::output::VerboseStream& state_verbose()
+    {
+        static const prte::output::VerboseStream stream{"state"};
+        return stream;
+    }
+    // A module whose grows ask `false` for nodes: refused as soon as the loop sees it exit.
+    static prte::ras::slurm::Options refusing_slurm(int watch_interval)
+    {
+        prte::ras::slurm::Options options;
+        options.watch_interval = watch_interval;
+        options.companion.salloc = "false";
+        return options;
+    }
+    // Runs the loop until `done` holds, or 30 s have passed (then the test fails, never hangs).
+    static bool run_until(const std::function<bool()>& done)
+    {
+        bool overdue = false;
+        prte::runtime::LoopTimer guard(loop(), [&] { overdue = true; });
+        guard.arm(std::chrono::seconds(30));
+        while (!done() && !overdue) event_base_loop(loop().base(), EVLOOP_ONCE);
+        return done();
+    }
+    static prte::runtime::AllocationRequest two_nodes()
+    {
+        prte::runtime::AllocationRequest request;
+        request.directive = prte::runtime::AllocDirective::extend;
+        request.num_nodes = 2;
+        return request;
+    }
+    size_t before_ = 0;
+    NodePool pool;
+};
+
+TEST_F(SlurmTimers, TheWatchOfNodeStatesGoesWithTheModule)
+{
+    {
+        prte::ras::slurm::SlurmModule module{refusing_slurm(5)};
+        ASSERT_TRUE(module.allocate({}, pool));
+        EXPECT_EQ(loop().armed_timers(), before_ + 1) << "no watch armed in elastic mode";
+    }
+    EXPECT_EQ(loop().armed_timers(), before_) << "the watch outlived its module";
+}
+
+TEST_F(SlurmTimers, AGrowsBackstopGoesWithTheModule)
+{
+    {
+        prte::ras::slurm::SlurmModule module{refusing_slurm(0)};
+        ASSERT_TRUE(module.allocate({}, pool));
+        EXPECT_EQ(loop().armed_timers(), before_);
+        std::optional<prte::ras::ModifyResult> answer;
+        ASSERT_TRUE(module.modify(two_nodes(), prte::ras::RequestCompletion(
+                                                   "slurm", [&](prte::ras::ModifyResult r) { answer = std::move(r); })));
+        EXPECT_EQ(loop().armed_timers(), before_ + 1) << "no backstop armed for the grow";
+        EXPECT_FALSE(answer);
+    }
+    EXPECT_EQ(loop().armed_timers(), before_) << "the grow's backstop outlived its module";
+}
+
+TEST_F(SlurmTimers, ARefusedGrowTakesItsBackstopWithIt)
+{
+    prte::ras::slurm::SlurmModule module{refusing_slurm(0)};
+    ASSERT_TRUE(module.allocate({}, pool));
+    std::optional<prte::ras::ModifyResult> answer;
+    size_t armed_at_answer = 0;
+    ASSERT_TRUE(module.modify(two_nodes(), prte::ras::RequestCompletion("slurm", [&](prte::ras::ModifyResult r) {
+                                  armed_at_answer = loop().armed_timers();
+                                  answer = std::move(r);
+                              })));
+    ASSERT_TRUE(run_until([&] { return answer.has_value(); })) << "the grow was never answered";
+    EXPECT_EQ(answer->status.code(), Errc::out_of_resource) << answer->status.message();
+    // The guard of run_until is armed while the answer is given, and nothing else.
+    EXPECT_EQ(armed_at_answer, before_ + 1) << "the refused grow's backstop is still armed";
 }
 
 }  // namespace

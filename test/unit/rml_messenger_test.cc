@@ -2,12 +2,14 @@
 // right are dropped (this daemon's own rank, no rank, a call home relayed by another daemon) while
 // relayed frames are delivered; a message beyond the frame limit is refused to its sender with an
 // error and the peer stays connected; connections still authenticating are bounded, the oldest
-// giving way, so strangers cannot hold every socket; and the heartbeat (src/rml/heartbeat.cc)
-// finds a silent child while it hears one busy with a long frame.
+// giving way, so strangers cannot hold every socket; the heartbeat (src/rml/heartbeat.cc)
+// finds a silent child while it hears one busy with a long frame; and a message to itself arrives
+// on a later turn, or not at all once the messenger has stopped.
 #include "rml/rml.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,6 +17,7 @@
 
 #include "rml/auth.h"
 #include "rml_test_loop.h"
+#include "runtime/loop_timer.h"
 
 namespace {
 
@@ -166,6 +169,31 @@ TEST_F(RmlMessenger, TheHeartbeatFindsTheSilentChildAndHearsOneBusySending)
         loop_.run_until([] { return false; }, 40);
     }
     EXPECT_EQ(silent, std::vector<Rank>{1});
+}
+
+// Delivered later, never inside send(): a handler sending to itself must not re-enter its caller.
+// One still waiting when the messenger stops is dropped with the messenger's queue, not left on
+// the loop to arrive after it (or to leak when the loop goes first).
+TEST_F(RmlMessenger, AMessageToItselfArrivesLaterAndNotOnceTheMessengerHasStopped)
+{
+    start();
+    int delivered = 0;
+    messenger().register_handler(tag::plm, [&](Rank origin, Payload&&) {
+        EXPECT_EQ(origin, 0u);
+        ++delivered;
+    });
+    ASSERT_TRUE(messenger().send(0, tag::plm, {}));
+    EXPECT_EQ(delivered, 0) << "delivered inside send()";
+    ASSERT_TRUE(loop_.run_until([&] { return delivered == 1; }));
+    ASSERT_TRUE(messenger().send(0, tag::plm, {}));
+    messenger().stop();
+    // libevent runs every timer due before this one first: "not delivered" is judged after it.
+    bool sentinel_fired = false;
+    prte::runtime::LoopTimer sentinel(loop_.base(), [&] { sentinel_fired = true; });
+    sentinel.arm(std::chrono::milliseconds(20));
+    ASSERT_TRUE(loop_.run_until([&] { return sentinel_fired; }));
+    EXPECT_EQ(delivered, 1) << "a message to itself was delivered after the messenger stopped";
+    messenger().register_handler(tag::plm, [](Rank, Payload&&) {});  // `delivered` goes with this test
 }
 
 }  // namespace

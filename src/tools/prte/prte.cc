@@ -28,6 +28,7 @@
 #include "program/program.h"
 #include "rml/rml.h"
 #include "runtime/dvm_registry.h"
+#include "runtime/loop_timer.h"
 #include "runtime/runtime.h"
 #include "tools/cli_parse.h"
 #include "tools/prte/daemonize.h"
@@ -107,7 +108,20 @@ bool check_settings()
     return true;
 }
 
-void begin_shutdown(prte::runtime::Runtime& rt)
+// The shutdown's bound has passed with jobs left: their daemons are ordered out anyway.
+void jobs_overdue(prte::runtime::Runtime& rt)
+{
+    if (rt.teardown_started()) return;
+    std::vector<std::string> left;
+    for (const auto& job : rt.jobs().all()) {
+        if (!job->is_daemon_job) left.push_back(job->nspace);
+    }
+    prte::output::warning("job(s) {} did not end within {} s of the shutdown; stopping the daemons anyway",
+                          prte::util::join(left, ", "), rt.settings().master_teardown_timeout().count());
+    rt.start_teardown();
+}
+
+void begin_shutdown(prte::runtime::Runtime& rt, prte::runtime::LoopTimer& bound)
 {
     // Grows still in flight end as failures (their daemons stopped, their parked jobs aborted)
     // before the jobs are ended, so that no job stays parked across the teardown.
@@ -120,21 +134,7 @@ void begin_shutdown(prte::runtime::Runtime& rt)
     // Jobs end when their daemons report their processes gone. A daemon that stopped answering
     // never will: after the daemons' own bound, stop waiting and order the daemons out anyway (the
     // teardown then names whichever did not answer).
-    timeval tv{static_cast<time_t>(rt.settings().master_teardown_timeout().count()), 0};
-    event_base_once(
-        rt.loop().base(), -1, EV_TIMEOUT,
-        [](evutil_socket_t, short, void*) {
-            auto& rt = prte::runtime::Runtime::instance();
-            if (rt.teardown_started()) return;
-            std::vector<std::string> left;
-            for (const auto& job : rt.jobs().all()) {
-                if (!job->is_daemon_job) left.push_back(job->nspace);
-            }
-            prte::output::warning("job(s) {} did not end within {} s of the shutdown; stopping the daemons anyway",
-                                  prte::util::join(left, ", "), rt.settings().master_teardown_timeout().count());
-            rt.start_teardown();
-        },
-        nullptr, &tv);
+    bound.arm(rt.settings().master_teardown_timeout());
 }
 
 }  // namespace
@@ -266,7 +266,9 @@ int main(int argc, char** argv)
             std::fflush(stdout);
         }
     });
-    rt.set_shutdown_handler([&] { begin_shutdown(rt); });
+    // main's own, so that it goes before the loop does, armed or not.
+    prte::runtime::LoopTimer shutdown_bound(rt.loop(), [&rt] { jobs_overdue(rt); });
+    rt.set_shutdown_handler([&] { begin_shutdown(rt, shutdown_bound); });
     // SIGHUP: with a log, logrotate's "reopen it"; without one, the terminal's hangup (stop).
     rt.shutdown_on_signals(log_path.empty());
     if (!log_path.empty()) {

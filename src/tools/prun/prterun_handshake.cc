@@ -4,7 +4,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
+#include <optional>
+
+#include "util/output.h"
+#include "util/strings.h"
 
 namespace prte::prun {
 
@@ -16,20 +21,35 @@ namespace {
 constexpr const char* kPrterunReadyFd = "PRTE_PRTERUN_READY_FD";
 constexpr const char* kPrterunDoneFd = "PRTE_PRTERUN_DONE_FD";
 
+// The descriptor `name` holds, taken out of the environment; none when unset, and none, with a
+// warning, when it is not a descriptor number (read as 0 it would make stdin the handshake's pipe).
+std::optional<int> take_descriptor(const char* name)
+{
+    const char* text = std::getenv(name);
+    if (!text) return std::nullopt;
+    std::optional<int64_t> fd = util::parse_int(text);
+    if (!fd || *fd < 0 || *fd > INT_MAX) {
+        output::warning("{}='{}' is not a file descriptor: ignored (prterun sets it; unset it to run prun alone)", name,
+                        text);
+        fd.reset();
+    }
+    unsetenv(name);  // after the warning: `text` points into the environment
+    if (!fd) return std::nullopt;
+    return static_cast<int>(*fd);
+}
+
 }  // namespace
 
 PrterunHandshake PrterunHandshake::from_environment()
 {
     PrterunHandshake handshake;
-    if (const char* fd_text = std::getenv(kPrterunDoneFd)) {
-        handshake.done_fd_ = std::atoi(fd_text);
-        unsetenv(kPrterunDoneFd);
+    if (std::optional<int> fd = take_descriptor(kPrterunDoneFd)) {
+        handshake.done_fd_ = *fd;
         fcntl(handshake.done_fd_, F_SETFD, FD_CLOEXEC);
     }
-    if (const char* fd_text = std::getenv(kPrterunReadyFd)) {
+    if (std::optional<int> fd = take_descriptor(kPrterunReadyFd)) {
         handshake.has_ready_fd_ = true;
-        handshake.ready_fd_ = std::atoi(fd_text);
-        unsetenv(kPrterunReadyFd);
+        handshake.ready_fd_ = *fd;
     }
     return handshake;
 }

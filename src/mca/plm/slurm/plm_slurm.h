@@ -25,8 +25,7 @@
 
 #include "mca/plm/plm.h"
 #include "runtime/child_process.h"
-
-struct event;
+#include "runtime/loop_timer.h"
 
 namespace prte::plm::slurm {
 
@@ -50,21 +49,19 @@ class SlurmLaunchModule final : public Module {
   private:
     // One srun: the daemons it starts, those not called home yet, its timer.
     struct Step {
-        SlurmLaunchModule* owner = nullptr;
         uint64_t id = 0;
         std::string job;
         std::map<runtime::Rank, std::string> nodes;  // rank -> node
         std::set<runtime::Rank> waiting;
         runtime::ChildProcess srun;
-        event* timer = nullptr;
+        runtime::LoopTimer timer;  // the call-home deadline, while any daemon is waited for
     };
 
     Status launch_step(const std::string& job, const std::vector<runtime::Node*>& nodes);
     std::string script(const Step& step) const;
     void step_ended(uint64_t id, int status);
     void fail_waiting(Step& step, const std::string& why);
-    void stop_timer(Step& step);
-    static void on_timeout(int fd, short what, void* arg);
+    void callhome_overdue(Step& step);
     Module* ssh();
 
     Options options_;

@@ -1,6 +1,5 @@
 #include "mca/plm/slurm/plm_slurm.h"
 
-#include <event2/event.h>
 #include <signal.h>
 #include <stdlib.h>
 
@@ -91,7 +90,6 @@ Status SlurmLaunchModule::launch_daemons(runtime::Job& daemon_job, const std::ve
 Status SlurmLaunchModule::launch_step(const std::string& job, const std::vector<runtime::Node*>& nodes)
 {
     auto step = std::make_unique<Step>();
-    step->owner = this;
     step->id = ++next_step_;
     step->job = job;
     std::vector<runtime::Rank> ranks = base::assign_daemons(nodes);
@@ -139,9 +137,9 @@ Status SlurmLaunchModule::launch_step(const std::string& job, const std::vector<
         fail_waiting(s, fmt::format("cannot run {}: {}", options_.srun, st.message()));
         return {};
     }
-    s.timer = evtimer_new(rt().loop().base(), &SlurmLaunchModule::on_timeout, &s);
-    timeval tv{options_.callhome_timeout, 0};
-    evtimer_add(s.timer, &tv);
+    // Owned by the step: forgetting the step cancels it.
+    s.timer = runtime::LoopTimer(rt().loop(), [this, &s] { callhome_overdue(s); });
+    s.timer.arm(std::chrono::seconds(options_.callhome_timeout));
     return {};
 }
 
@@ -159,7 +157,7 @@ std::string SlurmLaunchModule::script(const Step& step) const
 
 void SlurmLaunchModule::fail_waiting(Step& step, const std::string& why)
 {
-    stop_timer(step);
+    step.timer.cancel();
     std::set<runtime::Rank> waiting = std::move(step.waiting);
     step.waiting.clear();
     for (runtime::Rank r : waiting) {
@@ -167,21 +165,13 @@ void SlurmLaunchModule::fail_waiting(Step& step, const std::string& why)
     }
 }
 
-void SlurmLaunchModule::stop_timer(Step& step)
+void SlurmLaunchModule::callhome_overdue(Step& step)
 {
-    if (step.timer) event_free(step.timer);
-    step.timer = nullptr;
-}
-
-void SlurmLaunchModule::on_timeout(int, short, void* arg)
-{
-    auto* step = static_cast<Step*>(arg);
-    SlurmLaunchModule* self = step->owner;
-    bool none_reported = step->waiting.size() == step->nodes.size();
-    self->fail_waiting(*step, fmt::format("did not call home within {} s (plm_slurm_callhome_timeout); srun said: {}",
-                                          self->options_.callhome_timeout, step->srun.tail()));
+    bool none_reported = step.waiting.size() == step.nodes.size();
+    fail_waiting(step, fmt::format("did not call home within {} s (plm_slurm_callhome_timeout); srun said: {}",
+                                   options_.callhome_timeout, step.srun.tail()));
     // A step none of whose daemons came up has nothing to keep.
-    if (none_reported) step->srun.signal(SIGTERM);
+    if (none_reported) step.srun.signal(SIGTERM);
 }
 
 void SlurmLaunchModule::step_ended(uint64_t id, int status)
@@ -195,7 +185,7 @@ void SlurmLaunchModule::step_ended(uint64_t id, int status)
     } else {
         verbose()(5, "plm/slurm: srun {} (Slurm job {}) {}", id, step.job, runtime::ChildProcess::describe(status));
     }
-    stop_timer(step);
+    step.timer.cancel();
     // Forgotten from a posted task: this runs inside the srun's own exit callback.
     rt().loop().post([this, id] { steps_.erase(id); });
 }
@@ -203,7 +193,7 @@ void SlurmLaunchModule::step_ended(uint64_t id, int status)
 void SlurmLaunchModule::daemon_reported(runtime::Rank rank)
 {
     for (auto& [id, step] : steps_) {
-        if (step->waiting.erase(rank) && step->waiting.empty()) stop_timer(*step);
+        if (step->waiting.erase(rank) && step->waiting.empty()) step->timer.cancel();
     }
     if (ssh_) static_cast<Module*>(ssh_.get())->daemon_reported(rank);
 }
@@ -230,7 +220,7 @@ Status SlurmLaunchModule::kill_daemons(const std::vector<runtime::Rank>& ranks)
 void SlurmLaunchModule::finalize() noexcept
 {
     for (auto& [id, step] : steps_) {
-        stop_timer(*step);
+        step->timer.cancel();
         step->srun.close_stdin();
     }
     for (auto& [id, step] : steps_) step->srun.wait_for_exit(3);

@@ -21,8 +21,7 @@
 
 #include "mca/plm/plm.h"
 #include "runtime/child_process.h"
-
-struct event;
+#include "runtime/loop_timer.h"
 
 namespace prte::plm::ssh {
 
@@ -45,11 +44,10 @@ class SshModule final : public Module {
 
   private:
     struct Agent {
-        SshModule* owner = nullptr;
         runtime::Rank rank = 0;
         std::string node;
         runtime::ChildProcess process;
-        event* timer = nullptr;
+        runtime::LoopTimer timer;  // the call-home deadline, while in flight
         bool reported = false;
     };
 
@@ -60,7 +58,7 @@ class SshModule final : public Module {
     void agent_exited(runtime::Rank rank, int status);
     std::string tail(const Agent& agent) const;
 
-    static void on_timeout(int fd, short what, void* arg);
+    void callhome_overdue(Agent& agent);
 
     Options options_;
     std::map<runtime::Rank, std::unique_ptr<Agent>> agents_;

@@ -1,6 +1,5 @@
 #include "mca/plm/ssh/plm_ssh.h"
 
-#include <event2/event.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -31,7 +30,6 @@ Status SshModule::launch_daemons(runtime::Job&, const std::vector<runtime::Node*
     std::vector<runtime::Rank> ranks = base::assign_daemons(nodes);
     for (size_t i = 0; i < ranks.size(); ++i) {
         auto agent = std::make_unique<Agent>();
-        agent->owner = this;
         agent->rank = ranks[i];
         agent->node = nodes[i]->name;
         agents_[ranks[i]] = std::move(agent);
@@ -76,9 +74,9 @@ void SshModule::start(Agent& agent)
         fail(agent, fmt::format("cannot start the launch agent: {}", st.message()));
         return;
     }
-    agent.timer = evtimer_new(rt().loop().base(), &SshModule::on_timeout, &agent);
-    timeval tv{options_.callhome_timeout, 0};
-    evtimer_add(agent.timer, &tv);
+    // Owned by the agent: forgetting the agent cancels it.
+    agent.timer = runtime::LoopTimer(rt().loop(), [this, &agent] { callhome_overdue(agent); });
+    agent.timer.arm(std::chrono::seconds(options_.callhome_timeout));
 }
 
 std::string SshModule::tail(const Agent& agent) const
@@ -87,14 +85,12 @@ std::string SshModule::tail(const Agent& agent) const
     return lines == "it printed nothing" ? lines : "its last output: " + lines;
 }
 
-void SshModule::on_timeout(int, short, void* arg)
+void SshModule::callhome_overdue(Agent& agent)
 {
-    auto* agent = static_cast<Agent*>(arg);
-    auto& self = *agent->owner;
-    if (agent->reported) return;
-    self.fail(*agent, fmt::format("did not call home within {} s (plm_ssh_callhome_timeout); {}",
-                                  self.options_.callhome_timeout, self.tail(*agent)));
-    agent->process.signal(SIGTERM);
+    if (agent.reported) return;
+    fail(agent, fmt::format("did not call home within {} s (plm_ssh_callhome_timeout); {}", options_.callhome_timeout,
+                            tail(agent)));
+    agent.process.signal(SIGTERM);
 }
 
 // An agent whose daemon has gone is forgotten, so a DVM that grows and shrinks for months keeps no
@@ -135,10 +131,7 @@ void SshModule::leave_flight(Agent& agent)
 {
     agent.reported = true;
     --in_flight_;
-    if (agent.timer) {
-        event_free(agent.timer);
-        agent.timer = nullptr;
-    }
+    agent.timer.cancel();
 }
 
 Status SshModule::kill_daemons(const std::vector<runtime::Rank>& ranks)
@@ -170,8 +163,6 @@ void SshModule::finalize() noexcept
     for (auto& [rank, agent] : agents_) {
         agent->process.signal_group(SIGKILL);
         agent->process.wait_for_exit(5);
-        if (agent->timer) event_free(agent->timer);
-        agent->timer = nullptr;
     }
     agents_.clear();
 }

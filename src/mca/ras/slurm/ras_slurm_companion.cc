@@ -3,10 +3,13 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <climits>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "util/output.h"
 #include "util/strings.h"
 
 namespace prte::ras::slurm {
@@ -61,7 +64,14 @@ void CompanionJob::on_line(const std::string& line)
     granted_ = true;
     job_id_ = job;
     node_ = nodes;
-    cpus_ = std::atoi(cpus.c_str());
+    // Slurm's own report, but read as any input is: a count that is not one leaves the slots unstated.
+    std::optional<int64_t> count = cpus.empty() ? std::nullopt : util::parse_int(cpus);
+    if (!cpus.empty() && (!count || *count < 0 || *count > INT_MAX)) {
+        output::warning("Slurm job {} on {} reports '{}' CPUs, not a count: its slots are left unstated", job_id_,
+                        node_, cpus);
+        count.reset();
+    }
+    cpus_ = count ? static_cast<int>(*count) : 0;
     if (on_granted_) on_granted_(*this);
 }
 

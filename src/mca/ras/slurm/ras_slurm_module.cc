@@ -1,7 +1,6 @@
 #include "mca/ras/slurm/ras_slurm_module.h"
 
 #include <dlfcn.h>
-#include <event2/event.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 #include <stdlib.h>
@@ -48,12 +47,11 @@ SlurmModule::SlurmModule(Options options) : options_(std::move(options)) {}
 
 SlurmModule::~SlurmModule()
 {
-    if (watch_timer_) event_free(watch_timer_);
+    watch_timer_.cancel();
     unusable_look_.sinfo.reset();
     idle_look_.sinfo.reset();
     for (auto& [id, grow] : grows_) {
-        if (grow->timer) event_free(grow->timer);
-        grow->timer = nullptr;
+        grow->timer.cancel();
         for (auto& job : grow->jobs) job->release();
     }
     // Every node obtained from Slurm goes back before prte exits: release all, then wait for each
@@ -116,13 +114,10 @@ Status SlurmModule::allocate(const AllocateContext&, runtime::NodePool& pool)
 void SlurmModule::start_watching()
 {
     if (options_.watch_interval <= 0 || !rt().elastic().enabled()) return;
-    watch_timer_ = event_new(rt().loop().base(), -1, EV_PERSIST, &SlurmModule::on_watch, this);
-    timeval tv{options_.watch_interval, 0};
-    evtimer_add(watch_timer_, &tv);
+    watch_timer_ = runtime::LoopTimer(rt().loop(), [this] { look_at_node_states(); });
+    watch_timer_.arm_periodic(std::chrono::seconds(options_.watch_interval));
     if (rt().settings().autoscale) look_at_node_states();
 }
-
-void SlurmModule::on_watch(int, short, void* arg) { static_cast<SlurmModule*>(arg)->look_at_node_states(); }
 
 bool SlurmModule::run_sinfo(Look& look, std::vector<std::string> args, const char* what,
                             std::function<void(const std::vector<std::string>&)> done)
@@ -336,7 +331,6 @@ Status SlurmModule::start_grow(const runtime::AllocationRequest& request, Reques
 {
     auto grow = std::make_unique<Grow>();
     grow->id = ++next_grow_;
-    grow->owner = this;
     grow->request = request;
     grow->completion = std::move(completion);
     uint64_t id = grow->id;
@@ -359,17 +353,12 @@ Status SlurmModule::start_grow(const runtime::AllocationRequest& request, Reques
     verbose()(5, "slurm: grow {}: asking Slurm for {} node(s){} (companion jobs, at most {} s)", id, count,
               names.empty() ? "" : " " + util::join(names, ","), companion.immediate_seconds);
     // salloc --immediate answers within its timeout; this is the backstop should it not.
-    g.timer = evtimer_new(rt().loop().base(), &SlurmModule::on_grow_timeout, &g);
-    timeval tv{companion.immediate_seconds + 10, 0};
-    evtimer_add(g.timer, &tv);
+    // Owned by the grow: it goes when the grow ends, either way.
+    g.timer = runtime::LoopTimer(rt().loop(), [this, id, seconds = companion.immediate_seconds] {
+        fail_grow(id, fmt::format("Slurm did not answer within {} s (ras_slurm_grow_timeout + 10)", seconds));
+    });
+    g.timer.arm(std::chrono::seconds(companion.immediate_seconds + 10));
     return {};
-}
-
-void SlurmModule::on_grow_timeout(int, short, void* arg)
-{
-    auto* grow = static_cast<Grow*>(arg);
-    grow->owner->fail_grow(grow->id, fmt::format("Slurm did not answer within {} s (ras_slurm_grow_timeout + 10)",
-                                                 grow->owner->options_.companion.immediate_seconds));
 }
 
 void SlurmModule::grow_job_granted(uint64_t grow_id)
@@ -386,7 +375,7 @@ void SlurmModule::finish_grow(uint64_t grow_id)
     auto it = grows_.find(grow_id);
     std::unique_ptr<Grow> g = std::move(it->second);
     grows_.erase(it);
-    if (g->timer) event_free(g->timer);
+    g->timer.cancel();
     std::string alloc_id = g->request.alloc_id;
     if (alloc_id.empty()) alloc_id = fmt::format("slurm-{}", ++allocations_granted_);
     ModifyResult result{{}, alloc_id, {}, {}};
@@ -432,7 +421,7 @@ void SlurmModule::fail_grow(uint64_t grow_id, const std::string& why)
     if (it == grows_.end()) return;
     std::unique_ptr<Grow> g = std::move(it->second);
     grows_.erase(it);
-    if (g->timer) event_free(g->timer);
+    g->timer.cancel();
     size_t asked = g->jobs.size();
     // The jobs live on until each salloc has ended (this may run inside one's own callback).
     for (auto& job : g->jobs) {

@@ -41,8 +41,7 @@
 #include "mca/ras/ras.h"
 #include "mca/ras/slurm/ras_slurm_companion.h"
 #include "runtime/child_process.h"
-
-struct event;
+#include "runtime/loop_timer.h"
 
 namespace prte::ras::slurm {
 
@@ -70,13 +69,12 @@ class SlurmModule : public Module {
   private:
     // One grow request: its companion jobs, until all are granted or one is refused.
     struct Grow {
-        SlurmModule* owner = nullptr;
         uint64_t id = 0;
         runtime::AllocationRequest request;
         RequestCompletion completion;
         std::vector<std::unique_ptr<CompanionJob>> jobs;
         size_t granted = 0;
-        event* timer = nullptr;
+        runtime::LoopTimer timer;  // the backstop, should salloc not answer
     };
 
     Status start_grow(const runtime::AllocationRequest& request, RequestCompletion&& completion,
@@ -85,7 +83,6 @@ class SlurmModule : public Module {
     void grow_job_ended(uint64_t grow_id, CompanionJob& job, const std::string& why);
     void fail_grow(uint64_t grow_id, const std::string& why);
     void finish_grow(uint64_t grow_id);
-    static void on_grow_timeout(int fd, short what, void* arg);
 
     void retire(CompanionJob& job);
     void companion_ended(const std::string& node, const std::string& why);
@@ -93,7 +90,6 @@ class SlurmModule : public Module {
     void shrink_own_job(const std::vector<std::string>& leaving);
     void load_cluster_nodes();
     void start_watching();
-    static void on_watch(int fd, short what, void* arg);
     // One sinfo run at a time per kind of look; its lines, trimmed.
     struct Look {
         std::unique_ptr<runtime::ChildProcess> sinfo;
@@ -115,7 +111,7 @@ class SlurmModule : public Module {
     std::map<std::string, std::unique_ptr<CompanionJob>> companions_;  // by node, granted and held
     std::vector<std::unique_ptr<CompanionJob>> retired_;               // given back, not yet ended
     std::vector<std::unique_ptr<runtime::ChildProcess>> commands_;     // scontrol runs in flight
-    event* watch_timer_ = nullptr;
+    runtime::LoopTimer watch_timer_;  // periodic, every watch_interval, in elastic mode
     Look unusable_look_;  // nodes drained, down or failed
     Look idle_look_;      // idle nodes and their CPUs, when autoscaling
     std::optional<std::vector<std::pair<std::string, int>>> idle_nodes_;  // the last idle look's answer
