@@ -1,9 +1,12 @@
 #!/bin/sh
 # Fails when a file of src/ includes a header from a higher floor (docs/architecture.md, "Floors").
 # Floors, lowest first; a file may include its own floor and any below it:
-#   0 util      1 runtime      2 rml      3 mca/base (component system, core parameters)
+#   0 util      1 runtime      2 rml      3 mca/base (the component system)
 #   4 mca/<framework> (bases and components)      5 elastic (the campaign engine)
 #   6 pmix (the PMIx server host)      7 program, prted, tools (program wiring and the mains)
+# except that mca/base rests on util alone: it may include floors 0 and 3 only, never runtime or
+# rml (the component system knows no DVM; the core parameters, which fill runtime::Settings and
+# rml::Options, are program wiring: program/core_params.h).
 # Includes of anything else (system headers, prte_config.h, PMIx's own private headers) are ignored.
 # Usage: sh contrib/check-floors.sh [source-dir]   (default: the src/ beside this script)
 set -e
@@ -33,10 +36,13 @@ function floor(path) {
     if (to > from) {
         printf "check-floors: src/%s:%s includes %s, a higher floor (%d > %d): see docs/architecture.md, \"Floors\"\n", $1, $2, $3, to, from
         bad++
+    } else if (from == 3 && to != 0 && to != 3) {
+        printf "check-floors: src/%s:%s includes %s: mca/base (the component system) rests on util alone and includes nothing of runtime/ or rml/; pass it plain values instead (docs/architecture.md, \"Floors\")\n", $1, $2, $3
+        bad++
     }
     n++
 }
 END {
-    if (bad) { printf "check-floors: %d include(s) reach up a floor\n", bad; exit 1 }
-    printf "check-floors: %d includes, none reaches up a floor\n", n
+    if (bad) { printf "check-floors: %d include(s) break the floors\n", bad; exit 1 }
+    printf "check-floors: %d includes, none reaches up a floor, mca/base none past util\n", n
 }'

@@ -1,6 +1,5 @@
 #include "program/mca_setup.h"
 
-#include "mca/base/core_params.h"
 #include "mca/base/param.h"
 #include "mca/base/repository.h"
 #include "mca/errmgr/base/errmgr_base.h"
@@ -12,6 +11,7 @@
 #include "mca/rmaps/base/rmaps_base.h"
 #include "mca/state/base/state_base.h"
 #include "pmix/server.h"
+#include "program/core_params.h"
 #include "runtime/types_fingerprint.h"
 
 namespace prte::program {
@@ -61,7 +61,7 @@ Status setup_mca(char** envp, const MCASettings& command_line)
         registry.set(name, value, {mca::ParamSource::command_line, "--prtemca " + name});
     }
     mca::ComponentRepository::register_params(registry);
-    mca::register_core_params(registry);
+    register_core_params(registry);
     pmix::register_params(registry);
     if (!registry.errors().empty()) return {Errc::bad_param, registry.errors().front()};
     auto& repository = mca::ComponentRepository::instance();

@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
-#include "mca/base/core_params.h"
 #include "mca/base/param.h"
 #include "mca/base/repository.h"
 #include "mca/odls/base/odls_base.h"
 #include "mca/pmi/base/pmi_base.h"
 #include "mca/state/base/state_base.h"
 #include "pmix/server.h"
+#include "program/core_params.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
 #include "util/output.h"
@@ -18,13 +18,13 @@ namespace {
 
 // Frameworks a program of this role cannot run without. Others are opened (their parameters exist,
 // prte_info lists them) but only selected when they have components for this role.
-std::vector<std::string> required_frameworks(runtime::ProcessRole role)
+std::vector<std::string> required_frameworks(util::ProcessRole role)
 {
     switch (role) {
-    case runtime::ProcessRole::master: return {"state", "errmgr", "ras", "rmaps", "plm", "odls", "grpcomm"};
-    case runtime::ProcessRole::daemon: return {"state", "errmgr", "odls", "grpcomm"};
-    case runtime::ProcessRole::tool:
-    case runtime::ProcessRole::info: return {};
+    case util::ProcessRole::master: return {"state", "errmgr", "ras", "rmaps", "plm", "odls", "grpcomm"};
+    case util::ProcessRole::daemon: return {"state", "errmgr", "odls", "grpcomm"};
+    case util::ProcessRole::tool:
+    case util::ProcessRole::info: return {};
     }
     return {};
 }
@@ -42,19 +42,19 @@ void warn_refused_components()
 
 }  // namespace
 
-Status init(runtime::ProcessRole role, char** envp, const MCASettings& command_line)
+Status init(util::ProcessRole role, char** envp, const MCASettings& command_line)
 {
     if (Status st = setup_mca(envp, command_line); !st) return st;
     auto& rt = runtime::Runtime::instance();
     auto& registry = mca::ParamRegistry::instance();
     // Before anything uses the topology (odls, the PMIx server) and before any thread starts.
-    if (Status st = runtime::load_shared_topology(mca::topology_file(registry)); !st) {
+    if (Status st = runtime::load_shared_topology(topology_file(registry)); !st) {
         return {st.code(), fmt::format("hwloc_use_topo_file: {}", st.message())};
     }
     // Components are selected (and odls initialised) with the host already in place: odls reads
     // its services when it initialises.
     if (Status st = rt.set_host(pmix::host_services()); !st) return st;
-    if (Status st = rt.init(role, mca::runtime_settings(registry), state::base::framework().verbose()); !st) {
+    if (Status st = rt.init(role, runtime_settings(registry), state::base::framework().verbose()); !st) {
         return st;
     }
     rt.at_finalize([] {
@@ -71,12 +71,12 @@ Status init(runtime::ProcessRole role, char** envp, const MCASettings& command_l
         if (Status st = f->select({role}); !st) return st;
     }
     // Optional: without a pmi component (a site dropped it) processes get PMIx only.
-    if (role == runtime::ProcessRole::master || role == runtime::ProcessRole::daemon) {
+    if (role == util::ProcessRole::master || role == util::ProcessRole::daemon) {
         mca::Framework& pmi = pmi::base::framework();
         if (Status st = pmi.select({role}); !st) pmi.verbose()(5, "no PMI server: {}", st.message());
     }
     // The launcher watches SIGCHLD from start-up, not from its first launch.
-    if (odls::Module* m = odls::base::module(); m && role != runtime::ProcessRole::info) {
+    if (odls::Module* m = odls::base::module(); m && role != util::ProcessRole::info) {
         if (Status st = m->init(); !st) return st;
     }
     if (state::Module* m = state::base::module()) {

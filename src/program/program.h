@@ -5,7 +5,7 @@
 #pragma once
 
 #include "program/mca_setup.h"
-#include "runtime/process_role.h"
+#include "util/process_role.h"
 #include "util/status.h"
 
 namespace prte::program {
@@ -16,6 +16,6 @@ namespace prte::program {
 // opens every framework and selects those `role` cannot run without; starts the launcher's
 // SIGCHLD watch and fills the state machine's tables. Does not start the progress thread.
 // Whatever it returns, Runtime::finalize() undoes what was done (frameworks close there).
-Status init(runtime::ProcessRole role, char** envp, const MCASettings& command_line);
+Status init(util::ProcessRole role, char** envp, const MCASettings& command_line);
 
 }  // namespace prte::program

@@ -18,12 +18,12 @@
 #include <iostream>
 #include <string>
 
-#include "mca/base/core_params.h"
 #include "mca/errmgr/base/errmgr_base.h"
 #include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/plm/base/plm_messages.h"
 #include "pmix/server.h"
 #include "prte_config.h"
+#include "program/core_params.h"
 #include "program/program.h"
 #include "prted/daemon_handlers.h"
 #include "prted/exit_watchdog.h"
@@ -112,7 +112,7 @@ int main(int argc, char** argv)
     rt.identity().rank = options.rank;
     rt.identity().dvm_nspace = options.dvm_nspace;
     // init loads the topology (discovered, or hwloc_use_topo_file) before any thread starts.
-    if (prte::Status st = prte::program::init(prte::runtime::ProcessRole::daemon, environ, mca_settings); !st) {
+    if (prte::Status st = prte::program::init(prte::util::ProcessRole::daemon, environ, mca_settings); !st) {
         prte::output::error("daemon {}: {}", options.rank, st.message());
         rt.finalize();
         return 1;
@@ -130,7 +130,7 @@ int main(int argc, char** argv)
     // path below is rt.finalize() alone, and so is the end.
     rt.at_finalize([] { prte::pmix::stop(); });
     auto& messenger = prte::rml::Messenger::instance();
-    if (prte::Status st = messenger.start(rt.loop().base(), prte::mca::messenger_options(prte::mca::ParamRegistry::instance(), options.rank, secret)); !st) {
+    if (prte::Status st = messenger.start(rt.loop().base(), prte::program::messenger_options(prte::mca::ParamRegistry::instance(), options.rank, secret)); !st) {
         prte::output::error("daemon {}: {}", options.rank, st.message());
         rt.finalize();
         return 1;

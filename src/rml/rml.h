@@ -46,7 +46,7 @@ struct Options {
     int verbose = 0;  // rml_base_verbose (5: connections and routes, 10: every connection attempt)
 };
 // The parameters behind Options (rml_radix, oob_tcp_if_include, rml_base_verbose) are read by
-// mca/base/core_params.h: messenger_options().
+// program/core_params.h: messenger_options().
 
 // Why an oob_tcp_if_include list (comma-separated) has an entry that is neither an interface name
 // nor an IPv4 network "address/bits" (bits 0 to 32), nullopt when every entry is one of them. The

@@ -137,7 +137,7 @@ Status Runtime::set_host(HostServices host)
     return {};
 }
 
-Status Runtime::init(ProcessRole role, const Settings& settings, const output::VerboseStream& state_verbose)
+Status Runtime::init(util::ProcessRole role, const Settings& settings, const output::VerboseStream& state_verbose)
 {
     settings_ = settings;
     state_verbose_ = &state_verbose;
@@ -145,7 +145,7 @@ Status Runtime::init(ProcessRole role, const Settings& settings, const output::V
     elastic_.set_enabled(settings.elastic_mode);
     identity_.node_name = settings.node_name.empty() ? local_hostname() : settings.node_name;
     output::set_identity(identity_.node_name);
-    if (role == ProcessRole::master) {
+    if (role == util::ProcessRole::master) {
         identity_.rank = 0;
         identity_.dvm_nspace = fmt::format("prte-{}-{}", identity_.node_name, getpid());
     }
@@ -159,11 +159,11 @@ Status Runtime::init(ProcessRole role, const Settings& settings, const output::V
     // A daemon's session directory carries its rank: on the local-node test-bed, every daemon of a
     // DVM shares this machine's TMPDIR with the master.
     std::string session_name = identity_.dvm_nspace.empty() ? std::to_string(getpid()) : identity_.dvm_nspace;
-    if (role == ProcessRole::daemon) session_name += fmt::format(".d{}", identity_.rank);
+    if (role == util::ProcessRole::daemon) session_name += fmt::format(".d{}", identity_.rank);
     identity_.session_dir = (base / fmt::format("{}.session", session_name)).string();
     std::error_code ec;
     // What killed DVMs left on this node goes when the next one starts here (not with prte_info).
-    if (role == ProcessRole::master || role == ProcessRole::daemon) {
+    if (role == util::ProcessRole::master || role == util::ProcessRole::daemon) {
         removed_stale_sessions_ = remove_stale_sessions(base, identity_.node_name);
         dvm_registry::list();  // which also removes the registry files of DVMs no longer running
     }

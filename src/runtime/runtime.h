@@ -18,16 +18,16 @@
 #include "runtime/hw_topology.h"
 #include "runtime/job_table.h"
 #include "runtime/node.h"
-#include "runtime/process_role.h"
 #include "runtime/settings.h"
 #include "runtime/state_machine.h"
 #include "util/output.h"
+#include "util/process_role.h"
 #include "util/status.h"
 
 namespace prte::runtime {
 
 struct Identity {
-    ProcessRole role = ProcessRole::master;
+    util::ProcessRole role = util::ProcessRole::master;
     std::string node_name;  // this process's node; the test-bed overrides it with prte_node_name
     Rank rank = 0;          // daemon rank within the DVM; the master is 0
     std::string dvm_nspace;  // "prte-<host>-<pid>" of the master
@@ -46,7 +46,7 @@ class Runtime {
     // Takes this process's identity and settings, creates the event loop and the state machine
     // (whose transitions are told on `state_verbose`, which must outlive the Runtime) and the
     // session directory. Does not start the progress thread. Program wiring: program::init.
-    Status init(ProcessRole role, const Settings& settings, const output::VerboseStream& state_verbose);
+    Status init(util::ProcessRole role, const Settings& settings, const output::VerboseStream& state_verbose);
     // One ordered teardown: stops the progress thread if it runs, destroys the campaigns engine,
     // runs the steps given to at_finalize() in the reverse order of their registration (the
     // wiring's frameworks close there), removes the session directory.

@@ -1,6 +1,6 @@
 // The runtime's settings as plain values. The parameters behind them (prte_node_name,
 // prte_elastic_*, prte_autoscale*, prte_daemon_exit_timeout, prte_daemon_heartbeat_timeout, the test-only prte_test_*) are registered and read by
-// the component system (mca/base/core_params.h); the runtime never sees the parameter registry.
+// the program wiring (program/core_params.h); the runtime never sees the parameter registry.
 #pragma once
 
 #include <chrono>

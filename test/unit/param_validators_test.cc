@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "mca/base/core_params.h"
 #include "mca/base/param.h"
 #include "mca/plm/base/plm_base.h"
+#include "program/core_params.h"
 #include "rml/rml.h"
 
 namespace {
@@ -93,7 +93,7 @@ TEST(IfInclude, ABadValueIsAnErrorNamingTheParameterAndTheDefaultStays)
 {
     ParamRegistry r;
     r.set("oob_tcp_if_include", "lo,198.18.0.0/33", {ParamSource::environment, "PRTE_MCA_oob_tcp_if_include"});
-    prte::mca::register_core_params(r);
+    prte::program::register_core_params(r);
     const prte::mca::Param* p = r.find("oob_tcp_if_include");
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(p->as_string(), "");

@@ -18,7 +18,7 @@
 #include <new>
 #include <string>
 
-#include "runtime/process_role.h"
+#include "util/process_role.h"
 
 namespace prte::mca {
 
@@ -41,9 +41,9 @@ class Module {
 
 // Which program is selecting: a component may only make sense in some of them (plm/ssh launches
 // daemons from the master only; prte_info selects only to show what would be chosen).
-// (runtime/process_role.h: the runtime keys its start-up on the same role.)
-using ProcessRole = runtime::ProcessRole;
-using runtime::to_string;
+// (util/process_role.h: the runtime keys its start-up on the same role.)
+using ProcessRole = util::ProcessRole;
+using util::to_string;
 
 struct QueryContext {
     ProcessRole role = ProcessRole::master;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -25,7 +26,9 @@
 #include "mca/plm/base/plm_launch.h"
 #include "pmix/server.h"
 #include "prte_config.h"
+#include "program/core_params.h"
 #include "program/program.h"
+#include "rml/auth.h"
 #include "rml/rml.h"
 #include "runtime/dvm_registry.h"
 #include "runtime/loop_timer.h"
@@ -187,7 +190,7 @@ int main(int argc, char** argv)
 
     auto& rt = prte::runtime::Runtime::instance();
     // init loads the topology (discovered, or hwloc_use_topo_file) before any thread starts.
-    if (prte::Status st = prte::program::init(prte::runtime::ProcessRole::master, environ, mca_settings); !st) {
+    if (prte::Status st = prte::program::init(prte::util::ProcessRole::master, environ, mca_settings); !st) {
         prte::output::error("{}", st.message());
         rt.finalize();
         return 1;
@@ -210,7 +213,9 @@ int main(int argc, char** argv)
 
     // Daemons of other nodes reach the master over the messenger (rml), authenticated by the DVM's
     // secret; it listens even for a DVM of this node alone, which may grow later.
-    if (prte::Status st = prte::plm::base::start_master_messaging(); !st) {
+    prte::rml::Options messaging = prte::program::messenger_options(prte::mca::ParamRegistry::instance(), 0,
+                                                                    prte::rml::auth::make_secret());
+    if (prte::Status st = prte::plm::base::start_master_messaging(std::move(messaging)); !st) {
         prte::output::error("cannot start the DVM's messaging: {}", st.message());
         rt.finalize();
         return 1;

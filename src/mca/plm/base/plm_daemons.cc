@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "mca/base/core_params.h"
 #include "mca/base/param.h"
 #include "mca/errmgr/base/errmgr_base.h"
 #include "mca/grpcomm/base/grpcomm_base.h"
@@ -20,7 +19,6 @@
 #include "mca/plm/base/plm_heartbeat.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/plm/base/plm_messages.h"
-#include "rml/auth.h"
 #include "rml/rml.h"
 #include "runtime/dvm_registry.h"
 #include "runtime/runtime.h"
@@ -165,10 +163,9 @@ void teardown_timed_out()
 
 }  // namespace
 
-Status start_master_messaging()
+Status start_master_messaging(rml::Options options)
 {
-    state().secret = rml::auth::make_secret();
-    rml::Options options = mca::messenger_options(mca::ParamRegistry::instance(), 0, state().secret);
+    state().secret = options.secret;
     if (Status st = messenger().start(rt().loop().base(), std::move(options)); !st) return st;
     messenger().register_handler(rml::tag::daemon_report, on_report);
     messenger().register_handler(rml::tag::plm, on_proc_update);

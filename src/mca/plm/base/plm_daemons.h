@@ -13,6 +13,7 @@
 
 #include "mca/grpcomm/grpcomm.h"
 #include "mca/plm/base/plm_messages.h"
+#include "rml/rml.h"
 #include "rml/types.h"
 #include "runtime/hw_topology.h"
 #include "runtime/job_table.h"
@@ -20,8 +21,10 @@
 
 namespace prte::plm::base {
 
-// The master: makes the DVM secret, starts listening for daemons. Before the loop runs.
-Status start_master_messaging();
+// The master: starts listening for daemons with `options`, the messenger's for rank 0 (the
+// program reads them from the core parameters: program/core_params.h), whose secret (made by
+// rml::auth::make_secret()) becomes the DVM secret. Before the loop runs.
+Status start_master_messaging(rml::Options options);
 // The secret a launcher hands each daemon out of band (never on a command line).
 const std::string& dvm_secret();
 

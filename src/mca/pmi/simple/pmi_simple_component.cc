@@ -31,7 +31,7 @@ void register_params(prte::mca::ParamRegistry& registry) noexcept
 void query(const prte::mca::QueryContext& context, prte::mca::QueryResult& result) noexcept
 {
     // Only daemons serve processes; tools and prte_info need no server.
-    if (context.role != prte::runtime::ProcessRole::master && context.role != prte::runtime::ProcessRole::daemon) {
+    if (context.role != prte::mca::ProcessRole::master && context.role != prte::mca::ProcessRole::daemon) {
         result.reason = "only daemons serve PMI";
         return;
     }

@@ -1,4 +1,4 @@
-#include "mca/base/core_params.h"
+#include "program/core_params.h"
 
 #include <sys/resource.h>
 
@@ -9,7 +9,7 @@
 
 #include "util/strings.h"
 
-namespace prte::mca {
+namespace prte::program {
 namespace {
 
 // prte_daemon_heartbeat_timeout's default: decided by prte_elastic_mode (runtime_settings). A DVM
@@ -19,7 +19,7 @@ constexpr int64_t kHeartbeatByMode = -1;
 constexpr std::chrono::seconds kElasticHeartbeatTimeout{30};
 
 // The defaults are those of the plain-value structs, so that each is written once.
-void register_runtime_params(ParamRegistry& registry)
+void register_runtime_params(mca::ParamRegistry& registry)
 {
     const runtime::Settings defaults;
     registry.register_string({"prte", "", "log_file"}, "",
@@ -91,7 +91,7 @@ void register_runtime_params(ParamRegistry& registry)
                            "made it, so that tests can prove the exit watchdog");
 }
 
-void register_messenger_params(ParamRegistry& registry)
+void register_messenger_params(mca::ParamRegistry& registry)
 {
     const rml::Options defaults;
     // The tree's arithmetic is in uint32_t (RadixTree); 0 or a negative width has no meaning.
@@ -124,9 +124,9 @@ uint32_t default_max_strangers()
 
 // A core parameter, registered (by setup_mca in every program, or here again: registering twice
 // returns the same parameter, so a unit test's registry needs no setup).
-const Param& core_param(ParamRegistry& registry, const char* name)
+const mca::Param& core_param(mca::ParamRegistry& registry, const char* name)
 {
-    if (const Param* p = registry.find(name)) return *p;
+    if (const mca::Param* p = registry.find(name)) return *p;
     register_runtime_params(registry);
     register_messenger_params(registry);
     return *registry.find(name);
@@ -134,13 +134,13 @@ const Param& core_param(ParamRegistry& registry, const char* name)
 
 }  // namespace
 
-void register_core_params(ParamRegistry& registry)
+void register_core_params(mca::ParamRegistry& registry)
 {
     register_runtime_params(registry);
     register_messenger_params(registry);
 }
 
-runtime::Settings runtime_settings(ParamRegistry& registry)
+runtime::Settings runtime_settings(mca::ParamRegistry& registry)
 {
     runtime::Settings s;
     s.node_name = core_param(registry, "prte_node_name").as_string();
@@ -165,12 +165,12 @@ runtime::Settings runtime_settings(ParamRegistry& registry)
     return s;
 }
 
-std::string topology_file(ParamRegistry& registry)
+std::string topology_file(mca::ParamRegistry& registry)
 {
     return core_param(registry, "hwloc_use_topo_file").as_string();
 }
 
-rml::Options messenger_options(ParamRegistry& registry, runtime::Rank self, std::string secret)
+rml::Options messenger_options(mca::ParamRegistry& registry, runtime::Rank self, std::string secret)
 {
     rml::Options o;
     o.self = self;
@@ -184,4 +184,4 @@ rml::Options messenger_options(ParamRegistry& registry, runtime::Rank self, std:
     return o;
 }
 
-}  // namespace prte::mca
+}  // namespace prte::program

@@ -1,9 +1,11 @@
 // Which program this process is. The runtime keys its start-up on it (a master makes the DVM's
 // namespace, a daemon's session directory carries its rank), and components are selected by it
-// (mca::QueryContext), so it lives on the runtime floor and the component system uses it from here.
+// (mca::QueryContext, where component authors meet it as mca::ProcessRole). Here, on the lowest
+// floor, because both use it and the component system (mca/base) rests on util alone
+// (docs/architecture.md, "Floors").
 #pragma once
 
-namespace prte::runtime {
+namespace prte::util {
 
 enum class ProcessRole { master, daemon, tool, info };
 
@@ -18,4 +20,4 @@ constexpr const char* to_string(ProcessRole role)
     return "?";
 }
 
-}  // namespace prte::runtime
+}  // namespace prte::util
