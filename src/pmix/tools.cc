@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "mca/odls/base/odls_base.h"
+#include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_launch.h"
 #include "pmix/host_state.h"
 #include "pmix/info_array.h"
@@ -202,9 +203,9 @@ pmix_status_t control_job(const runtime::JobPtr& job, const ControlRequest& c, c
         plm::base::terminate_job(job, fmt::format("job {} was {} by {}", job->nspace, c.kill ? "killed" : "terminated", who));
         return PMIX_SUCCESS;
     }
-    odls::Module* odls = odls::base::module();
-    if (!odls) return PMIX_ERR_NOT_SUPPORTED;
-    odls->signal(job, c.signal);
+    if (!odls::base::module()) return PMIX_ERR_NOT_SUPPORTED;
+    // Every node's processes, not only the master's: prun forwards a signal to the whole job.
+    plm::base::signal_job_procs(job, c.signal);
     return PMIX_SUCCESS;
 }
 

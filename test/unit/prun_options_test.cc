@@ -58,6 +58,30 @@ TEST(PrunOptions, ParsingStopsAtTheProgram)
     EXPECT_EQ(r.apps[0].command, "-weird-name");
 }
 
+// PRRTE master's --forward-signals: the list replaces the default set; names with or without SIG
+// (any case) or numbers; `none` forwards nothing; what prun must keep is refused by name.
+TEST(PrunOptions, ForwardSignals)
+{
+    using Signals = std::vector<int>;
+    EXPECT_EQ(parse_ok({"x"}).forward_signals, (Signals{SIGTSTP, SIGUSR1, SIGUSR2, SIGABRT, SIGALRM, SIGCONT}));
+    EXPECT_EQ(parse_ok({"--forward-signals", "USR2", "x"}).forward_signals, (Signals{SIGUSR2}));
+    EXPECT_EQ(parse_ok({"--forward-signals", "sigusr1,10,SIGALRM, 12", "x"}).forward_signals,
+              (Signals{SIGUSR1, SIGALRM, SIGUSR2}));
+    EXPECT_TRUE(parse_ok({"--forward-signals", "none", "x"}).forward_signals.empty());
+    EXPECT_TRUE(parse_ok({"-forward-signals", "NONE", "x"}).forward_signals.empty());  // PRRTE's single dash
+    // The program's own option is its own.
+    EXPECT_EQ(parse_ok({"x", "--forward-signals", "none"}).forward_signals.size(), 6u);
+
+    EXPECT_NE(parse_error({"--forward-signals", "USR1,BOGUS", "x"}).find("unknown signal 'BOGUS'"), std::string::npos);
+    EXPECT_NE(parse_error({"--forward-signals", "0", "x"}).find("unknown signal '0'"), std::string::npos);
+    EXPECT_NE(parse_error({"--forward-signals", "999", "x"}).find("unknown signal '999'"), std::string::npos);
+    EXPECT_NE(parse_error({"--forward-signals", "USR1,,USR2", "x"}).find("an empty entry"), std::string::npos);
+    EXPECT_NE(parse_error({"--forward-signals", "none,USR1", "x"}).find("'none' cannot be combined"), std::string::npos);
+    for (const char* kept : {"INT", "TERM", "SIGHUP", "KILL", "STOP", "PIPE", "QUIT", "SEGV", "9"}) {
+        EXPECT_NE(parse_error({"--forward-signals", kept, "x"}).find("cannot be forwarded"), std::string::npos) << kept;
+    }
+}
+
 TEST(PrunOptions, RecoveryIsOffUnlessEnabled)
 {
     EXPECT_FALSE(parse_ok({"-n", "2", "x"}).recoverable);

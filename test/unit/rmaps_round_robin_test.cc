@@ -678,9 +678,29 @@ TEST_F(MapJobTest, HostListRestrictsTheAppToThoseNodes)
     pool.add(make_node("node02", 2));
     pool.add(make_node("node03", 2));
     Job& job = add_job("job-1", 3);
-    job.apps[0].hosts = {"node03:1", "node02"};
+    job.apps[0].hosts = {"node03", "node02"};
     ASSERT_TRUE(base::map_job(job, pool));
     EXPECT_EQ(placement(job), (Names{"node03", "node03", "node02"}));  // in --host order
+}
+
+// "--host node03:1": the app uses at most 1 slot there (PRRTE's hosts doc), the rest goes on; the
+// node's own count is the DVM's and stays (issue 41 item 3).
+TEST_F(MapJobTest, HostCountCapsTheAppOnThatNode)
+{
+    pool.add(make_node("node02", 2));
+    pool.add(make_node("node03", 2));
+    Job& job = add_job("job-1", 3);
+    job.apps[0].hosts = {"node03:1", "node02"};
+    ASSERT_TRUE(base::map_job(job, pool));
+    EXPECT_EQ(placement(job), (Names{"node03", "node02", "node02"}));
+    EXPECT_EQ(pool.find("node03")->slots, 2);
+
+    Job& capped = add_job("job-2", 2);
+    capped.apps[0].hosts = {"node03:1"};
+    Status st = base::map_job(capped, pool);
+    ASSERT_FALSE(st);
+    EXPECT_NE(st.message().find("not enough slots"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("node03 (1, --host node03:1)"), std::string::npos) << st.message();
 }
 
 // prun --host localhost means the master's node, whatever the DVM calls it (issue 14, item 8).

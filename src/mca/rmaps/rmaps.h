@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "mca/base/component.h"
@@ -46,6 +47,12 @@ struct MapContext {
     // the DVM, but not necessarily one the app may use (down, departing, or not in its --host
     // list): check it against app_nodes.
     std::vector<std::vector<runtime::Node*>> app_named_nodes;
+    // For each app (by index), the most slots it may use on a node its --host list gave a count
+    // ("--host vm:2", or a name repeated): the node's own slot count stays, the app's use of it is
+    // capped (PRRTE's hosts doc). Beyond the cap is oversubscribing, as beyond a node's slots.
+    // Nodes without a count are not in the map. Read it through base::app_free_slots and the
+    // app's base::check_room.
+    std::vector<std::map<const runtime::Node*, int>> app_slot_caps;
 };
 
 class Module : public mca::Module {

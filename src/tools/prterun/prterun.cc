@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "prte_config.h"
+#include "tools/prterun/signal_relay.h"
 #include "tools/prun/prun_options.h"
 #include "util/output.h"
 #include "util/strings.h"
@@ -207,6 +208,8 @@ int main(int argc, char** argv)
     setenv("TMPDIR", pattern.c_str(), 1);
     // ^C reaches prun (same process group) which ends the job; prterun waits and cleans up.
     signal(SIGINT, SIG_IGN);
+    // USR1 and the rest of prun's forwarded set go to prun, and on to the job (signal_relay.h).
+    prte::prterun::catch_forwarded_signals(args);
     // prun may be gone before the DVM is ready (a usage error): our word to it then finds no reader.
     signal(SIGPIPE, SIG_IGN);
 
@@ -234,6 +237,7 @@ int main(int argc, char** argv)
     std::vector<std::string> prun_argv = {prun};
     prun_argv.insert(prun_argv.end(), args.begin(), args.end());
     pid_t prun_pid = start(prun_argv);
+    if (prun_pid > 0) prte::prterun::relay_to(prun_pid);
     close(ready[0]);
     close(done[1]);
     unsetenv("PRTE_PRTERUN_READY_FD");
@@ -245,12 +249,14 @@ int main(int argc, char** argv)
         (void)!write(ready[1], &go, 1);
         close(ready[1]);
         wait_for_word(done[0]);
+        prte::prterun::relay_to(0);  // prun's job is over; once reaped its pid may be another's
         int stopped = stop_dvm(dvm);
         status = wait_for(prun_pid);
         if (stopped != 0) prte::output::warning("the DVM exited with status {}", stopped);
     } else {
         close(ready[1]);  // prun sees EOF and leaves without a word
         close(done[0]);
+        prte::prterun::relay_to(0);
         wait_for(prun_pid);
         prte::output::error("the DVM did not start (prte exited with status {})", status);
         status = status ? status : 1;

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "tools/prun/exit_status.h"
+#include "tools/prun/forward_signals.h"
 #include "tools/prun/signals.h"
 #include "tools/prun/spawn_request.h"
 #include "tools/prun/tool_connection.h"
@@ -133,6 +134,37 @@ void Run::kill_job(const char* why)
     }
 }
 
+// Each signal prun caught for the job, in the order they came, to every process of the job on
+// every node: PMIx_Job_control_nb with PMIX_JOB_CTRL_SIGNAL, which any PMIx tool can send (served
+// in src/pmix/tools.cc). Signals caught before the job had a name wait for it in the queue.
+void Run::forward_signals()
+{
+    if (nspace_.empty()) return;
+    while (int sig = signals::next_forwarded()) {
+        if (kill_sent_) continue;  // the job is ending: a TSTP now would only keep it from dying
+        trace_(1, "forwarding signal {} to job {}", sig, job_id());
+        pmix_proc_t target;
+        PMIX_LOAD_PROCID(&target, nspace_.c_str(), PMIX_RANK_WILDCARD);
+        tools::InfoList directives;
+        directives.add_int(PMIX_JOB_CTRL_SIGNAL, sig);
+        auto* forwarded = new SignalForwarded{&events_, sig};
+        pmix_status_t rc =
+            PMIx_Job_control_nb(&target, 1, directives.data(), directives.size(), on_signal_replied, forwarded);
+        if (rc != PMIX_SUCCESS) {
+            delete forwarded;
+            output::warning("cannot forward {} to job {}: {}", signal_name(sig), job_id(), tools::status_text(rc));
+        }
+    }
+    std::vector<std::pair<int, pmix_status_t>> refused;
+    {
+        std::lock_guard<std::mutex> lock(events_.mutex);
+        refused.swap(events_.signals_refused);
+    }
+    for (const auto& [sig, status] : refused) {
+        output::warning("the DVM did not forward {} to job {}: {}", signal_name(sig), job_id(), tools::status_text(status));
+    }
+}
+
 void Run::loop()
 {
     // Our own guard behind the DVM's --timeout, in case the DVM does not enforce it.
@@ -162,6 +194,7 @@ void Run::loop()
             }
             kill_job("interrupted");
         }
+        forward_signals();
         if (!stdout_gone_ && writer_.stdout_broken()) {
             stdout_gone_ = true;
             kill_job("nobody reads its output any more");

@@ -1,6 +1,6 @@
 // Why this file: one job's life as prun sees it, in the order that keeps its output complete and
-// the DVM tidy: connect, spawn, then wait for its end while serving stdin, ^C, a reader that went
-// away and --timeout, and finally turn the end into prun's exit status. The parts it drives each
+// the DVM tidy: connect, spawn, then wait for its end while serving stdin, ^C, the signals it
+// forwards to the job, a reader that went away and --timeout, and finally turn the end into prun's exit status. The parts it drives each
 // live in a file of their own; this is the only place that knows their order.
 #pragma once
 
@@ -36,6 +36,7 @@ class Run {
     void loop();
     int finish();
     void kill_job(const char* why);
+    void forward_signals();
     std::string job_id() const { return job_label_of(nspace_); }
 
     const Request& request_;

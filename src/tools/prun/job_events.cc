@@ -118,6 +118,20 @@ void on_kill_replied(pmix_status_t status, pmix_info_t*, size_t, void* cbdata, p
     events.wake();
 }
 
+void on_signal_replied(pmix_status_t status, pmix_info_t*, size_t, void* cbdata, pmix_release_cbfunc_t release_fn,
+                       void* release_cbdata)
+{
+    auto* forwarded = static_cast<SignalForwarded*>(cbdata);
+    JobEvents& events = *forwarded->events;
+    if (status != PMIX_SUCCESS) {
+        std::lock_guard<std::mutex> lock(events.mutex);
+        events.signals_refused.emplace_back(forwarded->signal, status);
+    }
+    delete forwarded;
+    if (release_fn) release_fn(release_cbdata);
+    if (status != PMIX_SUCCESS) events.wake();
+}
+
 void on_barrier(pmix_status_t, void* cbdata)
 {
     JobEvents& events = events_of(cbdata);

@@ -15,6 +15,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "util/status.h"
 
@@ -79,6 +81,8 @@ class JobEvents {
     bool connection_lost = false;
     bool kill_replied = false;
     pmix_status_t kill_status = PMIX_SUCCESS;
+    // Forwarded signals the DVM did not deliver (signal, why), until the main loop reports them.
+    std::vector<std::pair<int, pmix_status_t>> signals_refused;
     bool barrier_done = false;
     bool push_pending = false;
     pmix_status_t push_status = PMIX_SUCCESS;
@@ -92,6 +96,13 @@ class JobEvents {
 void on_spawned(pmix_status_t status, char nspace[], void* events);  // PMIx_Spawn_nb
 void on_kill_replied(pmix_status_t status, pmix_info_t* info, size_t ninfo, void* events,
                      pmix_release_cbfunc_t release_fn, void* release_cbdata);  // PMIx_Job_control_nb
+// A forwarded signal's answer: cbdata is a `new SignalForwarded`, which the callback deletes.
+struct SignalForwarded {
+    JobEvents* events;
+    int signal;
+};
+void on_signal_replied(pmix_status_t status, pmix_info_t* info, size_t ninfo, void* forwarded,
+                       pmix_release_cbfunc_t release_fn, void* release_cbdata);  // PMIx_Job_control_nb
 void on_barrier(pmix_status_t status, void* events);  // an answer that only says "all before me arrived"
 void on_query_barrier(pmix_status_t status, pmix_info_t* info, size_t ninfo, void* events,
                       pmix_release_cbfunc_t release_fn, void* release_cbdata);  // the same, to a query

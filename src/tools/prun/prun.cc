@@ -8,7 +8,8 @@
 //
 // This file only wires the parts together, in the order they are needed:
 //   command_line       argv -> Request, or an early exit (usage error, --help, --version)
-//   signals            ^C / SIGTERM / SIGHUP counted and waking the main loop
+//   signals            ^C / SIGTERM / SIGHUP counted, --forward-signals queued, both waking the
+//                      main loop
 //   job_events         what PMIx's threads report to the main thread
 //   prterun_handshake  when prterun started us alongside its DVM
 //   job_control        the job's life: connect (dvm_session), spawn (spawn_request), output
@@ -36,6 +37,7 @@ int main(int argc, char** argv)
     if (std::optional<int> exit_now = prun::read_command_line(argc, argv, request)) return *exit_now;
     output::VerboseStream trace("prun");
     if (request.verbose) trace.set_level(1);
+    prun::signals::forward(request.forward_signals);
 
     prun::JobEvents events;
     if (Status st = events.open_wake_pipe(); !st) {

@@ -27,6 +27,7 @@ const std::map<std::string, int>& option_arity()
         {"--timeout", 1}, {"--dvm-uri", 1}, {"--dvm", 1},   {"--stdin", 1},   {"--prtemca", 2},
         {"--mca", 2},     {"--add-host", 1}, {"--add-hostfile", 1}, {"-N", 1}, {"--npernode", 1},
         {"--display", 1}, {"--pmixmca", 2}, {"--output-filename", 1}, {"--mpi", 1},
+        {"--forward-signals", 1},
     };
     return arity;
 }
@@ -43,7 +44,8 @@ const std::set<std::string>& single_dash_long_options()
                                                 "byslot", "npersocket",
                                                 "report-bindings", "tag-output", "timestamp-output",
                                                 "merge-stderr-to-stdout", "display-map", "display-allocation",
-                                                "enable-recovery", "disable-recovery", "output-filename", "mpi"};
+                                                "enable-recovery", "disable-recovery", "output-filename", "mpi",
+                                                "forward-signals"};
     return names;
 }
 
@@ -106,6 +108,7 @@ struct ContextTarget {
     std::string output_filename;  // --output-filename DIR[:nocopy,nojobid]
     std::string stdin_value;
     std::string timeout_text;
+    std::string forward_signals_text;
     std::string npernode_text;  // -N / --npernode
     bool pernode = false;
     std::vector<std::string> pmix_mca_words;
@@ -186,6 +189,12 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
                    "wire protocol only), none; default: PMIx and PMI both, so Open MPI and MPICH programs run "
                    "as one job")
         ->type_name("pmix|pmi1|pmi2|none");
+    cli.add_option("--forward-signals", t.forward_signals_text,
+                   "The signals prun passes on to every process of the job, replacing the default set (TSTP, "
+                   "USR1, USR2, ABRT, ALRM, CONT): a comma list of names (USR1 or SIGUSR1) or numbers, or none. "
+                   "TSTP stops the job and CONT continues it, prun itself running on; INT, TERM and HUP always "
+                   "end the job")
+        ->type_name("LIST|none");
     cli.add_option("--stdin", t.stdin_value, "Which rank gets prun's stdin: a rank (default 0), all, or none")
         ->type_name("RANK|all|none");
     cli.add_option("--dvm-uri", r.dvm_uri, "The DVM to use: its URI, or file:<path> holding it (prte --report-uri)")
@@ -383,6 +392,9 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
             return {Errc::bad_param, fmt::format("--timeout {}: expected a positive number of seconds", t.timeout_text)};
         }
         r.timeout = static_cast<int>(*seconds);
+    }
+    if (!t.forward_signals_text.empty()) {
+        if (Status st = parse_forward_signals(t.forward_signals_text, r.forward_signals); !st) return st;
     }
     if (!r.mpi.empty()) {
         r.mpi = lower(r.mpi);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "tools/prun/forward_signals.h"
 #include "tools/prun/output_files.h"
 #include "util/status.h"
 
@@ -72,6 +73,8 @@ struct Request {
     // One line each for prun to print as "prun: note: ...": an older spelling that was accepted.
     std::vector<std::string> notes;
     StdinTarget stdin_target;
+    // The signals prun passes on to every process of the job (--forward-signals; none: empty).
+    std::vector<int> forward_signals = default_forwarded_signals();
     bool verbose = false;
     bool help = false;     // --help was given: print usage() and exit 0
     bool version = false;

@@ -326,6 +326,17 @@ void kill_job_procs(const JobPtr& job)
     }
 }
 
+void signal_job_procs(const JobPtr& job, int signal)
+{
+    odls::base::module()->signal(job, signal);
+    if (table().live_remote() == 0) return;
+    msg::DaemonCommand c{msg::Command::signal_job, job->nspace, signal};
+    if (Status st = broadcast(rml::tag::daemon, msg::encode(c)); !st) {
+        output::warning("cannot order the daemons to send signal {} to job {}'s processes: {}", signal, job->nspace,
+                        st.message());
+    }
+}
+
 void release_job_on_daemons(const JobPtr& job)
 {
     if (table().live_remote() == 0) return;

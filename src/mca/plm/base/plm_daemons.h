@@ -80,6 +80,8 @@ void end_jobs_on_node(const runtime::Node* node, const std::string& why, bool sp
 Status broadcast(rml::Tag tag, rml::Payload payload, grpcomm::XcastCompletion on_complete = {});
 // Kills the job's processes on every node.
 void kill_job_procs(const runtime::JobPtr& job);
+// Sends `signal` to the job's processes on every node (each to its process group, as odls does).
+void signal_job_procs(const runtime::JobPtr& job, int signal);
 // Tells the daemons to forget a job that ended.
 void release_job_on_daemons(const runtime::JobPtr& job);
 // At shutdown, once no job is left: orders the daemons to exit and runs `then` when they have all

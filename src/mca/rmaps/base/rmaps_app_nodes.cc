@@ -1,5 +1,6 @@
 #include "mca/rmaps/base/rmaps_app_nodes.h"
 
+#include <map>
 #include <string>
 #include <unordered_set>
 
@@ -21,13 +22,14 @@ struct NamedHosts {
     bool given = false;
     std::string where;  // for messages: " (hostfile '/path')", or "" for --host
     std::vector<std::string> mentions;
+    std::vector<runtime::Node> parsed;  // one per name, with the count given for it (merged)
 };
 
 Status read_named_hosts(const AppContext& app, NamedHosts& file, NamedHosts& list)
 {
-    std::vector<runtime::Node> parsed;  // only the names matter: slot counts do not change the pool
+    // Slot counts never change the pool; a --host count caps the app's use of its node (caps_of).
     if (!app.hostfile.empty()) {
-        if (Status st = runtime::read_hostfile(app.hostfile, parsed, file.mentions); !st) {
+        if (Status st = runtime::read_hostfile(app.hostfile, file.parsed, file.mentions); !st) {
             return {st.code(), fmt::format("{}: {}", describe_app(app), st.message())};
         }
         if (file.mentions.empty()) {
@@ -37,12 +39,32 @@ Status read_named_hosts(const AppContext& app, NamedHosts& file, NamedHosts& lis
         file.where = fmt::format(" (hostfile '{}')", app.hostfile);
     }
     if (!app.hosts.empty()) {
-        if (Status st = runtime::parse_host_list(app.hosts, parsed, list.mentions); !st) {
+        if (Status st = runtime::parse_host_list(app.hosts, list.parsed, list.mentions); !st) {
             return {st.code(), fmt::format("{}: --host: {}", describe_app(app), st.message())};
         }
         list.given = true;
     }
     return {};
+}
+
+// The pool node `name` means: "localhost" is the master's node (runtime::names_local_node),
+// whatever the pool calls it.
+Node* pool_node(NodePool& pool, const std::string& name)
+{
+    return pool.find(runtime::names_local_node(name) ? runtime::Runtime::instance().identity().node_name : name);
+}
+
+// The most slots the app may use on each node its --host list gave a count: "vm:2", or "vm,vm" (a
+// repeated name is a count written out, as in a hostfile). PRRTE's hosts doc: the count is what
+// to use there; the node's own slot count is the DVM's and stays.
+std::map<const Node*, int> caps_of(NodePool& pool, const NamedHosts& list)
+{
+    std::map<const Node*, int> caps;
+    for (const runtime::Node& given : list.parsed) {
+        if (!given.slots_given) continue;
+        if (Node* n = pool_node(pool, given.name)) caps[n] += given.slots;  // localhost and the node's own name: one node, counts added
+    }
+    return caps;
 }
 
 // The pool node of each mention, or an error listing (once each, in order) the names the DVM
@@ -52,9 +74,7 @@ Status find_in_pool(const AppContext& app, NodePool& pool, const NamedHosts& nam
     std::vector<std::string> missing;
     std::unordered_set<std::string> reported;
     for (const auto& name : named.mentions) {
-        // "localhost" is the master's node (runtime::names_local_node), whatever the pool calls it.
-        const std::string& key = runtime::names_local_node(name) ? runtime::Runtime::instance().identity().node_name : name;
-        if (Node* n = pool.find(key)) {
+        if (Node* n = pool_node(pool, name)) {
             out.push_back(n);
         } else if (reported.insert(name).second) {
             missing.push_back(name);
@@ -98,6 +118,7 @@ Status resolve_app_nodes(const AppContext& app, NodePool& pool, const NodeFilter
         out.usable = distinct(pool.nodes(), filter);
     }
     out.named = file.given ? std::move(from_file) : std::move(from_list);
+    out.slot_caps = caps_of(pool, list);
 
     if (out.usable.empty()) {
         std::string why = file.given && list.given

@@ -3,6 +3,7 @@
 // installed: mappers see only the result, in the MapContext.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "mca/rmaps/base/rmaps_base.h"
@@ -15,10 +16,12 @@ namespace prte::rmaps::base {
 struct AppNodes {
     std::vector<runtime::Node*> usable;  // becomes MapContext::app_nodes[app]
     std::vector<runtime::Node*> named;   // becomes MapContext::app_named_nodes[app]
+    std::map<const runtime::Node*, int> slot_caps;  // becomes MapContext::app_slot_caps[app]
 };
 
 // Resolves `app`'s --hostfile (read now; slot counts in it do not change the pool) and --host
-// list against `pool`, keeping the nodes `filter` accepts:
+// list against `pool`, keeping the nodes `filter` accepts (a count in the --host list caps the
+// app's use of that node, `slot_caps`; the hostfile's counts are not used):
 //   - neither given: every node `filter` accepts, in pool order;
 //   - one given: the nodes it names, in its order, each once;
 //   - both given: the hostfile's nodes that the --host list also names, in the hostfile's order.

@@ -120,9 +120,11 @@ Status map_apps(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& fi
         if (context.app_nodes.size() <= at) {
             context.app_nodes.resize(at + 1);
             context.app_named_nodes.resize(at + 1);
+            context.app_slot_caps.resize(at + 1);
         }
         context.app_nodes[at] = std::move(nodes.usable);
         context.app_named_nodes[at] = std::move(nodes.named);
+        context.app_slot_caps[at] = std::move(nodes.slot_caps);
     }
     for (const auto& selected : framework().selected()) {
         auto* module = static_cast<Module*>(selected.module.get());

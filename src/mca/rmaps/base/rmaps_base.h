@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "mca/base/framework.h"
@@ -45,11 +46,21 @@ bool oversubscribe_allowed(const runtime::Job& job, const MapContext& context);
 // out_of_resource naming the node, what it has, what was asked and what to do; the caller adds
 // which policy and app asked.
 Status check_room(const runtime::Job& job, const MapContext& context, const runtime::Node& node, int64_t count);
+// The same for `count` more processes of `app`, within its --host cap on `node` too
+// (MapContext::app_slot_caps): mappers placing an app call this one.
+Status check_room(const runtime::Job& job, const MapContext& context, const runtime::AppContext& app,
+                  const runtime::Node& node, int64_t count);
 
 // The slots `node` offers `job`: its slot count, or its hwthreads when the count came from the
 // hardware and the job counts hwthreads as CPUs (:HWTCPUS); and with PE=n no more processes than
 // its free CPUs can give n each.
 int64_t free_slots(const runtime::Job& job, const runtime::Node& node);
+// free_slots, less what `app` may still use of its --host cap on `node` (its processes already
+// there counted), when it has one.
+int64_t app_free_slots(const runtime::Job& job, const MapContext& context, const runtime::AppContext& app,
+                       const runtime::Node& node);
+// The --host cap of `app` on `node` ("--host vm:2": 2), if it has one.
+std::optional<int> app_slot_cap(const MapContext& context, const runtime::AppContext& app, const runtime::Node& node);
 
 // Gives back what a process held on its node: its slot and the CPUs it was bound to (the node's
 // pu_load). Called when its job is unmapped or cleaned up.

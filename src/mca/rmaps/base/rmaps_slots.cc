@@ -43,6 +43,41 @@ int64_t free_slots(const runtime::Job& job, const runtime::Node& node)
     return free;
 }
 
+std::optional<int> app_slot_cap(const MapContext& context, const runtime::AppContext& app, const runtime::Node& node)
+{
+    if (app.index < 0 || static_cast<size_t>(app.index) >= context.app_slot_caps.size()) return std::nullopt;
+    const auto& caps = context.app_slot_caps[static_cast<size_t>(app.index)];
+    auto it = caps.find(&node);
+    if (it == caps.end()) return std::nullopt;
+    return it->second;
+}
+
+int64_t app_free_slots(const runtime::Job& job, const MapContext& context, const runtime::AppContext& app,
+                       const runtime::Node& node)
+{
+    int64_t free = free_slots(job, node);
+    std::optional<int> cap = app_slot_cap(context, app, node);
+    if (!cap) return free;
+    int64_t used = 0;  // by this app already (another mapping pass, a remap)
+    for (const auto& proc : job.procs) used += proc->node == &node && proc->app_index == app.index ? 1 : 0;
+    return std::min(free, std::max<int64_t>(0, *cap - used));
+}
+
+Status check_room(const runtime::Job& job, const MapContext& context, const runtime::AppContext& app,
+                  const runtime::Node& node, int64_t count)
+{
+    std::optional<int> cap = app_slot_cap(context, app, node);
+    if (!cap) return check_room(job, context, node, count);
+    int64_t free = app_free_slots(job, context, app, node);
+    if (count <= free || oversubscribe_allowed(job, context)) return check_room(job, context, node, count);
+    std::string fix = job.mapping.oversubscribe.has_value()
+                          ? std::string("oversubscription is disabled for this job (:NOOVERSUBSCRIBE)")
+                          : std::string("append :OVERSUBSCRIBE to --map-by to oversubscribe");
+    return {Errc::out_of_resource, fmt::format("not enough slots on node {}: --host {}:{} allows {} of {} there, {} "
+                                               "asked; {}",
+                                               node.name, node.name, *cap, free, describe_app(app), count, fix)};
+}
+
 Status check_room(const runtime::Job& job, const MapContext& context, const runtime::Node& node, int64_t count)
 {
     int64_t free = free_slots(job, node);

@@ -145,7 +145,7 @@ Status map_app(Job& job, const AppContext& app, const std::vector<Node*>& nodes,
     // cannot take its share, and nothing is left half-mapped by this app.
     for (size_t i = 0; i < nodes.size(); ++i) {
         if (shares[i] == 0) continue;
-        if (Status st = base::check_room(job, context, *nodes[i], shares[i]); !st) {
+        if (Status st = base::check_room(job, context, app, *nodes[i], shares[i]); !st) {
             return failure(st.code(), job, app, st.message());
         }
     }

@@ -202,7 +202,7 @@ Status RankFileModule::map(Job& job, const MapContext& context)
             placed.emplace_back(node, &it->second);
         }
         for (auto& [node, n] : per_node) {
-            if (Status st = base::check_room(job, context, *node, n); !st) {
+            if (Status st = base::check_room(job, context, app, *node, n); !st) {
                 return {st.code(), fmt::format("rankfile {}: {}", file, st.message())};
             }
         }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,14 +31,16 @@ struct NodeCapacity {
     Node* node = nullptr;
     int64_t free = 0;  // without oversubscribing
     int64_t room = 0;  // at most, oversubscribing: up to the hard limit, kUnlimited without one
+    std::optional<int> cap;  // the app's --host count for the node ("--host vm:2"), if it gave one
 };
 
-NodeCapacity capacity_of(const Job& job, Node& node)
+NodeCapacity capacity_of(const Job& job, const MapContext& context, const AppContext& app, Node& node)
 {
     NodeCapacity c;
     c.node = &node;
     c.room = node.slots_max > 0 ? std::max(0, node.slots_max - node.slots_inuse) : kUnlimited;
-    c.free = std::min<int64_t>(base::free_slots(job, node), c.room);
+    c.free = std::min<int64_t>(base::app_free_slots(job, context, app, node), c.room);
+    c.cap = base::app_slot_cap(context, app, node);
     return c;
 }
 
@@ -101,6 +104,12 @@ bool is_mine(MapBy policy)
     return false;
 }
 
+// "2", or "1, --host vm:1" where the app's --host count is what limits it.
+std::string free_and_cap(const NodeCapacity& c)
+{
+    return c.cap ? fmt::format("{}, --host {}:{}", c.free, c.node->name, *c.cap) : std::to_string(c.free);
+}
+
 Status not_enough_slots(const Job& job, const AppContext& app, const std::vector<NodeCapacity>& nodes,
                         int64_t requested)
 {
@@ -116,7 +125,7 @@ Status not_enough_slots(const Job& job, const AppContext& app, const std::vector
                          : std::string();
     return {Errc::out_of_resource,
             fmt::format("not enough slots for {}: {} requested, {} available on {}{}; {}", describe_app(app), requested,
-                        total_free(nodes), describe_nodes(nodes, [](const NodeCapacity& c) { return c.free; }), pe, fix)};
+                        total_free(nodes), describe_nodes(nodes, free_and_cap), pe, fix)};
 }
 
 Status beyond_hard_limits(const AppContext& app, const std::vector<NodeCapacity>& nodes, int64_t requested)
@@ -262,7 +271,7 @@ Status map_app(Job& job, const AppContext& app, const std::vector<Node*>& candid
                                              app.num_procs)};
     }
     std::vector<NodeCapacity> nodes;
-    for (Node* n : candidates) nodes.push_back(capacity_of(job, *n));
+    for (Node* n : candidates) nodes.push_back(capacity_of(job, context, app, *n));
     verbose(10, "round_robin: {} may use (free slots) {}", describe_app(app),
             describe_nodes(nodes, [](const NodeCapacity& c) { return c.free; }));
 

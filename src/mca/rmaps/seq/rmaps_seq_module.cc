@@ -63,7 +63,7 @@ Status check_slots(const Job& job, const AppContext& app, const std::vector<Node
         if (per_node[entries[i]]++ == 0) order.push_back(entries[i]);
     }
     for (const Node* n : order) {
-        if (Status st = base::check_room(job, context, *n, per_node[n]); !st) {
+        if (Status st = base::check_room(job, context, app, *n, per_node[n]); !st) {
             return failure(st.code(), app, st.message());
         }
     }
