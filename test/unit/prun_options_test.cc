@@ -309,6 +309,71 @@ TEST(PrunOptions, EachAppMayCarryItsOwnMapBy)
               std::string::npos);
 }
 
+using Setting = std::pair<std::string, std::string>;
+using Settings = std::vector<Setting>;
+
+TEST(PrunMcaRouting, EachNameGoesToWhoeverReadsIt)
+{
+    unsetenv("OMPI_MCA_PREFIXES");
+    Request r = parse_ok({"--mca", "btl", "self", "-mca", "ptl_base_verbose", "5", "--gmca", "plm_base_verbose", "2",
+                          "--mca", "hwloc_base_binding_policy", "none", "--mca", "pmix_server_verbose", "1",
+                          "--mca", "pmix_base_verbose", "3", "a.out"});
+    EXPECT_EQ(r.ompi_mca, (Settings{{"btl", "self"}, {"hwloc_base_binding_policy", "none"}, {"pmix_base_verbose", "3"}}));
+    EXPECT_EQ(r.pmix_mca, (Settings{{"ptl_base_verbose", "5"}}));
+    EXPECT_EQ(r.mca, (Settings{{"plm_base_verbose", "2"}, {"hwloc_base_binding_policy", "none"},
+                               {"pmix_server_verbose", "1"}}));
+    EXPECT_TRUE(r.notes.empty());
+}
+
+TEST(PrunMcaRouting, ANameNobodyClaimsIsSaidOnceAndPassedNowhere)
+{
+    unsetenv("OMPI_MCA_PREFIXES");
+    Request r = parse_ok({"--mca", "foo_bar", "1", "--mca", "foo_bar", "1", "a.out"});
+    EXPECT_TRUE(r.ompi_mca.empty() && r.pmix_mca.empty() && r.mca.empty());
+    ASSERT_EQ(r.notes.size(), 1u);
+    EXPECT_NE(r.notes[0].find("--mca foo_bar: no parameter of Open MPI 4.1, PMIx or prte"), std::string::npos);
+    // OMPI_MCA_PREFIXES replaces the list of Open MPI's prefixes.
+    setenv("OMPI_MCA_PREFIXES", "foo,baz_", 1);
+    r = parse_ok({"--mca", "foo_bar", "1", "--mca", "btl", "self", "a.out"});
+    unsetenv("OMPI_MCA_PREFIXES");
+    EXPECT_EQ(r.ompi_mca, (Settings{{"foo_bar", "1"}}));
+    EXPECT_EQ(r.notes.size(), 1u);  // btl is no longer Open MPI's
+}
+
+TEST(PrunMcaRouting, PersonalityPrteAndTheOneOwnerOptions)
+{
+    Request r = parse_ok({"--personality", "prte", "--mca", "btl", "self", "--mca", "gds", "hash", "--omca", "plm_x",
+                          "1", "a.out"});
+    EXPECT_EQ(r.mca, (Settings{{"btl", "self"}}));
+    EXPECT_EQ(r.pmix_mca, (Settings{{"gds", "hash"}}));
+    EXPECT_EQ(r.ompi_mca, (Settings{{"plm_x", "1"}}));
+    EXPECT_NE(parse_error({"--personality", "mpich", "a.out"}).find("--personality mpich: expected ompi or prte"),
+              std::string::npos);
+    EXPECT_NE(parse_error({"--mca", "btl"}).find("--mca"), std::string::npos);
+    EXPECT_NE(parse_error({"--omca", "a=b", "1", "a.out"}).find("--omca 'a=b': not a parameter name"), std::string::npos);
+}
+
+TEST(PrunMcaRouting, ParameterAndTuneFiles)
+{
+    std::string dir = std::filesystem::temp_directory_path() / ("prun-mca-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/params") << "# Open MPI's -am file\nbtl = tcp,self   # trailing comment\n\nptl_base_verbose=2\n";
+    std::ofstream(dir + "/tune") << "-mca btl_tcp_if_include lo -x FOO=bar\n--mca plm_base_verbose 1\n";
+    std::ofstream(dir + "/bad") << "-mca btl self\n--np 4\n";
+    std::ofstream(dir + "/badparams") << "btl self\n";
+    Request r = parse_ok({"-am", dir + "/params", "--tune", dir + "/tune", "a.out"});
+    EXPECT_EQ(r.ompi_mca, (Settings{{"btl", "tcp,self"}, {"btl_tcp_if_include", "lo"}}));
+    EXPECT_EQ(r.pmix_mca, (Settings{{"ptl_base_verbose", "2"}}));
+    EXPECT_EQ(r.mca, (Settings{{"plm_base_verbose", "1"}}));
+    EXPECT_EQ(r.apps.at(0).exports, (std::vector<std::string>{"FOO=bar"}));
+    EXPECT_NE(parse_error({"--tune", dir + "/bad", "a.out"}).find(dir + "/bad:2: '--np'"), std::string::npos);
+    EXPECT_NE(parse_error({"-am", dir + "/badparams", "a.out"}).find(dir + "/badparams:1: expected 'name = value'"),
+              std::string::npos);
+    EXPECT_NE(parse_error({"-am", dir + "/missing", "a.out"}).find("-am " + dir + "/missing: cannot read the file"),
+              std::string::npos);
+    std::filesystem::remove_all(dir);
+}
+
 TEST(PrunOptions, PmixmcaBecomesPmixMcaParameters)
 {
     Request r = parse_ok({"--pmixmca", "ptl_base_verbose", "5", "--pmixmca", "gds", "hash", "--prtemca", "a", "b",

@@ -158,7 +158,8 @@ int main(int argc, char** argv)
             "prterun",
             "prterun: run one job in a DVM of its own: starts the DVM (prte), runs the job (prun) and stops the DVM "
             "(pterm), exiting with the job's status.",
-            "--host, --hostfile and --prtemca also apply to the DVM; prterun never uses a DVM already running.");
+            "--host, --hostfile, --prtemca and a --mca naming a prte parameter also apply to the DVM; prterun never "
+            "uses a DVM already running.");
         std::fputs(help.c_str(), args.empty() ? stderr : stdout);
         return args.empty() ? 2 : 0;
     }
@@ -177,6 +178,12 @@ int main(int argc, char** argv)
 
     // The DVM gets the options that describe it; prun gets everything.
     std::vector<std::string> prte_argv = {prte};
+    prte::prun::Personality personality = prte::prun::Personality::ompi;
+    for (size_t i = 0; i + 1 < args.size(); ++i) {
+        if ((args[i] == "--personality" || args[i] == "-personality") && args[i + 1] == "prte") {
+            personality = prte::prun::Personality::prte;
+        }
+    }
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (!a.empty() && a[0] != '-') break;  // the program and its own arguments start here
@@ -190,8 +197,12 @@ int main(int argc, char** argv)
         }
         int words = prte::prun::option_value_words(option);
         if (i + static_cast<size_t>(words) >= args.size()) break;  // prun reports the missing value
-        if (option == "--host" || option == "-H" || option == "--hostfile" || option == "--prtemca" ||
-            option == "--mca") {
+        // --mca: only a name that is prte's is the DVM's too (prte would warn of Open MPI's btl_...);
+        // prun routes every one to the job's processes.
+        bool dvm_param = option == "--prtemca" ||
+                         ((option == "--mca" || option == "--gmca") &&
+                          prte::prun::mca_owners(args[i + 1], personality, std::getenv("OMPI_MCA_PREFIXES")).prte);
+        if (option == "--host" || option == "-H" || option == "--hostfile" || dvm_param) {
             prte_argv.push_back(option);
             prte_argv.insert(prte_argv.end(), args.begin() + static_cast<long>(i) + 1,
                              args.begin() + static_cast<long>(i) + 1 + words);

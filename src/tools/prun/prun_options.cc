@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -28,6 +29,7 @@ const std::map<std::string, int>& option_arity()
         {"--mca", 2},     {"--add-host", 1}, {"--add-hostfile", 1}, {"-N", 1}, {"--npernode", 1},
         {"--display", 1}, {"--pmixmca", 2}, {"--output-filename", 1}, {"--mpi", 1},
         {"--forward-signals", 1},
+        {"--gmca", 2},    {"--omca", 2},    {"--am", 1},    {"--tune", 1},    {"--personality", 1},
     };
     return arity;
 }
@@ -45,7 +47,7 @@ const std::set<std::string>& single_dash_long_options()
                                                 "report-bindings", "tag-output", "timestamp-output",
                                                 "merge-stderr-to-stdout", "display-map", "display-allocation",
                                                 "enable-recovery", "disable-recovery", "output-filename", "mpi",
-                                                "forward-signals"};
+                                                "forward-signals", "gmca", "omca", "am", "tune", "personality"};
     return names;
 }
 
@@ -103,7 +105,12 @@ std::string lower(std::string s)
 struct ContextTarget {
     AppContext app;
     std::string map_by;  // the job's in the first context, else the app's own (finish_context)
-    std::vector<std::string> mca_words;
+    std::vector<std::string> prte_mca_words;  // --prtemca
+    std::vector<std::string> mca_words;       // --mca, --gmca: routed by name
+    std::vector<std::string> omca_words;      // --omca
+    std::vector<std::string> param_files;     // -am FILE[,FILE]
+    std::vector<std::string> tune_files;      // --tune FILE[,FILE]
+    std::string personality;                  // --personality
     std::vector<std::string> output_values;
     std::string output_filename;  // --output-filename DIR[:nocopy,nojobid]
     std::string stdin_value;
@@ -212,11 +219,30 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
         ->type_name("LIST");
     cli.add_flag("--report-bindings", r.reports.bindings,
                  "Each process reports its binding, one line per rank on its stderr, as it starts");
-    cli.add_option("--prtemca,--mca", t.mca_words, "Set a parameter for the job: <name> <value>")
-        ->expected(2)
-        ->allow_extra_args(false)
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-        ->type_name("NAME VALUE");
+    auto name_value = [](CLI::Option* o) {
+        return o->expected(2)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->type_name(
+            "NAME VALUE");
+    };
+    name_value(cli.add_option("--mca,--gmca", t.mca_words,
+                              "Set a parameter for the job's processes: <name> <value>, given to Open MPI "
+                              "(OMPI_MCA_<name>), PMIx (PMIX_MCA_) or prte (PRTE_MCA_) by its name's prefix "
+                              "(btl_ is Open MPI's, ptl_ PMIx's, plm_ prte's); see --personality"));
+    name_value(cli.add_option("--prtemca", t.prte_mca_words,
+                              "Set a prte parameter for the job: <name> <value> (PRTE_MCA_<name> in its processes' "
+                              "environment)"));
+    name_value(cli.add_option("--omca", t.omca_words,
+                              "Set an Open MPI parameter for the job's processes: <name> <value> (OMPI_MCA_<name>), "
+                              "whatever its prefix"));
+    take_each(cli.add_option("--am", t.param_files,
+                             "Open MPI's parameter files (-am): 'name = value' lines, each routed as --mca"))
+        ->type_name("FILE[,FILE]");
+    take_each(cli.add_option("--tune", t.tune_files,
+                             "Tune files: words of '-mca NAME VALUE' and '-x NAME[=VALUE]', as on the command line"))
+        ->type_name("FILE[,FILE]");
+    cli.add_option("--personality", t.personality,
+                   "How --mca names are read: ompi (default: by prefix, to Open MPI, PMIx or prte) or prte (all "
+                   "to prte, a PMIx framework's to PMIx)")
+        ->type_name("ompi|prte");
     cli.add_option("--pmixmca", t.pmix_mca_words,
                    "Set a PMIx parameter for the job's processes: <name> <value> (PMIX_MCA_<name> in their "
                    "environment)")
@@ -332,10 +358,68 @@ Status apply_old_placement(const ContextTarget& t, std::string& map_by, Request&
     return {};
 }
 
-Status finish_context(ContextTarget& t, const std::vector<std::string>& program, bool after_dashes, Request& r)
+// Pairs of NAME VALUE words of `option`, each name a parameter name.
+Status take_pairs(const char* option, const std::vector<std::string>& words,
+                  std::vector<std::pair<std::string, std::string>>& out)
 {
-    if (t.mca_words.size() % 2 != 0) {
-        return {Errc::bad_param, fmt::format("--prtemca {}: expected a name and a value", t.mca_words.back())};
+    if (words.size() % 2 != 0) return {Errc::bad_param, fmt::format("{} {}: expected a name and a value", option, words.back())};
+    for (size_t i = 0; i + 1 < words.size(); i += 2) {
+        const std::string& name = words[i];
+        if (name.empty() || name.find_first_of("= \t") != std::string::npos) {
+            return {Errc::bad_param, fmt::format("{} '{}': not a parameter name", option, name)};
+        }
+        out.emplace_back(name, words[i + 1]);
+    }
+    return {};
+}
+
+// --mca, --gmca, -am and --tune: what they name, before it is routed (route_mca).
+Status collect_routed(ContextTarget& t, std::vector<McaSetting>& routed)
+{
+    if (Status st = take_pairs("--mca", t.mca_words, routed); !st) return st;
+    for (const std::string& list : t.param_files) {
+        for (const std::string& path : util::split(list, ',', true)) {
+            if (Status st = read_param_file(path, routed); !st) return st;
+        }
+    }
+    for (const std::string& list : t.tune_files) {
+        for (const std::string& path : util::split(list, ',', true)) {
+            if (Status st = read_tune_file(path, routed, t.app.exports); !st) return st;
+        }
+    }
+    return {};
+}
+
+// Each --mca name to whoever reads it; one not Open MPI's, PMIx's or prte's is said once.
+void route_mca(const std::vector<McaSetting>& routed, Request& r)
+{
+    const char* ompi_prefixes = std::getenv("OMPI_MCA_PREFIXES");
+    for (const auto& [name, value] : routed) {
+        McaOwners owners = mca_owners(name, r.personality, ompi_prefixes);
+        if (owners.open_mpi) r.ompi_mca.emplace_back(name, value);
+        if (owners.pmix) r.pmix_mca.emplace_back(name, value);
+        if (owners.prte) r.mca.emplace_back(name, value);
+        if (owners.none()) {
+            add_note(r, fmt::format("--mca {}: no parameter of Open MPI 4.1, PMIx or prte starts with '{}': not passed "
+                                    "on (name it with --omca, --pmixmca or --prtemca, or list Open MPI's prefix in "
+                                    "OMPI_MCA_PREFIXES)",
+                                    name, name.substr(0, name.find('_'))));
+        }
+    }
+}
+
+Status finish_context(ContextTarget& t, const std::vector<std::string>& program, bool after_dashes, Request& r,
+                      std::vector<McaSetting>& routed)
+{
+    if (Status st = take_pairs("--prtemca", t.prte_mca_words, r.mca); !st) return st;
+    if (Status st = take_pairs("--omca", t.omca_words, r.ompi_mca); !st) return st;
+    if (Status st = collect_routed(t, routed); !st) return st;
+    if (!t.personality.empty()) {
+        std::string p = lower(t.personality);
+        if (p != "ompi" && p != "prte") {
+            return {Errc::bad_param, fmt::format("--personality {}: expected ompi or prte", t.personality)};
+        }
+        r.personality = p == "ompi" ? Personality::ompi : Personality::prte;
     }
     if (t.pmix_mca_words.size() % 2 != 0) {
         return {Errc::bad_param, fmt::format("--pmixmca {}: expected a name and a value", t.pmix_mca_words.back())};
@@ -375,7 +459,6 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
         std::string name = x.substr(0, x.find('='));
         if (name.empty()) return {Errc::bad_param, fmt::format("-x '{}': expected NAME or NAME=value", x)};
     }
-    for (size_t i = 0; i + 1 < t.mca_words.size(); i += 2) r.mca.emplace_back(t.mca_words[i], t.mca_words[i + 1]);
     for (const std::string& v : t.output_values) {
         if (Status st = parse_output(v, r.output); !st) return st;
     }
@@ -572,6 +655,7 @@ Status parse(const std::vector<std::string>& raw_args, Request& out)
 {
     Request r;
     std::vector<std::string> args = normalize(raw_args);
+    std::vector<McaSetting> routed;  // --mca and the like, routed once --personality is known
 
     size_t start = 0;
     while (true) {
@@ -599,7 +683,7 @@ Status parse(const std::vector<std::string>& raw_args, Request& out)
         if (after_dashes) rest.erase(rest.begin());
         auto colon = std::find(rest.begin(), rest.end(), ":");
         std::vector<std::string> program(rest.begin(), colon);
-        if (Status st = finish_context(target, program, after_dashes, r); !st) return st;
+        if (Status st = finish_context(target, program, after_dashes, r, routed); !st) return st;
         if (colon == rest.end()) break;
         // The next context starts after that ':' in the normalized arguments.
         size_t consumed = args.size() - static_cast<size_t>(rest.end() - colon);
@@ -607,6 +691,7 @@ Status parse(const std::vector<std::string>& raw_args, Request& out)
         if (start >= args.size()) return {Errc::bad_param, "nothing follows the last ':'"};
     }
 
+    route_mca(routed, r);
     if (Status st = check_placement(r); !st) return st;
     if (r.output.files.kind != FileOutput::Kind::none) {
         // Ranks zero-padded to the width of the largest, when every app says how many it runs.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tools/prun/forward_signals.h"
+#include "tools/prun/mca_routing.h"
 #include "tools/prun/output_files.h"
 #include "util/status.h"
 
@@ -67,8 +68,13 @@ struct Request {
     std::string mpi;  // --mpi pmix|pmi1|pmi2|none; empty: both PMIx and PMI (the DVM's default)
     std::string dvm_uri;
     std::string dvm;
+    // Parameters for the job's processes, by whose they are: PRTE_MCA_, PMIX_MCA_ and OMPI_MCA_ in
+    // their environment. --prtemca, --pmixmca and --omca name one each; --mca, --gmca, -am and
+    // --tune go where their name says (mca_routing.h).
     std::vector<std::pair<std::string, std::string>> mca;       // --prtemca name value
     std::vector<std::pair<std::string, std::string>> pmix_mca;  // --pmixmca name value
+    std::vector<std::pair<std::string, std::string>> ompi_mca;  // --omca name value
+    Personality personality = Personality::ompi;
     Reports reports;
     // One line each for prun to print as "prun: note: ...": an older spelling that was accepted.
     std::vector<std::string> notes;

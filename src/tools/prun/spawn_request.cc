@@ -15,7 +15,7 @@ namespace prte::prun {
 
 namespace {
 
-// The environment entries -x and --prtemca give an app.
+// The environment entries -x and the parameter options (--mca, --prtemca, ...) give an app.
 Status app_environment(const AppContext& app, const Request& request, std::vector<std::string>& env)
 {
     for (const std::string& x : app.exports) {
@@ -32,6 +32,7 @@ Status app_environment(const AppContext& app, const Request& request, std::vecto
     }
     for (const auto& [name, value] : request.mca) env.push_back("PRTE_MCA_" + name + "=" + value);
     for (const auto& [name, value] : request.pmix_mca) env.push_back("PMIX_MCA_" + name + "=" + value);
+    for (const auto& [name, value] : request.ompi_mca) env.push_back("OMPI_MCA_" + name + "=" + value);
     return {};
 }
 
