@@ -20,13 +20,15 @@ fi
 # without it, and says so in its summary). hwloc-nox brings lstopo-no-graphics, which wrote the
 # topologies of test/topologies/ (their README says how) and which users run to make their own.
 # ccache only speeds up contrib/run-tests.sh: its later builds reuse the first build's objects.
+# gdb is what the daemons run for prun --get-stack-traces (prte_stack_trace_debugger), and what the
+# test job_timeout_reports needs.
 $SUDO apt-get install -y -qq --no-install-recommends \
     g++ make autoconf automake libtool libltdl-dev pkg-config \
     libpmix-dev libpmix-bin libhwloc-dev libevent-dev libfmt-dev libcli11-dev \
     libgtest-dev cmake openmpi-bin libopenmpi-dev mpich libmpich-dev libpmi2-0-dev nettle-dev \
     openssh-server openssh-client iproute2 iputils-ping procps util-linux help2man \
     bash-completion hwloc-nox \
-    slurmctld slurmd slurm-client libslurm-dev munge ccache >/dev/null
+    slurmctld slurmd slurm-client libslurm-dev munge ccache gdb >/dev/null
 # OpenPMIx's own example programs, which the test pmix_examples runs against the DVM.
 sh "$(dirname "$0")/fetch-pmix-examples.sh"
 echo "install-deps: build and test dependencies are installed"

@@ -84,6 +84,9 @@ void submit_spawn(const pmix_proc_t& requester, const runtime::Job& draft, const
     job->reports = draft.reports;
     job->stdin_target = draft.stdin_target;
     job->timeout_seconds = draft.timeout_seconds;
+    job->timeout_report_state = draft.timeout_report_state;
+    job->timeout_stack_traces = draft.timeout_stack_traces;
+    job->spawn_timeout_seconds = draft.spawn_timeout_seconds;
     job->recoverable = draft.recoverable;
     job->mpi = draft.mpi;
     if (job->output.held_for_pull) {

@@ -206,6 +206,16 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
         job.timeout_seconds = static_cast<int>(*seconds);
         return {};
     }
+    if (PMIX_CHECK_KEY(&info, PMIX_SPAWN_TIMEOUT)) {
+        auto seconds = value_integer(info.value);
+        if (!seconds || *seconds < 0 || *seconds > INT32_MAX) {
+            return {Errc::bad_param, fmt::format("spawn directive {} must be a number of seconds (0: none)", info.key)};
+        }
+        job.spawn_timeout_seconds = static_cast<int>(*seconds);
+        return {};
+    }
+    if (PMIX_CHECK_KEY(&info, PMIX_TIMEOUT_REPORT_STATE)) return need_flag(info, job.timeout_report_state);
+    if (PMIX_CHECK_KEY(&info, PMIX_TIMEOUT_STACKTRACES)) return need_flag(info, job.timeout_stack_traces);
     if (PMIX_CHECK_KEY(&info, PMIX_JOB_RECOVERABLE)) return need_flag(info, job.recoverable);
     if (PMIX_CHECK_KEY(&info, kMpiInterface)) {
         std::string text;
@@ -337,7 +347,8 @@ Status translate_spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_ap
 
 std::string supported_spawn_directives()
 {
-    return util::join({PMIX_MAPBY, PMIX_RANKBY, PMIX_BINDTO, PMIX_PPR, PMIX_NO_PROCS_ON_HEAD, PMIX_CPUS_PER_PROC, PMIX_NO_OVERSUBSCRIBE, PMIX_TIMEOUT, PMIX_JOB_RECOVERABLE,
+    return util::join({PMIX_MAPBY, PMIX_RANKBY, PMIX_BINDTO, PMIX_PPR, PMIX_NO_PROCS_ON_HEAD, PMIX_CPUS_PER_PROC, PMIX_NO_OVERSUBSCRIBE, PMIX_TIMEOUT, PMIX_SPAWN_TIMEOUT,
+                       PMIX_TIMEOUT_REPORT_STATE, PMIX_TIMEOUT_STACKTRACES, PMIX_JOB_RECOVERABLE,
                        PMIX_JOB_TIMEOUT, PMIX_IOF_TAG_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT, PMIX_IOF_MERGE_STDERR_STDOUT,
                        PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_FWD_STDDIAG, PMIX_HOST, PMIX_HOSTFILE, PMIX_ADD_HOST,
                        PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION, PMIX_FWD_STDIN,

@@ -6,6 +6,7 @@
 // PMIX_SET_ENVAR.
 // Job info: PMIX_MAPBY ("<policy>[:<modifier>...]", ppr as "ppr:N:<object>"), PMIX_RANKBY,
 // PMIX_BINDTO, PMIX_PPR, PMIX_NO_OVERSUBSCRIBE, PMIX_TIMEOUT / PMIX_JOB_TIMEOUT (seconds),
+// PMIX_SPAWN_TIMEOUT (seconds), PMIX_TIMEOUT_REPORT_STATE, PMIX_TIMEOUT_STACKTRACES,
 // PMIX_IOF_TAG_OUTPUT / PMIX_TAG_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT / PMIX_TIMESTAMP_OUTPUT,
 // PMIX_IOF_MERGE_STDERR_STDOUT / PMIX_MERGE_STDERR_STDOUT, and PMIX_HOST, PMIX_HOSTFILE,
 // PMIX_ADD_HOST, PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR for every app that does not say otherwise, and
@@ -27,7 +28,8 @@
 
 namespace prte::pmix {
 
-// Fills job.apps, job.mapping, job.output, job.stdin_target, job.timeout_seconds and job.recoverable from the request. `notes`
+// Fills job.apps, job.mapping, job.output, job.stdin_target, job.timeout_seconds (and the timeout
+// diagnostics), job.spawn_timeout_seconds and job.recoverable from the request. `notes`
 // receives one line per directive that was ignored, for the verbose stream.
 Status translate_spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[], size_t napps,
                        runtime::Job& job, std::vector<std::string>& notes);

@@ -58,6 +58,14 @@ void register_runtime_params(mca::ParamRegistry& registry)
                           "Milliseconds jobs that do not fit gather before the autoscaler asks for the nodes they "
                           "need together, in one grow",
                           {0, 60000});
+    registry.register_string({"prte", "", "stack_trace_debugger"}, defaults.stack_trace_debugger,
+                             "The gdb each daemon runs (as '<it> -p PID -batch -ex \"thread apply all bt\"') to take the "
+                             "stacks of its live processes when a job with prun --get-stack-traces times out: a name "
+                             "looked up in PATH, or a path; when it is not found each node says so in one line");
+    registry.register_int({"prte", "", "stack_trace_timeout"}, defaults.stack_trace_timeout.count(),
+                          "Seconds each debugger run for prun --get-stack-traces may take before it is killed (a hung "
+                          "debugger cannot keep a timed-out job from ending)",
+                          {1, 3600});
     registry.register_bool({"prte", "", "test_hold_launch"}, defaults.test_hold_launch,
                            "Testing only: hold every job at LAUNCH_APPS until the next size change starts, so that "
                            "tests can put a job in flight across a shrink without sleeping");
@@ -158,6 +166,8 @@ runtime::Settings runtime_settings(mca::ParamRegistry& registry)
     s.daemon_heartbeat_timeout = heartbeat == kHeartbeatByMode
                                      ? (s.elastic_mode ? kElasticHeartbeatTimeout : std::chrono::seconds(0))
                                      : std::chrono::seconds(heartbeat);
+    s.stack_trace_debugger = core_param(registry, "prte_stack_trace_debugger").as_string();
+    s.stack_trace_timeout = std::chrono::seconds(core_param(registry, "prte_stack_trace_timeout").as_int());
     s.test_hold_launch = core_param(registry, "prte_test_hold_launch").as_bool();
     s.test_fail_shrink_order = core_param(registry, "prte_test_fail_shrink_order").as_bool();
     s.test_answer_tools_after_hangup = core_param(registry, "prte_test_answer_tools_after_hangup").as_int();

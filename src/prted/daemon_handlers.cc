@@ -165,6 +165,28 @@ void on_shrink(HandlerState& state, const std::vector<Rank>& targets)
     if (!mine) messenger().connect_lifeline();
 }
 
+// A timed-out job's stacks here (prun --get-stack-traces), for the master, which waits for every
+// daemon it asked: answered even when none of the job's processes is left here.
+void on_stack_traces(HandlerState& state, const JobPtr& job, const std::string& nspace)
+{
+    const auto& settings = rt().settings();
+    auto tracer = std::make_unique<runtime::StackTracer>(rt().loop(), settings.stack_trace_debugger,
+                                                         settings.stack_trace_timeout);
+    uint64_t id = state.next_stack_tracer++;
+    runtime::StackTracer* t = tracer.get();
+    state.stack_tracers.emplace(id, std::move(tracer));
+    std::vector<runtime::StackTracer::Target> targets;
+    if (job) targets = runtime::live_processes_on(*job, self());
+    verbose()(5, "daemon {}: taking the stacks of {} process(es) of job {}", self(), targets.size(), nspace);
+    t->start(rt().identity().node_name, targets, [&state, id, nspace](runtime::NodeStackTraces traces) {
+        state.stack_tracers.erase(id);
+        plm::msg::StackTraces answer{nspace, self(), std::move(traces)};
+        if (Status st = messenger().send(0, rml::tag::stack_traces, plm::msg::encode(answer)); !st) {
+            output::warning("cannot send job {}'s stack traces to the master: {}", nspace, st.message());
+        }
+    });
+}
+
 void on_command(HandlerState& state, rml::Payload&& payload)
 {
     plm::msg::DaemonCommand c;
@@ -182,6 +204,7 @@ void on_command(HandlerState& state, rml::Payload&& payload)
         if (job) odls::base::module()->signal(job, c.signal);
         break;
     case plm::msg::Command::shrink: on_shrink(state, c.targets); break;
+    case plm::msg::Command::stack_traces: on_stack_traces(state, job, c.nspace); break;
     case plm::msg::Command::cleanup_job:
         if (job) {
             // A job the master ended before it knew its processes' pids (killed during launch)

@@ -2,7 +2,12 @@
 // kill, cleanup, exit, daemons that died). All on the progress thread.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <memory>
+
 #include "runtime/loop_timer.h"
+#include "runtime/stack_tracer.h"
 
 namespace prte::prted {
 
@@ -11,6 +16,9 @@ namespace prte::prted {
 struct HandlerState {
     // A shrink's target leaves after prte_elastic_leave_timeout even if no connection closes.
     runtime::LoopTimer leave_fallback;
+    // Debuggers taking a timed-out job's stacks (prun --get-stack-traces), each until it answers.
+    std::map<uint64_t, std::unique_ptr<runtime::StackTracer>> stack_tracers;
+    uint64_t next_stack_tracer = 0;
 };
 
 // Registers the handlers with the messenger and routes this node's output to the master.

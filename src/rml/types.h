@@ -21,7 +21,9 @@ using Tag = uint32_t;
 // 6: a daemon's call home carries its hwloc topology as XML; the launch message carries each
 //    process's CPUs (Proc::cpuset, binding), chosen by the master.
 // 7: the heartbeat (prte_daemon_heartbeat_timeout): heartbeat, daemon_silent, declared_lost.
-inline constexpr uint32_t kProtocolVersion = 7;
+// 8: a timed-out job's stack traces (prun --get-stack-traces): the daemon command stack_traces and
+//    its answer, stack_traces.
+inline constexpr uint32_t kProtocolVersion = 8;
 
 namespace tag {
 inline constexpr Tag daemon = 1;          // commands to daemons (incl. the shrink order)
@@ -63,6 +65,7 @@ inline constexpr Tag allgather_watch = 36;    // ... to the daemons hosting its 
 inline constexpr Tag heartbeat = 37;          // a daemon to its parent in the tree: still running (empty)
 inline constexpr Tag daemon_silent = 38;      // a parent to the master: a child of it fell silent
 inline constexpr Tag declared_lost = 39;      // the master to a daemon it declared lost, directly: end
+inline constexpr Tag stack_traces = 40;       // a daemon's stacks of a timed-out job's processes, to the master
 inline constexpr Tag first_dynamic = 100;  // tags above this are assigned at run time
 }  // namespace tag
 

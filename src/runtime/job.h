@@ -172,6 +172,14 @@ struct Job {
     StdinTarget stdin_target;
     MpiInterface mpi = MpiInterface::automatic;
     int timeout_seconds = 0;  // prun --timeout: abort the job after this long (0: none)
+    // What the --timeout timer gathers before it ends the job (plm/base/plm_timeout.h):
+    // --report-state-on-timeout (PMIX_TIMEOUT_REPORT_STATE) and --get-stack-traces
+    // (PMIX_TIMEOUT_STACKTRACES).
+    bool timeout_report_state = false;
+    bool timeout_stack_traces = false;
+    // prun --spawn-timeout (PMIX_SPAWN_TIMEOUT): fail the job if it is not running this long after
+    // it was submitted (0: none).
+    int spawn_timeout_seconds = 0;
     // prun --enable-recovery (PMIX_JOB_RECOVERABLE): a process that dies or exits non-zero does
     // not end the job; its peers are told (PMIx event) and carry on.
     bool recoverable = false;
@@ -208,6 +216,11 @@ struct Job {
     // The --timeout timer (plm/base arms it at launch): the job's own, so it is cancelled when the
     // job table forgets the job, or with the job, never left armed after it.
     LoopTimer timeout_timer;
+    // The --spawn-timeout timer, the job's own likewise: armed at submission, cancelled once running.
+    LoopTimer spawn_timer;
+    // Ended by one of its timeouts: its status is ETIMEDOUT (110, as mpirun's), and a spawner whose
+    // request it was is answered PMIX_ERR_TIMEOUT.
+    bool timed_out = false;
 
     size_t num_procs() const { return procs.size(); }
     Proc* proc(Rank rank) { return rank < procs.size() ? procs[rank].get() : nullptr; }

@@ -41,7 +41,10 @@ void JobTable::remove(const std::string& nspace)
 {
     // A job is forgotten once it has ended: nothing of it may fire any more, even while a
     // reference keeps the object itself alive a while.
-    if (auto it = jobs_.find(nspace); it != jobs_.end()) it->second->timeout_timer.cancel();
+    if (auto it = jobs_.find(nspace); it != jobs_.end()) {
+        it->second->timeout_timer.cancel();
+        it->second->spawn_timer.cancel();
+    }
     jobs_.erase(nspace);
     std::erase(order_, nspace);
 }

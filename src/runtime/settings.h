@@ -1,5 +1,5 @@
 // The runtime's settings as plain values. The parameters behind them (prte_node_name,
-// prte_elastic_*, prte_autoscale*, prte_daemon_exit_timeout, prte_daemon_heartbeat_timeout, the test-only prte_test_*) are registered and read by
+// prte_elastic_*, prte_autoscale*, prte_daemon_exit_timeout, prte_daemon_heartbeat_timeout, prte_stack_trace_*, the test-only prte_test_*) are registered and read by
 // the program wiring (program/core_params.h); the runtime never sees the parameter registry.
 #pragma once
 
@@ -38,6 +38,11 @@ struct Settings {
     // prte_debug_daemons_file: each daemon's lines to a file of its own beside the log (or in the
     // session directory) instead of into the master's log (prte --debug-daemons-file).
     bool debug_daemons_file = false;
+    // prte_stack_trace_debugger: the gdb a daemon runs on its processes for prun --get-stack-traces
+    // (a name looked up in PATH, or a path); prte_stack_trace_timeout: how long each may take
+    // before it is killed, so that a debugger that hangs cannot keep a timed-out job alive.
+    std::string stack_trace_debugger = "gdb";
+    std::chrono::seconds stack_trace_timeout{10};
     // Testing only: prte_test_hold_launch, prte_test_wedge_on_sigusr2, prte_test_fail_shrink_order,
     // prte_test_answer_tools_after_hangup.
     bool test_hold_launch = false;

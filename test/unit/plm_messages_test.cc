@@ -490,6 +490,56 @@ TEST(PlmMessages, ATruncatedTopologyFieldIsRefused)
     EXPECT_EQ(st.message().rfind("daemon report: field 8 (string)", 0), 0u) << st.message();
 }
 
+// ---- A daemon's stack traces of a timed-out job's processes (prun --get-stack-traces).
+msg::StackTraces sample_stack_traces()
+{
+    return {"prte-job-4", 2, {"node02", "", {{0, 4242, "Thread 1 (LWP 4242):\n#0  hang_in_recognisable_frame ()"},
+                                               {3, 4250, "gdb printed no stack"}}}};
+}
+
+TEST(PlmMessages, StackTracesRoundTrip)
+{
+    msg::StackTraces got;
+    ASSERT_TRUE(msg::decode(msg::encode(sample_stack_traces()), got).ok());
+    EXPECT_EQ(got.nspace, "prte-job-4");
+    EXPECT_EQ(got.daemon, 2u);
+    EXPECT_EQ(got.node.node, "node02");
+    ASSERT_EQ(got.node.traces.size(), 2u);
+    EXPECT_EQ(got.node.traces[0].pid, 4242);
+    EXPECT_NE(got.node.traces[0].text.find("hang_in_recognisable_frame"), std::string::npos);
+    EXPECT_EQ(got.node.traces[1].rank, 3u);
+
+    // A node without a debugger: its note, and no trace.
+    msg::StackTraces none{"prte-job-4", 1, {"node01", "no stack traces on node node01: the debugger 'gdb' was not found", {}}};
+    ASSERT_TRUE(msg::decode(msg::encode(none), got).ok());
+    EXPECT_EQ(got.node.note, none.node.note);
+    EXPECT_TRUE(got.node.traces.empty());
+}
+
+TEST(PlmMessages, StackTracesWithoutAPidOrNodeAreRefused)
+{
+    msg::StackTraces bad = sample_stack_traces();
+    bad.node.traces[1].pid = 0;
+    msg::StackTraces got;
+    Status st = msg::decode(msg::encode(bad), got);
+    EXPECT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("rank 3 has pid 0"), std::string::npos) << st.message();
+
+    bad = sample_stack_traces();
+    bad.node.node.clear();
+    st = msg::decode(msg::encode(bad), got);
+    EXPECT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("stack traces"), std::string::npos) << st.message();
+}
+
+TEST(PlmMessages, StackTracesCommandDecodes)
+{
+    msg::DaemonCommand got;
+    ASSERT_TRUE(msg::decode(msg::encode(msg::DaemonCommand{msg::Command::stack_traces, "prte-job-4", 0, {}}), got).ok());
+    EXPECT_EQ(got.command, msg::Command::stack_traces);
+    EXPECT_EQ(got.nspace, "prte-job-4");
+}
+
 // ---- Golden encodings: the bytes of each message, per wire protocol version (wire_golden.h).
 using wire_golden::differ;
 using wire_golden::first_of;
@@ -570,6 +620,19 @@ std::vector<GoldenMessage> golden_messages()
                          }));
     out.push_back(golden("daemon silence", msg::Silence{3, 4012}, [](const msg::Silence& g, const msg::Silence& w) {
         return first_of({differ("rank", g.rank, w.rank), differ("silent_ms", g.silent_ms, w.silent_ms)});
+    }));
+    out.push_back(
+        golden("daemon command (stack traces)", msg::DaemonCommand{msg::Command::stack_traces, "prte-job-4", 0, {}}, command));
+    out.push_back(golden("stack traces", sample_stack_traces(), [](const msg::StackTraces& g, const msg::StackTraces& w) {
+        std::string d = first_of({differ("nspace", g.nspace, w.nspace), differ("daemon", g.daemon, w.daemon),
+                                  differ("node", g.node.node, w.node.node), differ("note", g.node.note, w.node.note),
+                                  differ("traces", g.node.traces.size(), w.node.traces.size())});
+        for (size_t i = 0; d.empty() && i < w.node.traces.size(); ++i) {
+            const auto &a = g.node.traces[i], &b = w.node.traces[i];
+            d = first_of({differ("trace rank", a.rank, b.rank), differ("trace pid", a.pid, b.pid),
+                          differ("trace text", a.text, b.text)});
+        }
+        return d;
     }));
     std::vector<Rank> ranks{3, 1, 4};
     out.push_back({"daemon list", msg::encode_ranks(ranks), [ranks](const Payload& in) {

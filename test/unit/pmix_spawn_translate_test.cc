@@ -281,6 +281,40 @@ TEST(PmixSpawnTranslate, OutputOptionsAndTimeout)
     EXPECT_EQ(bad.translate(job3, notes).code(), Errc::bad_param);
 }
 
+// prun --spawn-timeout, --report-state-on-timeout and --get-stack-traces.
+TEST(PmixSpawnTranslate, SpawnTimeoutAndTimeoutReports)
+{
+    Request r;
+    r.app("/bin/true", {}, 1);
+    r.job(PMIX_TIMEOUT, 30, PMIX_INT);
+    r.job(PMIX_SPAWN_TIMEOUT, 5, PMIX_INT);
+    r.job_flag(PMIX_TIMEOUT_REPORT_STATE, true);
+    r.job_flag(PMIX_TIMEOUT_STACKTRACES, true);
+    Job job;
+    std::vector<std::string> notes;
+    ASSERT_TRUE(r.translate(job, notes).ok());
+    EXPECT_EQ(job.spawn_timeout_seconds, 5);
+    EXPECT_TRUE(job.timeout_report_state);
+    EXPECT_TRUE(job.timeout_stack_traces);
+    EXPECT_TRUE(notes.empty()) << notes.front();
+
+    Request plain;
+    plain.app("/bin/true", {}, 1);
+    Job none;
+    ASSERT_TRUE(plain.translate(none, notes).ok());
+    EXPECT_EQ(none.spawn_timeout_seconds, 0);
+    EXPECT_FALSE(none.timeout_report_state);
+    EXPECT_FALSE(none.timeout_stack_traces);
+
+    Request bad;
+    bad.app("/bin/true", {}, 1);
+    bad.job(PMIX_SPAWN_TIMEOUT, -1, PMIX_INT);
+    Job job3;
+    prte::Status st = bad.translate(job3, notes);
+    EXPECT_EQ(st.code(), Errc::bad_param);
+    EXPECT_NE(st.message().find(PMIX_SPAWN_TIMEOUT), std::string::npos) << st.message();
+}
+
 // prun --display map,allocation and --report-bindings.
 // prun --enable-recovery: a process's failure does not end the job (errmgr dvm).
 TEST(PmixSpawnTranslate, RecoverableJobsAreMarked)

@@ -181,6 +181,8 @@ TEST(PrunOptions, ErrorsAreOneLine)
     EXPECT_NE(parse_error({"--output", "tag,fancy", "x"}).find("unknown format 'fancy'"), std::string::npos);
     EXPECT_NE(parse_error({"--timeout", "0", "x"}).find("--timeout 0"), std::string::npos);
     EXPECT_NE(parse_error({"--timeout", "soon", "x"}).find("--timeout soon"), std::string::npos);
+    EXPECT_NE(parse_error({"--spawn-timeout", "0", "x"}).find("--spawn-timeout 0"), std::string::npos);
+    EXPECT_NE(parse_error({"--spawn-timeout", "later", "x"}).find("--spawn-timeout later"), std::string::npos);
     EXPECT_NE(parse_error({"--stdin", "some", "x"}).find("--stdin some"), std::string::npos);
     EXPECT_NE(parse_error({"-x", "=v", "x"}).find("-x '=v'"), std::string::npos);
     EXPECT_NE(parse_error({"--prtemca", "only-name"}).find("--prtemca"), std::string::npos);
@@ -592,6 +594,41 @@ TEST(OutputWriter, JobLabels)
 {
     EXPECT_EQ(prte::prun::job_label_of("prte-host-12@1"), "1");
     EXPECT_EQ(prte::prun::job_label_of("plainspace"), "plainspace");
+}
+
+// mpirun's timeout options: --timeout wins over MPIEXEC_TIMEOUT, which applies without it.
+TEST(PrunOptions, TimeoutOptionsAndMpiexecTimeout)
+{
+    Request r = parse_ok({"--timeout", "5", "--report-state-on-timeout", "--get-stack-traces", "--spawn-timeout", "9", "x"});
+    EXPECT_EQ(r.timeout, 5);
+    EXPECT_TRUE(r.report_state_on_timeout);
+    EXPECT_TRUE(r.stack_traces_on_timeout);
+    EXPECT_EQ(r.spawn_timeout, 9);
+    ASSERT_TRUE(prte::prun::apply_mpiexec_timeout("60", r).ok());
+    EXPECT_EQ(r.timeout, 5) << "--timeout wins over MPIEXEC_TIMEOUT";
+    EXPECT_TRUE(r.notes.empty());
+
+    // mpirun's single-dash spellings.
+    r = parse_ok({"-report-state-on-timeout", "-get-stack-traces", "-spawn-timeout", "3", "x"});
+    EXPECT_TRUE(r.report_state_on_timeout && r.stack_traces_on_timeout);
+    EXPECT_EQ(r.spawn_timeout, 3);
+    ASSERT_TRUE(prte::prun::apply_mpiexec_timeout("12", r).ok());
+    EXPECT_EQ(r.timeout, 12);
+
+    r = parse_ok({"x"});
+    ASSERT_TRUE(prte::prun::apply_mpiexec_timeout(nullptr, r).ok());
+    EXPECT_EQ(r.timeout, 0);
+    ASSERT_TRUE(prte::prun::apply_mpiexec_timeout("0", r).ok());
+    EXPECT_EQ(r.timeout, 0);
+    prte::Status st = prte::prun::apply_mpiexec_timeout("soon", r);
+    EXPECT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("MPIEXEC_TIMEOUT=soon"), std::string::npos) << st.message();
+
+    // A report asked for without any timeout is said to do nothing.
+    r = parse_ok({"--get-stack-traces", "x"});
+    ASSERT_TRUE(prte::prun::apply_mpiexec_timeout(nullptr, r).ok());
+    ASSERT_EQ(r.notes.size(), 1u);
+    EXPECT_NE(r.notes[0].find("--get-stack-traces does nothing without --timeout"), std::string::npos) << r.notes[0];
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "tools/prun/command_line.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -29,11 +30,14 @@ std::optional<int> read_command_line(int argc, char** argv, Request& request)
         std::fputs(usage().c_str(), stdout);
         return 0;
     }
-    for (const std::string& note : request.notes) std::fprintf(stderr, "prun: note: %s\n", note.c_str());
     if (request.version) {
         std::printf("prun %s\n", PACKAGE_VERSION);
         return 0;
     }
+    if (Status st = apply_mpiexec_timeout(std::getenv("MPIEXEC_TIMEOUT"), request); !st) {
+        return usage_error(st.message());
+    }
+    for (const std::string& note : request.notes) std::fprintf(stderr, "prun: note: %s\n", note.c_str());
     make_hostfiles_absolute(request, current_directory());
     return std::nullopt;
 }

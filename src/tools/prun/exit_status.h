@@ -12,6 +12,10 @@
 
 namespace prte::prun {
 
+// A job its --timeout or --spawn-timeout ended: ETIMEDOUT, the status mpirun 4.1 exits with, which
+// scripts written for it test (the DVM ends such a job with this status too).
+inline constexpr int kTimedOutExit = 110;
+
 // Whether `status` says the job could not be started (no program, no resources, ...).
 bool is_launch_failure(pmix_status_t status);
 // Why the job could not start, for "cannot start <program>: <reason>".

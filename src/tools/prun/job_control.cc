@@ -264,7 +264,7 @@ int Run::finish()
         if (!end.message.empty() && end.message.find("timed out") == std::string::npos) {
             output::error("{}", one_line(end.message));
         }
-        return status == 0 ? 1 : status;
+        return kTimedOutExit;
     }
     if (status != 0) {
         if (!end.message.empty()) {
@@ -294,6 +294,8 @@ int Run::execute(const runtime::dvm_registry::Entry& dvm)
         if (s.code() == Errc::cancelled) return 128 + signals::last();
         if (s.code() == Errc::refused) {
             std::lock_guard<std::mutex> lock(events_.mutex);
+            // --spawn-timeout ended it before it ran.
+            if (events_.spawn_status == PMIX_ERR_TIMEOUT) return kTimedOutExit;
             return is_launch_failure(events_.spawn_status) ? launch_failure_exit(events_.spawn_status) : 1;
         }
         return 1;

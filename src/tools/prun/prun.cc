@@ -3,7 +3,7 @@
 //
 // Exit status: the job's (the first non-zero exit code, or non-zero when a process was killed or
 // the job failed to start: 127 executable not found, 126 not executable); 130/143 when ^C or
-// SIGTERM ended the job; 141 when prun's stdout reader went away ("prun ... | head"), after
+// SIGTERM ended the job; 110 when --timeout or --spawn-timeout ended it; 141 when prun's stdout reader went away ("prun ... | head"), after
 // ending the job; 1 when the DVM cannot be found or reached, or went away; 2 for a usage error.
 //
 // This file only wires the parts together, in the order they are needed:

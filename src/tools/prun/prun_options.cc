@@ -28,7 +28,7 @@ const std::map<std::string, int>& option_arity()
         {"--timeout", 1}, {"--dvm-uri", 1}, {"--dvm", 1},   {"--stdin", 1},   {"--prtemca", 2},
         {"--mca", 2},     {"--add-host", 1}, {"--add-hostfile", 1}, {"-N", 1}, {"--npernode", 1},
         {"--display", 1}, {"--pmixmca", 2}, {"--output-filename", 1}, {"--mpi", 1},
-        {"--forward-signals", 1},
+        {"--forward-signals", 1}, {"--spawn-timeout", 1},
         {"--gmca", 2},    {"--omca", 2},    {"--am", 1},    {"--tune", 1},    {"--personality", 1},
     };
     return arity;
@@ -47,7 +47,8 @@ const std::set<std::string>& single_dash_long_options()
                                                 "report-bindings", "tag-output", "timestamp-output",
                                                 "merge-stderr-to-stdout", "display-map", "display-allocation",
                                                 "enable-recovery", "disable-recovery", "output-filename", "mpi",
-                                                "forward-signals", "gmca", "omca", "am", "tune", "personality"};
+                                                "forward-signals", "gmca", "omca", "am", "tune", "personality",
+                                                "spawn-timeout", "report-state-on-timeout", "get-stack-traces"};
     return names;
 }
 
@@ -116,6 +117,7 @@ struct ContextTarget {
     std::string stdin_value;
     std::string timeout_text;
     std::string forward_signals_text;
+    std::string spawn_timeout_text;
     std::string npernode_text;  // -N / --npernode
     bool pernode = false;
     std::vector<std::string> pmix_mca_words;
@@ -185,7 +187,21 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
                    "Each rank's output into DIR/<job>/rank.N/stdout and stderr (Open MPI's and PRRTE's older "
                    "spelling of --output dir=DIR); DIR:nocopy,nojobid as there")
         ->type_name("DIR");
-    cli.add_option("--timeout", t.timeout_text, "Terminate the job after this many seconds")->type_name("SECONDS");
+    cli.add_option("--timeout", t.timeout_text,
+                   "Terminate the job after this many seconds, exit status 110 (ETIMEDOUT, as mpirun's); "
+                   "MPIEXEC_TIMEOUT in the environment sets it when this is not given")
+        ->type_name("SECONDS");
+    cli.add_flag("--report-state-on-timeout", r.report_state_on_timeout,
+                 "When --timeout expires, print on stderr, before the job is ended, one line per process: "
+                 "'prte: job <ns> rank <r>: node <node>, pid <pid>, state <STATE>'");
+    cli.add_flag("--get-stack-traces", r.stack_traces_on_timeout,
+                 "When --timeout expires, print on stderr, before the job is ended, each live process's stack, "
+                 "taken by its node's daemon with gdb (prte_stack_trace_debugger); a node without gdb says so in "
+                 "one line");
+    cli.add_option("--spawn-timeout", t.spawn_timeout_text,
+                   "Fail the job, exit status 110, if its processes have not all started within this many seconds "
+                   "of its submission")
+        ->type_name("SECONDS");
     cli.add_flag("--enable-recovery", r.recoverable,
                  "A process that dies or exits non-zero does not end the job: the others carry on and are told "
                  "(PMIx event); the job's status is the first failure's");
@@ -478,6 +494,13 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
     }
     if (!t.forward_signals_text.empty()) {
         if (Status st = parse_forward_signals(t.forward_signals_text, r.forward_signals); !st) return st;
+    if (!t.spawn_timeout_text.empty()) {
+        auto seconds = util::parse_int(t.spawn_timeout_text);
+        if (!seconds || *seconds <= 0 || *seconds > 100000000) {
+            return {Errc::bad_param,
+                    fmt::format("--spawn-timeout {}: expected a positive number of seconds", t.spawn_timeout_text)};
+        }
+        r.spawn_timeout = static_cast<int>(*seconds);
     }
     if (!r.mpi.empty()) {
         r.mpi = lower(r.mpi);
@@ -707,6 +730,23 @@ Status parse(const std::vector<std::string>& raw_args, Request& out)
     return {};
 }
 
+Status apply_mpiexec_timeout(const char* value, Request& request)
+{
+    if (request.timeout == 0 && value && *value) {
+        auto seconds = util::parse_int(value);
+        if (!seconds || *seconds < 0 || *seconds > 100000000) {
+            return {Errc::bad_param,
+                    fmt::format("MPIEXEC_TIMEOUT={}: expected a number of seconds (0: none), as for --timeout", value)};
+        }
+        request.timeout = static_cast<int>(*seconds);
+    }
+    if (request.timeout == 0 && (request.report_state_on_timeout || request.stack_traces_on_timeout)) {
+        add_note(request, fmt::format("{} does nothing without --timeout (or MPIEXEC_TIMEOUT)",
+                                      request.report_state_on_timeout ? "--report-state-on-timeout" : "--get-stack-traces"));
+    }
+    return {};
+}
+
 void make_hostfiles_absolute(Request& request, const std::string& cwd)
 {
     for (AppContext& app : request.apps) {
@@ -769,8 +809,8 @@ std::string usage(const std::string& program, const std::string& summary, const 
     add_options(cli, t, r);
     cli.footer((!footer.empty() ? footer : "The DVM is the only one this user runs, or the one chosen with --dvm or --dvm-uri.") +
                "\nOptions stop at the program: '" + program + " -n 2 hostname -s' passes -s to hostname.\n"
-               "Exit status: the job's (a process that failed or was killed makes it non-zero); 2 for a usage "
-               "error.");
+               "Exit status: the job's (a process that failed or was killed makes it non-zero); 110 when "
+               "--timeout or --spawn-timeout ended it; 2 for a usage error.");
     return cli.help();
 }
 

@@ -63,7 +63,12 @@ struct Request {
     std::string rank_by;
     std::string bind_to;
     OutputOptions output;
-    int timeout = 0;  // seconds; 0: none
+    int timeout = 0;  // seconds; 0: none (--timeout, else MPIEXEC_TIMEOUT: apply_mpiexec_timeout)
+    // When the timeout fires, before the job is ended: every process's state, node and pid
+    // (--report-state-on-timeout), each live process's stack (--get-stack-traces).
+    bool report_state_on_timeout = false;
+    bool stack_traces_on_timeout = false;
+    int spawn_timeout = 0;  // --spawn-timeout: seconds for every process to start; 0: none
     bool recoverable = false;  // --enable-recovery: a process's failure does not end the job
     std::string mpi;  // --mpi pmix|pmi1|pmi2|none; empty: both PMIx and PMI (the DVM's default)
     std::string dvm_uri;
@@ -88,6 +93,11 @@ struct Request {
 
 // Parses argv (without argv[0]). Errors are one line, suitable for "prun: error: <message>".
 Status parse(const std::vector<std::string>& args, Request& out);
+
+// MPIEXEC_TIMEOUT (its value, or nullptr when unset), as mpirun 4.1 reads it: the job's timeout
+// in seconds unless --timeout gave one (0 or empty: none). Adds a note when a timeout report was
+// asked for without any timeout. An error names the variable and its value.
+Status apply_mpiexec_timeout(const char* value, Request& request);
 
 // Makes each app's relative --hostfile absolute against `cwd`, prun's working directory: the DVM
 // reads the file, and from a working directory of its own.

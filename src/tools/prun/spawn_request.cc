@@ -109,7 +109,10 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
     if (request.timeout > 0) {
         job.add_int(PMIX_TIMEOUT, request.timeout);
         job.add_int(PMIX_JOB_TIMEOUT, request.timeout);
+        if (request.report_state_on_timeout) job.add_bool(PMIX_TIMEOUT_REPORT_STATE, true);
+        if (request.stack_traces_on_timeout) job.add_bool(PMIX_TIMEOUT_STACKTRACES, true);
     }
+    if (request.spawn_timeout > 0) job.add_int(PMIX_SPAWN_TIMEOUT, request.spawn_timeout);
     if (request.recoverable) job.add_bool(PMIX_JOB_RECOVERABLE, true);
     if (!request.mpi.empty()) job.add_string(pmix::kMpiInterface, request.mpi);
     job.add_bool(PMIX_NOTIFY_COMPLETION, true);

@@ -1,14 +1,18 @@
 // What the plm framework's base keeps while the framework is open, owned by the framework object
 // (plm_base.cc; one per process) and reset when it closes: the master's table of daemons and its
-// link to them (plm_daemons.cc), and the jobs held for a DVM not ready yet (plm_launch.cc).
+// link to them (plm_daemons.cc), the jobs held for a DVM not ready yet (plm_launch.cc), and the
+// timeout reports being gathered (plm_timeout.cc).
 #pragma once
 
 #include <deque>
 #include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "mca/plm/base/daemon_table.h"
+#include "mca/plm/base/plm_timeout.h"
 #include "runtime/job_table.h"
 #include "runtime/loop_timer.h"
 
@@ -29,6 +33,9 @@ struct BaseState {
     std::deque<runtime::JobPtr> held_jobs;
     std::vector<std::string> dvm_hosts;
     std::string dvm_hostfile;
+
+    // Timed-out jobs whose report is being gathered (plm_timeout.h), by namespace.
+    std::map<std::string, std::unique_ptr<TimeoutReport>> timeout_reports;
 };
 
 // The framework object's state. Progress thread (and the main thread before the loop runs).

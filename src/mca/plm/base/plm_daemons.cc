@@ -19,6 +19,7 @@
 #include "mca/plm/base/plm_heartbeat.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/plm/base/plm_messages.h"
+#include "mca/plm/base/plm_timeout.h"
 #include "rml/rml.h"
 #include "runtime/dvm_registry.h"
 #include "runtime/runtime.h"
@@ -170,6 +171,7 @@ Status start_master_messaging(rml::Options options)
     messenger().register_handler(rml::tag::daemon_report, on_report);
     messenger().register_handler(rml::tag::plm, on_proc_update);
     messenger().register_handler(rml::tag::iof, on_output);
+    messenger().register_handler(rml::tag::stack_traces, on_stack_traces);
     messenger().set_lost_peer_handler(on_lost_peer);
     start_master_heartbeat();
     return {};

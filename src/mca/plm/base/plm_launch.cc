@@ -11,6 +11,7 @@
 #include "mca/plm/base/plm_base_state.h"
 #include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_messages.h"
+#include "mca/plm/base/plm_timeout.h"
 #include "mca/ras/base/ras_base.h"
 #include "mca/rmaps/base/rmaps_base.h"
 #include "mca/rmaps/base/rmaps_report.h"
@@ -266,20 +267,6 @@ void launch_apps(const JobPtr& job)
     });
 }
 
-void arm_timeout(const JobPtr& job)
-{
-    // Armed once: a job that passes here again keeps its first deadline.
-    if (job->timeout_seconds <= 0 || job->timeout_timer.armed()) return;
-    // Weak: the timer is the job's, and must not keep it alive.
-    job->timeout_timer = runtime::LoopTimer(rt().loop(), [weak = std::weak_ptr<runtime::Job>(job)] {
-        if (auto j = weak.lock(); j && runtime::is_alive(j->state) && !j->aborting) {
-            terminate_job(j, fmt::format("job {} timed out after {} seconds", j->nspace, j->timeout_seconds),
-                          JobState::aborted, 124);
-        }
-    });
-    job->timeout_timer.arm(std::chrono::seconds(job->timeout_seconds));
-}
-
 // Hands each daemon its share of the job: the master's own through its launcher, the others' in
 // one broadcast of the whole map (every daemon keeps it: collectives route by it).
 void send_launch_msg(const JobPtr& job)
@@ -312,6 +299,7 @@ void send_launch_msg(const JobPtr& job)
 
 void post_launch(const JobPtr& job)
 {
+    cancel_spawn_timeout(*job);
     verbose()(5, "job {} is running: {} process(es)", job->nspace, job->num_procs());
     if (job->on_spawned) {
         auto answer = std::exchange(job->on_spawned, nullptr);
@@ -325,6 +313,8 @@ void registered(const JobPtr& job) { verbose()(5, "job {}: every process has reg
 
 void spawn(const JobPtr& job)
 {
+    // From submission: time held for a DVM still starting, or for nodes, counts.
+    arm_spawn_timeout(job);
     if (!rt().dvm_ready()) {
         verbose()(5, "job {} held until the DVM is ready", job->nspace);
         held_jobs().push_back(job);

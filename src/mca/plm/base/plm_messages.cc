@@ -174,7 +174,7 @@ Status decode(const rml::Payload& in, DaemonCommand& c)
 {
     rml::Reader r(in, "daemon command");
     uint8_t cmd = r.u8();
-    if (r.ok() && (cmd < static_cast<uint8_t>(Command::exit) || cmd > static_cast<uint8_t>(Command::shrink))) {
+    if (r.ok() && (cmd < static_cast<uint8_t>(Command::exit) || cmd > static_cast<uint8_t>(Command::stack_traces))) {
         r.fail(fmt::format("unknown command {}", cmd));
     }
     c.command = static_cast<Command>(cmd);
@@ -356,6 +356,37 @@ Status decode_ranks(const rml::Payload& in, std::vector<runtime::Rank>& out)
     rml::Reader r(in, "daemon list");
     uint32_t n = r.count("daemons");
     for (uint32_t i = 0; i < n && r.ok(); ++i) out.push_back(daemon_rank(r, "daemon"));
+    return finish(r);
+}
+
+rml::Payload encode(const StackTraces& t)
+{
+    rml::Writer w;
+    w.str(t.nspace).u32(t.daemon).str(t.node.node).str(t.node.note);
+    w.u32(static_cast<uint32_t>(t.node.traces.size()));
+    for (const auto& trace : t.node.traces) w.u32(trace.rank).i32(trace.pid).str(trace.text);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, StackTraces& out)
+{
+    rml::Reader r(in, "stack traces");
+    out = {};
+    out.nspace = r.name("namespace", PMIX_MAX_NSLEN);
+    out.daemon = daemon_rank(r, "daemon");
+    out.node.node = r.name("node name");
+    if (r.ok() && out.node.node.empty()) r.fail("no node name");
+    out.node.note = r.str();
+    // Each trace packs at least a rank, a pid and a string.
+    uint32_t n = r.count("stack traces", 3);
+    for (uint32_t i = 0; i < n && r.ok(); ++i) {
+        runtime::StackTrace trace;
+        trace.rank = r.u32();
+        trace.pid = r.i32();
+        if (r.ok() && trace.pid <= 0) r.fail(fmt::format("rank {} has pid {}", trace.rank, trace.pid));
+        trace.text = r.str();
+        out.node.traces.push_back(std::move(trace));
+    }
     return finish(r);
 }
 

@@ -11,6 +11,7 @@
 #include "rml/types.h"
 #include "runtime/job_table.h"
 #include "runtime/node.h"
+#include "runtime/stack_tracer.h"
 #include "util/status.h"
 
 namespace prte::plm::msg {
@@ -54,7 +55,9 @@ Status decode(const rml::Payload& in, Wireup& out);
 
 // Commands to daemons (tag daemon). shrink carries the campaign's targets: every daemon repairs
 // its tree from them, and a target enters leaving mode (spec: collective-shrink-completion.txt).
-enum class Command : uint8_t { exit = 1, kill_job = 2, cleanup_job = 3, signal_job = 4, shrink = 5 };
+// stack_traces (sent to each daemon with live processes of a job that timed out, prun
+// --get-stack-traces) is answered with StackTraces.
+enum class Command : uint8_t { exit = 1, kill_job = 2, cleanup_job = 3, signal_job = 4, shrink = 5, stack_traces = 6 };
 struct DaemonCommand {
     Command command = Command::exit;
     std::string nspace;
@@ -91,6 +94,16 @@ struct Output {
 };
 rml::Payload encode(const Output& o);
 Status decode(const rml::Payload& in, Output& out);
+
+// A daemon's stacks of the job's live processes on its node, taken for Command::stack_traces (tag
+// stack_traces): a trace per process, or the node's note saying why there is none.
+struct StackTraces {
+    std::string nspace;
+    runtime::Rank daemon = runtime::kInvalidRank;
+    runtime::NodeStackTraces node;
+};
+rml::Payload encode(const StackTraces& t);
+Status decode(const rml::Payload& in, StackTraces& out);
 
 // Ranks that left the DVM (tag daemon_died).
 rml::Payload encode_ranks(const std::vector<runtime::Rank>& ranks);

@@ -152,7 +152,9 @@ void announce_end(const JobPtr& job)
     // After the job-end event, so a tool that spawned it reads the reason before the failure.
     if (job->on_spawned) {
         auto answer = std::exchange(job->on_spawned, nullptr);
-        answer(Status(Errc::internal, job->abort_message.empty() ? "the job failed to start" : job->abort_message),
+        // A job its --spawn-timeout ended is answered PMIX_ERR_TIMEOUT: prun exits 110 for it.
+        answer(Status(job->timed_out ? Errc::timed_out : Errc::internal,
+                      job->abort_message.empty() ? "the job failed to start" : job->abort_message),
                job->nspace);
     }
     activate(job, JobState::notified);
