@@ -494,6 +494,7 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
     }
     if (!t.forward_signals_text.empty()) {
         if (Status st = parse_forward_signals(t.forward_signals_text, r.forward_signals); !st) return st;
+    }
     if (!t.spawn_timeout_text.empty()) {
         auto seconds = util::parse_int(t.spawn_timeout_text);
         if (!seconds || *seconds <= 0 || *seconds > 100000000) {
