@@ -19,12 +19,10 @@
 #include <string>
 
 #include "mca/errmgr/base/errmgr_base.h"
-#include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/plm/base/plm_messages.h"
 #include "pmix/server.h"
 #include "prte_config.h"
-#include "program/core_params.h"
-#include "program/program.h"
+#include "program/start.h"
 #include "prted/daemon_handlers.h"
 #include "prted/exit_watchdog.h"
 #include "prted/heartbeat.h"
@@ -111,35 +109,21 @@ int main(int argc, char** argv)
     auto& rt = prte::runtime::Runtime::instance();
     rt.identity().rank = options.rank;
     rt.identity().dvm_nspace = options.dvm_nspace;
-    // init loads the topology (discovered, or hwloc_use_topo_file) before any thread starts.
-    if (prte::Status st = prte::program::init(prte::util::ProcessRole::daemon, environ, mca_settings); !st) {
+    prte::program::DaemonStart start;
+    start.master_uri = options.dvm_uri;
+    start.secret = secret;
+    // From here on, nothing this daemon runs can keep it alive past its bound.
+    start.before_servers = [&rt] {
+        prte::prted::exit_watchdog::start(rt.settings().daemon_exit_timeout, rt.identity().session_dir);
+    };
+    // Each part that starts registers its stop with rt.finalize(), run in reverse: an error path
+    // is rt.finalize() alone, and so is the end (program/start.h).
+    if (prte::Status st = prte::program::start_daemon(environ, mca_settings, start); !st) {
         prte::output::error("daemon {}: {}", options.rank, st.message());
         rt.finalize();
         return 1;
     }
-    // Before the PMIx server: from here on, nothing this daemon runs can keep it alive past its bound.
-    prte::prted::exit_watchdog::start(rt.settings().daemon_exit_timeout, rt.identity().session_dir);
-    prte::pmix::ServerOptions server_options;
-    server_options.tmpdir = rt.identity().session_dir;
-    if (prte::Status st = prte::pmix::start(server_options); !st) {
-        prte::output::error("daemon {}: cannot start the PMIx server: {}", options.rank, st.message());
-        rt.finalize();
-        return 1;
-    }
-    // Each part that started stops in rt.finalize(), in the reverse order of the parts: an error
-    // path below is rt.finalize() alone, and so is the end.
-    rt.at_finalize([] { prte::pmix::stop(); });
     auto& messenger = prte::rml::Messenger::instance();
-    if (prte::Status st = messenger.start(rt.loop().base(), prte::program::messenger_options(prte::mca::ParamRegistry::instance(), options.rank, secret)); !st) {
-        prte::output::error("daemon {}: {}", options.rank, st.message());
-        rt.finalize();
-        return 1;
-    }
-    rt.at_finalize([] {
-        prte::rml::Messenger::instance().flush();
-        prte::rml::Messenger::instance().stop();
-    });
-    messenger.set_contact(0, options.dvm_uri);
     messenger.set_ready_listener([](prte::runtime::Rank peer, int socket) {
         if (peer == 0) prte::prted::exit_watchdog::watch_master_socket(socket);
     });
@@ -152,14 +136,6 @@ int main(int argc, char** argv)
     prte::prted::HandlerState handler_state;  // before the loop runs, gone at main's end, before the loop
     prte::prted::install_handlers(handler_state);
     prte::prted::start_heartbeat();
-    prte::pmix::enable_remote_services();
-    if (auto* g = prte::grpcomm::base::module()) {
-        if (prte::Status st = g->init(); !st) {
-            prte::output::error("daemon {}: cannot start the collectives (grpcomm): {}", options.rank, st.message());
-            rt.finalize();
-            return 1;
-        }
-    }
     rt.set_shutdown_handler([] {
         prte::prted::exit_watchdog::arm(prte::runtime::Runtime::instance().shutdown_reason());
         prte::prted::begin_shutdown();

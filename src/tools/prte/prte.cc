@@ -19,16 +19,12 @@
 
 #include <fmt/format.h>
 
-#include "mca/base/param.h"
-#include "mca/grpcomm/base/grpcomm_base.h"
 #include "mca/plm/base/plm_daemons.h"
 #include "elastic/campaign_engine.h"
 #include "mca/plm/base/plm_launch.h"
 #include "pmix/server.h"
 #include "prte_config.h"
-#include "program/core_params.h"
-#include "program/program.h"
-#include "rml/auth.h"
+#include "program/start.h"
 #include "rml/rml.h"
 #include "runtime/dvm_registry.h"
 #include "runtime/loop_timer.h"
@@ -86,28 +82,6 @@ bool report_file_writable(const char* option, const std::string& where)
         return false;
     }
     close(fd);
-    return true;
-}
-
-
-// Once every parameter prte uses is registered (the PMIx server's are the last): a setting that
-// names none is a typo or belongs to a component that is not loaded, which docs/parameters.md
-// promises a warning for; a bad value of a parameter registered after the runtime's own check
-// stops the DVM like the others.
-bool check_settings()
-{
-    const auto& registry = prte::mca::ParamRegistry::instance();
-    for (const auto& warning : registry.unmatched_warnings()) prte::output::warning("{}", warning);
-    if (!registry.errors().empty()) {
-        prte::output::error("{}", registry.errors().front());
-        return false;
-    }
-    const auto& settings = prte::runtime::Runtime::instance().settings();
-    if (settings.autoscale && !settings.elastic_mode) {
-        prte::output::error("prte_autoscale needs an elastic DVM: add --prtemca prte_elastic_mode 1 (the autoscaler "
-                            "grows and shrinks it)");
-        return false;
-    }
     return true;
 }
 
@@ -189,54 +163,13 @@ int main(int argc, char** argv)
     }
 
     auto& rt = prte::runtime::Runtime::instance();
-    // init loads the topology (discovered, or hwloc_use_topo_file) before any thread starts.
-    if (prte::Status st = prte::program::init(prte::util::ProcessRole::master, environ, mca_settings); !st) {
+    // Each part that starts registers its stop with rt.finalize(), run in reverse: an error path
+    // is rt.finalize() alone (program/start.h).
+    if (prte::Status st = prte::program::start_master(environ, mca_settings); !st) {
         prte::output::error("{}", st.message());
         rt.finalize();
         return 1;
     }
-    prte::pmix::ServerOptions server_options;
-    server_options.tool_support = true;
-    server_options.tmpdir = rt.identity().session_dir;
-    if (prte::Status st = prte::pmix::start(server_options); !st) {
-        prte::output::error("cannot start the PMIx server: {}", st.message());
-        rt.finalize();
-        return 1;
-    }
-    // Each part that started stops in rt.finalize(), in the reverse order of the parts: an error
-    // path below is rt.finalize() alone.
-    rt.at_finalize([] { prte::pmix::stop(); });
-    if (!check_settings()) {
-        rt.finalize();
-        return 1;
-    }
-
-    // Daemons of other nodes reach the master over the messenger (rml), authenticated by the DVM's
-    // secret; it listens even for a DVM of this node alone, which may grow later.
-    prte::rml::Options messaging = prte::program::messenger_options(prte::mca::ParamRegistry::instance(), 0,
-                                                                    prte::rml::auth::make_secret());
-    if (prte::Status st = prte::plm::base::start_master_messaging(std::move(messaging)); !st) {
-        prte::output::error("cannot start the DVM's messaging: {}", st.message());
-        rt.finalize();
-        return 1;
-    }
-    rt.at_finalize([] {
-        prte::rml::Messenger::instance().flush();
-        prte::rml::Messenger::instance().stop();
-    });
-    prte::pmix::enable_remote_services();
-    if (auto* g = prte::grpcomm::base::module()) {
-        if (prte::Status st = g->init(); !st) {
-            prte::output::error("cannot start the DVM's collectives (grpcomm): {}", st.message());
-            rt.finalize();
-            return 1;
-        }
-    }
-    rt.set_campaigns(std::make_unique<prte::elastic::CampaignEngine>(rt));
-    // The master's own copy of a broadcast command (a shrink order) has nothing left to do here:
-    // the elastic DVM acts on a shrink as it sends it.
-    prte::rml::Messenger::instance().register_handler(prte::rml::tag::daemon, [](prte::runtime::Rank, prte::rml::Payload&&) {});
-    rt.set_teardown([](std::function<void()> done) { prte::plm::base::teardown_daemons(std::move(done)); });
 
     // The log: --log-file, else the parameter, else (daemonized) the session directory's prte.log.
     std::string log_path = !options.log_file.empty() ? options.log_file : rt.settings().log_file;
