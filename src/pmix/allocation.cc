@@ -15,11 +15,77 @@
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/server.h"
+#include "pmix/wire_messages.h"
 #include "prte_config.h"
 #include "rml/buffer.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"
 #include "util/hostlist.h"
+
+namespace prte::pmix::wire {
+
+rml::Payload encode(const AllocationRequest& a)
+{
+    rml::Writer w;
+    w.u64(a.id).str(a.nspace).u32(a.rank);
+    w.u8(a.directive).strings(a.node_list).u64(a.num_nodes);
+    w.str(a.alloc_id).str(a.req_id);
+    return w.ok() ? w.take() : rml::Payload{};
+}
+
+Status decode(const rml::Payload& in, AllocationRequest& a)
+{
+    rml::Reader r(in, "allocation request");
+    a.id = r.u64();
+    a.nspace = r.str();
+    a.rank = r.u32();
+    a.directive = r.u8();
+    a.node_list = r.strings();
+    a.num_nodes = r.u64();
+    a.alloc_id = r.str();
+    a.req_id = r.str();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+rml::Payload encode(const AllocationReply& a)
+{
+    rml::Writer w;
+    w.u64(a.id).i32(a.status).str(a.alloc_id).str(a.message);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, AllocationReply& a)
+{
+    rml::Reader r(in, "allocation reply");
+    a.id = r.u64();
+    a.status = r.i32();
+    a.alloc_id = r.str();
+    a.message = r.str();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+rml::Payload encode(const AllocationEvent& a)
+{
+    rml::Writer w;
+    w.str(a.nspace).u32(a.rank).str(a.alloc_id).str(a.req_id).u8(a.success ? 1 : 0).i32(a.cause);
+    w.str(a.message);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, AllocationEvent& a)
+{
+    rml::Reader r(in, "allocation event");
+    a.nspace = r.str();
+    a.rank = r.u32();
+    a.alloc_id = r.str();
+    a.req_id = r.str();
+    a.success = r.u8() != 0;
+    a.cause = r.i32();
+    a.message = r.str();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+}  // namespace prte::pmix::wire
 
 namespace prte::pmix::detail {
 namespace {
@@ -121,35 +187,28 @@ void notify_locally(const AllocationOutcome& o)
 // Master: a daemon relays a process's request.
 void on_request(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "allocation request");
-    uint64_t id = r.u64();
-    std::string nspace = r.str();
-    uint32_t rank = r.u32();
-    uint8_t directive = r.u8();
-    std::vector<std::string> nodes = r.strings();
-    uint64_t num_nodes = r.u64();
-    std::string alloc_id = r.str();
-    std::string req_id = r.str();
-    if (!r.ok() || directive > static_cast<uint8_t>(AllocDirective::cancel)) {
+    wire::AllocationRequest m;
+    Status st = wire::decode(payload, m);
+    if (!st || m.directive > static_cast<uint8_t>(AllocDirective::cancel)) {
         output::warning("dropped an allocation request from daemon {}: {}", origin,
-                        r.ok() ? "unknown directive" : r.error());
+                        st ? "unknown directive" : st.message());
         return;
     }
+    const uint64_t id = m.id;
     runtime::AllocationRequest request;
     pmix_proc_t requester;
-    PMIX_LOAD_PROCID(&requester, nspace.c_str(), rank);
+    PMIX_LOAD_PROCID(&requester, m.nspace.c_str(), m.rank);
     request.requester = requester;
     request.requester_daemon = origin;
-    request.directive = static_cast<AllocDirective>(directive);
-    request.node_list = std::move(nodes);
-    request.num_nodes = num_nodes;
-    request.alloc_id = alloc_id;
-    request.req_id = req_id;
+    request.directive = static_cast<AllocDirective>(m.directive);
+    request.node_list = std::move(m.node_list);
+    request.num_nodes = m.num_nodes;
+    request.alloc_id = m.alloc_id;
+    request.req_id = m.req_id;
     verbose()(2, "daemon {} relays an allocation request from {}", origin, describe(requester));
     runtime::Runtime::instance().campaigns().submit(std::move(request), [origin, id](const Status& st, const std::string& granted) {
-        rml::Writer w;
-        w.u64(id).i32(to_pmix_status(st)).str(granted).str(st ? std::string() : st.message());
-        if (Status s = messenger().send(origin, rml::tag::alloc_reply, w.take()); !s) {
+        wire::AllocationReply reply{id, to_pmix_status(st), granted, st ? std::string() : st.message()};
+        if (Status s = messenger().send(origin, rml::tag::alloc_reply, wire::encode(reply)); !s) {
             output::warning("cannot answer daemon {}'s allocation request: {}", origin, s.message());
         }
     });
@@ -158,35 +217,30 @@ void on_request(Rank origin, rml::Payload&& payload)
 // Daemon: the master's phase-one answer.
 void on_reply(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "allocation reply");
-    uint64_t id = r.u64();
-    pmix_status_t status = r.i32();
-    std::string alloc_id = r.str();
-    std::string message = r.str();
-    if (!r.ok()) {
-        output::warning("dropped an allocation reply from the master: {}", r.error());
+    wire::AllocationReply reply;
+    if (Status st = wire::decode(payload, reply); !st) {
+        output::warning("dropped an allocation reply from the master: {}", st.message());
         return;
     }
-    answer_relayed(id, {status, alloc_id, message}, "allocation reply", origin);
+    answer_relayed(reply.id, {reply.status, reply.alloc_id, reply.message}, "allocation reply", origin);
 }
 
 // Daemon: the completion event for a process of this node.
 void on_event(Rank, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "allocation event");
-    AllocationOutcome o;
-    std::string nspace = r.str();
-    o.requester.rank = r.u32();
-    o.alloc_id = r.str();
-    o.req_id = r.str();
-    o.success = r.u8() != 0;
-    o.cause = r.i32();
-    o.message = r.str();
-    if (!r.ok()) {
-        output::warning("dropped an allocation event from the master: {}", r.error());
+    wire::AllocationEvent event;
+    if (Status st = wire::decode(payload, event); !st) {
+        output::warning("dropped an allocation event from the master: {}", st.message());
         return;
     }
-    PMIX_LOAD_NSPACE(o.requester.nspace, nspace.c_str());
+    AllocationOutcome o;
+    o.requester.rank = event.rank;
+    o.alloc_id = std::move(event.alloc_id);
+    o.req_id = std::move(event.req_id);
+    o.success = event.success;
+    o.cause = event.cause;
+    o.message = std::move(event.message);
+    PMIX_LOAD_NSPACE(o.requester.nspace, event.nspace.c_str());
     notify_locally(o);
 }
 
@@ -223,12 +277,12 @@ pmix_status_t allocate(const pmix_proc_t* client, pmix_alloc_directive_t directi
         pmix_proc_t requester{};
         if (request.requester) requester = *request.requester;
         auto send = [&](uint64_t id) {
-            rml::Writer w;
-            w.u64(id).str(requester.nspace).u32(requester.rank);
-            w.u8(static_cast<uint8_t>(request.directive)).strings(request.node_list).u64(request.num_nodes);
-            w.str(request.alloc_id).str(request.req_id);
-            return w.ok() ? messenger().send(0, rml::tag::alloc_request, w.take())
-                          : Status(Errc::internal, "cannot pack the relayed request");
+            rml::Payload m = wire::encode(wire::AllocationRequest{id, requester.nspace, requester.rank,
+                                                                 static_cast<uint8_t>(request.directive),
+                                                                 request.node_list, request.num_nodes,
+                                                                 request.alloc_id, request.req_id});
+            return !m.empty() ? messenger().send(0, rml::tag::alloc_request, std::move(m))
+                              : Status(Errc::internal, "cannot pack the relayed request");
         };
         auto answer = [cbfunc, cbdata, req_id](const RelayAnswer& a) {
             answer_call(cbfunc, cbdata, a.status, a.value, req_id, a.message);
@@ -272,10 +326,8 @@ void notify_allocation_outcome(const AllocationOutcome& o)
         if (detail::server_running()) detail::notify_locally(o);
         return;
     }
-    rml::Writer w;
-    w.str(o.requester.nspace).u32(o.requester.rank).str(o.alloc_id).str(o.req_id).u8(o.success ? 1 : 0).i32(o.cause);
-    w.str(o.message);
-    if (Status st = detail::messenger().send(o.requester_daemon, rml::tag::alloc_event, w.take()); !st) {
+    wire::AllocationEvent event{o.requester.nspace, o.requester.rank, o.alloc_id, o.req_id, o.success, o.cause, o.message};
+    if (Status st = detail::messenger().send(o.requester_daemon, rml::tag::alloc_event, wire::encode(event)); !st) {
         output::warning("cannot tell {} how allocation {} ended: {}", describe(o.requester), o.alloc_id,
                         st.message());
     }

@@ -24,9 +24,85 @@
 #include "pmix/host_state.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "pmix/wire_messages.h"
 #include "rml/buffer.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"
+
+namespace prte::pmix::wire {
+namespace {
+
+// A namespace read off the wire into a pmix_proc_t, failing the reader when it does not fit.
+void load_nspace(rml::Reader& r, const std::string& nspace, pmix_proc_t& proc)
+{
+    if (nspace.size() > PMIX_MAX_NSLEN) return r.fail("the namespace is longer than PMIX_MAX_NSLEN");
+    PMIX_LOAD_NSPACE(proc.nspace, nspace.c_str());
+}
+
+}  // namespace
+
+rml::Payload encode(const PublishRequest& p)
+{
+    rml::Writer w;
+    w.u64(p.id);
+    w.u8(p.op).str(p.requester.nspace).u32(p.requester.rank).bytes(p.info).strings(p.keys);
+    return w.ok() ? w.take() : rml::Payload{};
+}
+
+Status decode(const rml::Payload& in, PublishRequest& p)
+{
+    rml::Reader r(in, "publish/lookup request");
+    p.id = r.u64();
+    p.op = r.u8();
+    if (r.ok() && (p.op < 1 || p.op > 3)) r.fail("unknown operation");
+    std::string nspace = r.str();
+    p.requester.rank = r.u32();
+    p.info = r.bytes();
+    p.keys = r.strings();
+    if (r.ok()) load_nspace(r, nspace, p.requester);
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+rml::Payload encode(const LookupEntries& e)
+{
+    rml::Writer w;
+    w.u32(static_cast<uint32_t>(e.found.size()));
+    for (const LookupEntry& f : e.found) w.str(f.publisher.nspace).u32(f.publisher.rank).bytes(f.entry);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, LookupEntries& e)
+{
+    rml::Reader r(in, "publish/lookup reply entries");
+    uint32_t count = r.u32();
+    for (uint32_t i = 0; i < count && r.ok() && i < 4096; ++i) {
+        LookupEntry f;
+        std::string nspace = r.str();
+        f.publisher.rank = r.u32();
+        f.entry = r.bytes();
+        if (r.ok()) load_nspace(r, nspace, f.publisher);
+        if (r.ok()) e.found.push_back(std::move(f));
+    }
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+rml::Payload encode(const PublishReply& p)
+{
+    rml::Writer w;
+    w.u64(p.id).i32(p.status).bytes(p.entries);
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, PublishReply& p)
+{
+    rml::Reader r(in, "publish/lookup reply");
+    p.id = r.u64();
+    p.status = r.i32();
+    p.entries = r.bytes();
+    return r.ok() ? Status{} : Status(Errc::bad_param, r.error());
+}
+
+}  // namespace prte::pmix::wire
 
 namespace prte::pmix::detail {
 namespace {
@@ -155,63 +231,41 @@ void serve(Request r, Answer answer)
     }
 }
 
-void write_request(rml::Writer& w, const Request& r)
-{
-    w.u8(static_cast<uint8_t>(r.op)).str(r.requester.nspace).u32(r.requester.rank).bytes(r.info).strings(r.keys);
-}
-
-bool read_request(rml::Reader& rd, Request& r)
-{
-    uint8_t op = rd.u8();
-    std::string nspace = rd.str();
-    r.requester.rank = rd.u32();
-    r.info = rd.bytes();
-    r.keys = rd.strings();
-    if (!rd.ok() || op < 1 || op > 3 || nspace.size() > PMIX_MAX_NSLEN) return false;
-    r.op = static_cast<Op>(op);
-    PMIX_LOAD_NSPACE(r.requester.nspace, nspace.c_str());
-    return true;
-}
-
 // A lookup's entries, as one field of the master's reply.
 rml::Payload encode_found(const std::vector<Found>& found)
 {
-    rml::Writer w;
-    w.u32(static_cast<uint32_t>(found.size()));
-    for (const Found& f : found) w.str(f.publisher.nspace).u32(f.publisher.rank).bytes(f.entry);
-    return w.take();
+    wire::LookupEntries entries;
+    for (const Found& f : found) entries.found.push_back({f.publisher, f.entry});
+    return wire::encode(entries);
 }
 
 bool decode_found(const std::vector<uint8_t>& bytes, std::vector<Found>& found)
 {
-    rml::Reader rd(bytes, "publish/lookup reply entries");
-    uint32_t count = rd.u32();
-    for (uint32_t i = 0; i < count && rd.ok() && i < 4096; ++i) {
-        Found f;
-        std::string nspace = rd.str();
-        f.publisher.rank = rd.u32();
-        f.entry = rd.bytes();
-        if (nspace.size() > PMIX_MAX_NSLEN) break;
-        PMIX_LOAD_NSPACE(f.publisher.nspace, nspace.c_str());
-        found.push_back(std::move(f));
+    wire::LookupEntries entries;
+    if (Status st = wire::decode(bytes, entries); !st) {
+        output::warning("dropped a malformed publish/lookup reply: {}", st.message());
+        return false;
     }
-    if (!rd.ok()) output::warning("dropped a malformed publish/lookup reply: {}", rd.error());
-    return rd.ok();
+    for (wire::LookupEntry& e : entries.found) found.push_back({e.publisher, std::move(e.entry)});
+    return true;
 }
 
 void on_request(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader rd(payload, "publish/lookup request");
-    uint64_t id = rd.u64();
-    Request r;
-    if (!read_request(rd, r)) {
-        output::warning("dropped a publish/lookup request from daemon {}: {}", origin, rd.ok() ? "bad field" : rd.error());
+    wire::PublishRequest m;
+    if (Status st = wire::decode(payload, m); !st) {
+        output::warning("dropped a publish/lookup request from daemon {}: {}", origin, st.message());
         return;
     }
+    const uint64_t id = m.id;
+    Request r;
+    r.op = static_cast<Op>(m.op);
+    r.requester = m.requester;
+    r.info = std::move(m.info);
+    r.keys = std::move(m.keys);
     serve(std::move(r), [origin, id](pmix_status_t status, const std::vector<Found>& found) {
-        rml::Writer w;
-        w.u64(id).i32(status).bytes(encode_found(found));
-        if (Status st = messenger().send(origin, rml::tag::publish_reply, w.take()); !st) {
+        wire::PublishReply reply{id, status, encode_found(found)};
+        if (Status st = messenger().send(origin, rml::tag::publish_reply, wire::encode(reply)); !st) {
             verbose()(1, "cannot answer daemon {}'s publish/lookup request: {}", origin, st.message());
         }
     });
@@ -220,16 +274,13 @@ void on_request(Rank origin, rml::Payload&& payload)
 // Daemon: the master's reply to a request relayed by submit().
 void on_reply(Rank origin, rml::Payload&& payload)
 {
-    rml::Reader rd(payload, "publish/lookup reply");
-    uint64_t id = rd.u64();
-    pmix_status_t status = rd.i32();
-    rml::Payload entries = rd.bytes();
-    if (!rd.ok()) {
-        output::warning("dropped a malformed publish/lookup reply: {}", rd.error());
-        status = PMIX_ERR_UNPACK_FAILURE;
-        entries.clear();
+    wire::PublishReply reply;
+    if (Status st = wire::decode(payload, reply); !st) {
+        output::warning("dropped a malformed publish/lookup reply: {}", st.message());
+        reply.status = PMIX_ERR_UNPACK_FAILURE;
+        reply.entries.clear();
     }
-    answer_relayed(id, {status, {}, {}, std::move(entries)}, "publish/lookup reply", origin);
+    answer_relayed(reply.id, {reply.status, {}, {}, std::move(reply.entries)}, "publish/lookup reply", origin);
 }
 
 // Any role, progress thread. A daemon relays the request to the master (its answer waits among
@@ -238,11 +289,9 @@ void submit(Request r, Answer answer)
 {
     if (is_master()) return serve(std::move(r), std::move(answer));
     auto send = [&r](uint64_t id) {
-        rml::Writer w;
-        w.u64(id);
-        write_request(w, r);
-        return w.ok() ? messenger().send(0, rml::tag::publish_request, w.take())
-                      : Status(Errc::internal, "cannot pack the request");
+        rml::Payload m = wire::encode(wire::PublishRequest{id, static_cast<uint8_t>(r.op), r.requester, r.info, r.keys});
+        return !m.empty() ? messenger().send(0, rml::tag::publish_request, std::move(m))
+                          : Status(Errc::internal, "cannot pack the request");
     };
     // The master's reply carries its entries; an error of our own (the way to the master lost, the
     // requester ended, the server stopping) carries none.

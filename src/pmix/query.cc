@@ -41,10 +41,51 @@
 #include "pmix/internal.h"
 #include "pmix/server.h"
 #include "pmix/spawn_translate.h"
+#include "pmix/wire_messages.h"
 #include "rml/buffer.h"
 #include "rml/rml.h"
 #include "runtime/runtime.h"
 #include "util/strings.h"
+
+namespace prte::pmix::wire {
+
+rml::Payload encode(const AllocationStatusQuery& q)
+{
+    rml::Writer w;
+    w.u64(q.id).u8(q.alloc_id ? 1 : 0).str(q.alloc_id.value_or(""));
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, AllocationStatusQuery& q)
+{
+    rml::Reader r(in, "allocation status query");
+    q.id = r.u64();
+    bool qualified = r.u8() != 0;
+    std::string alloc_id = r.str();
+    if (!r.ok()) return Status(Errc::bad_param, r.error());
+    q.alloc_id = qualified ? std::optional<std::string>(std::move(alloc_id)) : std::nullopt;
+    return {};
+}
+
+rml::Payload encode(const AllocationStatusAnswer& a)
+{
+    rml::Writer w;
+    w.u64(a.id).u8(a.status ? 1 : 0).str(a.status.value_or(""));
+    return w.take();
+}
+
+Status decode(const rml::Payload& in, AllocationStatusAnswer& a)
+{
+    rml::Reader r(in, "allocation status answer");
+    a.id = r.u64();
+    bool found = r.u8() != 0;
+    std::string status = r.str();
+    if (!r.ok()) return Status(Errc::bad_param, r.error());
+    a.status = found ? std::optional<std::string>(std::move(status)) : std::nullopt;
+    return {};
+}
+
+}  // namespace prte::pmix::wire
 
 namespace prte::pmix::detail {
 namespace {
@@ -425,9 +466,8 @@ bool relay_alloc_status(const pmix_proc_t& requester, const std::optional<std::s
                         pmix_info_cbfunc_t cbfunc, void* cbdata)
 {
     auto send = [&](uint64_t id) {
-        rml::Writer w;
-        w.u64(id).u8(alloc_id ? 1 : 0).str(alloc_id.value_or(""));
-        return rml::Messenger::instance().send(0, rml::tag::alloc_query, w.take());
+        return rml::Messenger::instance().send(0, rml::tag::alloc_query,
+                                               wire::encode(wire::AllocationStatusQuery{id, alloc_id}));
     };
     auto answer = [cbfunc, cbdata](const RelayAnswer& a) {
         if (a.status == PMIX_SUCCESS) {
@@ -441,27 +481,21 @@ bool relay_alloc_status(const pmix_proc_t& requester, const std::optional<std::s
 
 void on_alloc_query(runtime::Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "allocation status query");
-    uint64_t id = r.u64();
-    bool qualified = r.u8() != 0;
-    std::string alloc_id = r.str();
-    if (!r.ok()) return;
-    std::optional<std::string> status = allocation_status(qualified ? std::optional<std::string>(alloc_id) : std::nullopt);
-    rml::Writer w;
-    w.u64(id).u8(status ? 1 : 0).str(status.value_or(""));
-    if (Status st = rml::Messenger::instance().send(origin, rml::tag::alloc_query_reply, w.take()); !st) {
+    wire::AllocationStatusQuery q;
+    if (!wire::decode(payload, q)) return;
+    const uint64_t id = q.id;
+    wire::AllocationStatusAnswer answer{id, allocation_status(q.alloc_id)};
+    if (Status st = rml::Messenger::instance().send(origin, rml::tag::alloc_query_reply, wire::encode(answer)); !st) {
         verbose()(1, "cannot answer daemon {}'s allocation status query {}: {}", origin, id, st.message());
     }
 }
 
 void on_alloc_query_reply(runtime::Rank origin, rml::Payload&& payload)
 {
-    rml::Reader r(payload, "allocation status answer");
-    uint64_t id = r.u64();
-    bool found = r.u8() != 0;
-    std::string status = r.str();
-    if (!r.ok()) return;
-    answer_relayed(id, {found ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, status, {}}, "allocation status answer", origin);
+    wire::AllocationStatusAnswer a;
+    if (!wire::decode(payload, a)) return;
+    answer_relayed(a.id, {a.status ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, a.status.value_or(""), {}},
+                   "allocation status answer", origin);
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 #include <pmix_common.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "rml/types.h"
 #include "runtime/process_name.h"
@@ -108,5 +110,88 @@ struct GroupLeader {
 };
 rml::Payload encode(const GroupLeader& g);
 Status decode(const rml::Payload& in, GroupLeader& g);
+
+// rml::tag::alloc_request: a process's PMIx_Allocation_request, relayed to the master
+// (allocation.cc).
+struct AllocationRequest {
+    uint64_t id = 0;
+    std::string nspace;
+    uint32_t rank = 0;
+    uint8_t directive = 0;  // a runtime::AllocDirective; the receiver checks its range
+    std::vector<std::string> node_list;
+    uint64_t num_nodes = 0;
+    std::string alloc_id;
+    std::string req_id;
+};
+rml::Payload encode(const AllocationRequest& a);
+Status decode(const rml::Payload& in, AllocationRequest& a);
+// rml::tag::alloc_reply: the master's phase-one answer.
+struct AllocationReply {
+    uint64_t id = 0;
+    int32_t status = 0;
+    std::string alloc_id;  // the allocation granted
+    std::string message;   // why not, when it was refused
+};
+rml::Payload encode(const AllocationReply& a);
+Status decode(const rml::Payload& in, AllocationReply& a);
+// rml::tag::alloc_event: phase two, how the allocation ended, for the requester's daemon to raise.
+struct AllocationEvent {
+    std::string nspace;  // the requester
+    uint32_t rank = 0;
+    std::string alloc_id;
+    std::string req_id;
+    bool success = false;
+    int32_t cause = 0;
+    std::string message;
+};
+rml::Payload encode(const AllocationEvent& a);
+Status decode(const rml::Payload& in, AllocationEvent& a);
+
+// rml::tag::alloc_query: a process's PMIX_QUERY_ALLOC_STATUS, relayed to the master (query.cc).
+struct AllocationStatusQuery {
+    uint64_t id = 0;
+    std::optional<std::string> alloc_id;  // the PMIX_ALLOC_ID qualifier, if any
+};
+rml::Payload encode(const AllocationStatusQuery& q);
+Status decode(const rml::Payload& in, AllocationStatusQuery& q);
+// rml::tag::alloc_query_reply: the master's answer; no status when the allocation is unknown.
+struct AllocationStatusAnswer {
+    uint64_t id = 0;
+    std::optional<std::string> status;
+};
+rml::Payload encode(const AllocationStatusAnswer& a);
+Status decode(const rml::Payload& in, AllocationStatusAnswer& a);
+
+// rml::tag::publish_request: a process's PMIx_Publish, PMIx_Lookup or PMIx_Unpublish, relayed to
+// the master (publish.cc).
+struct PublishRequest {
+    uint64_t id = 0;
+    uint8_t op = 0;  // HostState::Published::Op: 1 publish, 2 lookup, 3 unpublish
+    pmix_proc_t requester{};
+    rml::Payload info;              // publish: the data; lookup/unpublish: directives (packed by PMIx)
+    std::vector<std::string> keys;  // lookup/unpublish
+};
+rml::Payload encode(const PublishRequest& p);
+Status decode(const rml::Payload& in, PublishRequest& p);
+// A lookup's entries, one field of its reply: per key found, the publisher and the entry (one
+// pmix_info_t, packed by PMIx). A decoder keeps at most the first 4096.
+struct LookupEntry {
+    pmix_proc_t publisher{};
+    rml::Payload entry;
+};
+struct LookupEntries {
+    std::vector<LookupEntry> found;
+};
+rml::Payload encode(const LookupEntries& e);
+Status decode(const rml::Payload& in, LookupEntries& e);
+// rml::tag::publish_reply: the master's answer, its entries encoded as LookupEntries (the daemon
+// decodes them when it answers PMIx).
+struct PublishReply {
+    uint64_t id = 0;
+    int32_t status = 0;
+    rml::Payload entries;
+};
+rml::Payload encode(const PublishReply& p);
+Status decode(const rml::Payload& in, PublishReply& p);
 
 }  // namespace prte::pmix::wire

@@ -102,6 +102,60 @@ std::vector<GoldenMessage> golden_messages()
                          [](const wire::GroupLeader& g, const wire::GroupLeader& w) {
                              return first_of({differ("id", g.id, w.id), proc_differs("leader", g.leader, w.leader)});
                          }));
+    out.push_back(golden("allocation request",
+                         wire::AllocationRequest{57, "prte-job-11", 7, 2, {"node03", "node04"}, 3, "alloc-3", "req-4"},
+                         [](const wire::AllocationRequest& g, const wire::AllocationRequest& w) {
+                             return first_of({differ("id", g.id, w.id), differ("nspace", g.nspace, w.nspace),
+                                              differ("rank", g.rank, w.rank),
+                                              differ("directive", int(g.directive), int(w.directive)),
+                                              differ("node_list", g.node_list, w.node_list),
+                                              differ("num_nodes", g.num_nodes, w.num_nodes),
+                                              differ("alloc_id", g.alloc_id, w.alloc_id), differ("req_id", g.req_id, w.req_id)});
+                         }));
+    out.push_back(golden("allocation reply", wire::AllocationReply{58, PMIX_ERR_OUT_OF_RESOURCE, "alloc-3", "no node is free"},
+                         [](const wire::AllocationReply& g, const wire::AllocationReply& w) {
+                             return first_of({differ("id", g.id, w.id), differ("status", g.status, w.status),
+                                              differ("alloc_id", g.alloc_id, w.alloc_id), differ("message", g.message, w.message)});
+                         }));
+    out.push_back(golden("allocation event",
+                         wire::AllocationEvent{"prte-job-11", 7, "alloc-3", "req-4", true, PMIX_ERR_UNREACH, "node04 was slow"},
+                         [](const wire::AllocationEvent& g, const wire::AllocationEvent& w) {
+                             return first_of({differ("nspace", g.nspace, w.nspace), differ("rank", g.rank, w.rank),
+                                              differ("alloc_id", g.alloc_id, w.alloc_id), differ("req_id", g.req_id, w.req_id),
+                                              differ("success", g.success, w.success), differ("cause", g.cause, w.cause),
+                                              differ("message", g.message, w.message)});
+                         }));
+    out.push_back(golden("allocation status query", wire::AllocationStatusQuery{59, "alloc-3"},
+                         [](const wire::AllocationStatusQuery& g, const wire::AllocationStatusQuery& w) {
+                             return first_of({differ("id", g.id, w.id), differ("alloc_id", g.alloc_id, w.alloc_id)});
+                         }));
+    out.push_back(golden("allocation status answer",
+                         wire::AllocationStatusAnswer{60, "alloc-3: ready; ras hosts; 2 node(s) up: node03, node04"},
+                         [](const wire::AllocationStatusAnswer& g, const wire::AllocationStatusAnswer& w) {
+                             return first_of({differ("id", g.id, w.id), differ("status", g.status, w.status)});
+                         }));
+    out.push_back(golden("publish/lookup request",
+                         wire::PublishRequest{61, 2, proc("prte-job-12", 3), bytes("directives"), {"port-a", "port-b"}},
+                         [](const wire::PublishRequest& g, const wire::PublishRequest& w) {
+                             return first_of({differ("id", g.id, w.id), differ("op", int(g.op), int(w.op)),
+                                              proc_differs("requester", g.requester, w.requester),
+                                              differ("info", g.info, w.info), differ("keys", g.keys, w.keys)});
+                         }));
+    out.push_back(golden("publish/lookup reply entries",
+                         wire::LookupEntries{{{proc("prte-job-12", 1), bytes("entry a")}, {proc("prte-job-13", 4), bytes("entry b")}}},
+                         [](const wire::LookupEntries& g, const wire::LookupEntries& w) {
+                             std::string d = differ("count", g.found.size(), w.found.size());
+                             for (size_t i = 0; d.empty() && i < w.found.size(); ++i) {
+                                 d = first_of({proc_differs("publisher", g.found[i].publisher, w.found[i].publisher),
+                                               differ("entry", g.found[i].entry, w.found[i].entry)});
+                             }
+                             return d;
+                         }));
+    out.push_back(golden("publish/lookup reply", wire::PublishReply{62, PMIX_ERR_DUPLICATE_KEY, bytes("entries")},
+                         [](const wire::PublishReply& g, const wire::PublishReply& w) {
+                             return first_of({differ("id", g.id, w.id), differ("status", g.status, w.status),
+                                              differ("entries", g.entries, w.entries)});
+                         }));
     return out;
 }
 
