@@ -452,13 +452,7 @@ using wire_golden::GoldenMessage;
 template <typename Message, typename Compare>
 GoldenMessage golden(const char* name, const Message& example, Compare compare)
 {
-    return wire_golden::golden(
-        std::string("grpcomm: ") + name, example, [](const Message& m) { return wire::encode(m); },
-        [](const Payload& in, Message& m) {
-            Status st = wire::decode(in, m);
-            return st ? std::string() : st.message();
-        },
-        compare);
+    return wire_golden::golden_by_lookup(std::string("grpcomm: ") + name, example, compare);
 }
 
 std::vector<GoldenMessage> golden_messages()

@@ -566,12 +566,7 @@ prte::runtime::Job golden_job()
 template <typename Message, typename Compare>
 GoldenMessage golden(std::string name, const Message& example, Compare compare)
 {
-    return {name, msg::encode(example), [example, compare](const Payload& in) {
-                Message got;
-                Status st = msg::decode(in, got);
-                if (!st) return "does not decode: " + st.message();
-                return compare(got, example);
-            }};
+    return wire_golden::golden_by_lookup(std::move(name), example, compare);
 }
 
 std::vector<GoldenMessage> golden_messages()

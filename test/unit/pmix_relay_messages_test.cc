@@ -38,13 +38,7 @@ std::string proc_differs(const char* field, const pmix_proc_t& got, const pmix_p
 template <typename Message, typename Compare>
 GoldenMessage golden(const char* name, const Message& example, Compare compare)
 {
-    return wire_golden::golden(
-        std::string("pmix: ") + name, example, [](const Message& m) { return wire::encode(m); },
-        [](const Payload& in, Message& m) {
-            Status st = wire::decode(in, m);
-            return st ? std::string() : st.message();
-        },
-        compare);
+    return wire_golden::golden_by_lookup(std::string("pmix: ") + name, example, compare);
 }
 
 std::vector<GoldenMessage> golden_messages()

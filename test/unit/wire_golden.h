@@ -172,4 +172,19 @@ GoldenMessage golden(std::string name, const Message& example, Encode encode, De
             }};
 }
 
+// The same for a message whose own namespace declares `Payload encode(const T&)` and `Status
+// decode(const Payload&, T&)`, found by argument-dependent lookup: plm's, grpcomm's and the PMIx
+// host's messages all do.
+template <typename Message, typename Compare>
+GoldenMessage golden_by_lookup(std::string name, const Message& example, Compare compare)
+{
+    return golden(
+        std::move(name), example, [](const Message& m) { return encode(m); },
+        [](const Payload& in, Message& m) {
+            auto st = decode(in, m);
+            return st ? std::string() : st.message();
+        },
+        compare);
+}
+
 }  // namespace wire_golden

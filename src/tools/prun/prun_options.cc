@@ -389,6 +389,18 @@ Status take_pairs(const char* option, const std::vector<std::string>& words,
     return {};
 }
 
+// A --timeout-like value, when given: a positive number of seconds.
+Status read_seconds(const char* option, const std::string& text, int& out)
+{
+    if (text.empty()) return {};
+    auto seconds = util::parse_int(text);
+    if (!seconds || *seconds <= 0 || *seconds > 100000000) {
+        return {Errc::bad_param, fmt::format("{} {}: expected a positive number of seconds", option, text)};
+    }
+    out = static_cast<int>(*seconds);
+    return {};
+}
+
 // --mca, --gmca, -am and --tune: what they name, before it is routed (route_mca).
 Status collect_routed(ContextTarget& t, std::vector<McaSetting>& routed)
 {
@@ -437,16 +449,7 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
         }
         r.personality = p == "ompi" ? Personality::ompi : Personality::prte;
     }
-    if (t.pmix_mca_words.size() % 2 != 0) {
-        return {Errc::bad_param, fmt::format("--pmixmca {}: expected a name and a value", t.pmix_mca_words.back())};
-    }
-    for (size_t i = 0; i + 1 < t.pmix_mca_words.size(); i += 2) {
-        const std::string& name = t.pmix_mca_words[i];
-        if (name.empty() || name.find_first_of("= \t") != std::string::npos) {
-            return {Errc::bad_param, fmt::format("--pmixmca '{}': not a parameter name", name)};
-        }
-        r.pmix_mca.emplace_back(name, t.pmix_mca_words[i + 1]);
-    }
+    if (Status st = take_pairs("--pmixmca", t.pmix_mca_words, r.pmix_mca); !st) return st;
     for (const std::string& v : t.display_values) {
         if (Status st = parse_display(v, r.reports); !st) return st;
     }
@@ -485,24 +488,11 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
         if (Status st = parse_output_files("--output-filename", spec, r.output.files); !st) return st;
     }
 
-    if (!t.timeout_text.empty()) {
-        auto seconds = util::parse_int(t.timeout_text);
-        if (!seconds || *seconds <= 0 || *seconds > 100000000) {
-            return {Errc::bad_param, fmt::format("--timeout {}: expected a positive number of seconds", t.timeout_text)};
-        }
-        r.timeout = static_cast<int>(*seconds);
-    }
+    if (Status st = read_seconds("--timeout", t.timeout_text, r.timeout); !st) return st;
     if (!t.forward_signals_text.empty()) {
         if (Status st = parse_forward_signals(t.forward_signals_text, r.forward_signals); !st) return st;
     }
-    if (!t.spawn_timeout_text.empty()) {
-        auto seconds = util::parse_int(t.spawn_timeout_text);
-        if (!seconds || *seconds <= 0 || *seconds > 100000000) {
-            return {Errc::bad_param,
-                    fmt::format("--spawn-timeout {}: expected a positive number of seconds", t.spawn_timeout_text)};
-        }
-        r.spawn_timeout = static_cast<int>(*seconds);
-    }
+    if (Status st = read_seconds("--spawn-timeout", t.spawn_timeout_text, r.spawn_timeout); !st) return st;
     if (!r.mpi.empty()) {
         r.mpi = lower(r.mpi);
         if (r.mpi != "pmix" && r.mpi != "pmi1" && r.mpi != "pmi2" && r.mpi != "none") {
