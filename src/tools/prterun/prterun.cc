@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -112,6 +113,12 @@ int wait_until_ready(Dvm& dvm)
             return code ? code : 1;
         }
         seen.append(buf, static_cast<size_t>(n));
+    }
+    // What prte printed before (--report-uri -, --report-pid -) is the user's.
+    std::string before = seen.substr(0, seen.find("DVM ready"));
+    if (!before.empty()) {
+        std::fputs(before.c_str(), stdout);
+        std::fflush(stdout);
     }
     return 0;
 }
