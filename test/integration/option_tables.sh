@@ -17,9 +17,11 @@
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
 
+LC_ALL=C  # comm and sort agree on the order
+export LC_ALL
 DATA="$PRTE_SRCDIR/test/integration/data/option_tables"
 PRTERUN="$PRTE_BUILDDIR/src/tools/prterun/prterun"
-PERRUN=10  # seconds any one run may take: a hang is a failure, not a stuck test
+PERRUN=30  # seconds any one run may take: a hang is a failure, not a stuck test
 
 # --- the names: "program spelling arity key" -------------------------------------------------
 # key: the long name without dashes (values.tsv's), arity: how many value words follow.
@@ -41,6 +43,12 @@ sed -n 's/^ *\(-[-A-Za-z0-9|]*\)\(\( <arg[0-9]>\)*\).*/\1\2/p' "$DATA/mpirun-4.1
     awk '{ n = split($1, s, "|"); key = s[n]; sub(/^-+/, "", key)
            arity = NF - 1; if (key == "help") arity = 0
            for (i = 1; i <= n; i++) print "prterun", s[i], arity, key }' >>"$TEST_TMP/names.raw"
+# PRRTE master's table keys are mapby, rankby, bindto, rtos; 3.0's and mpirun's spellings
+# --map-by, --rank-by, --bind-to, --runtime-options must keep working beside them.
+for p in prun prterun; do
+    printf '%s\n' "$p --map-by 1 map-by" "$p --rank-by 1 rank-by" "$p --bind-to 1 bind-to" \
+        "$p --runtime-options 1 runtime-options" >>"$TEST_TMP/names.raw"
+done
 sort -u -k1,2 "$TEST_TMP/names.raw" >"$TEST_TMP/names"
 [ "$(grep -c '^prterun ' "$TEST_TMP/names")" -gt 150 ] || fail "too few mpirun/prterun names read from the data"
 
@@ -64,118 +72,145 @@ PRUN_DVM_PID=$DVM_PID
 nspace_of() { sed -n 's/^nspace=//p' "$1/prte.$(id -u)/dvm.$2"; }
 PRUN_DVM_NS=$(nspace_of "$TEST_TMP" "$PRUN_DVM_PID")
 
-# value PROGRAM KEY: the value words (substituted), "-" for none; fails the test if there is none.
-value() {
-    v=$(awk -F'\t' -v p="$1" -v k="$2" '!/^#/ && $2 == k && ($1 == p || $1 == "*") { if ($1 == p) own = $3; else any = $3 }
-        END { if (own != "") print own; else if (any != "") print any; else print "?" }' "$DATA/values.tsv")
-    printf '%s\n' "$v" | sed -e "s|@TMP@|$TEST_TMP|g" -e "s|@NODE@|node1|g" -e "s|@HOSTS@|$TEST_TMP/hosts1|g" \
-        -e "s|@LOCAL@|$TEST_TMP/local|g" -e "s|@DVMPID@|$V_PID|g" -e "s|@DVMNS@|$V_NS|g" -e "s|@DVMURI@|$V_URI|g" \
+# The plan, made once: "prog<TAB>spelling<TAB>key<TAB>words" per name, its value from values.tsv
+# (the program's own row, else the "*" row); subst fills in the placeholders.
+awk -F'\t' '
+    FNR == NR { if (/^#/ || NF < 3) next; if ($1 == "*") any[$2] = $3; else own[$1 " " $2] = $3; next }
+    { split($0, f, " "); w = f[2]
+      if (f[3] > 0) {
+          v = ((f[1] " " f[4]) in own) ? own[f[1] " " f[4]] : ((f[4] in any) ? any[f[4]] : "?")
+          if (v == "?") { print "MISSING " f[1] " " f[2] > "/dev/stderr"; next }
+          if (v != "-") w = f[2] " " v
+      }
+      print f[1] "\t" f[2] "\t" f[4] "\t" w }' "$DATA/values.tsv" "$TEST_TMP/names" >"$TEST_TMP/plan" 2>"$TEST_TMP/missing"
+while read -r _ prog spelling; do fail "values.tsv has no value for $prog's $spelling"; done <"$TEST_TMP/missing"
+# subst PID NS URI: the plan's lines on stdin with the placeholders filled in, for the DVM of that
+# pid, namespace and URI file.
+subst() {
+    sed -e "s|@TMP@|$TEST_TMP|g" -e "s|@NODE@|node1|g" -e "s|@HOSTS@|$TEST_TMP/hosts1|g" \
+        -e "s|@LOCAL@|$TEST_TMP/local|g" -e "s|@DVMPID@|$1|g" -e "s|@DVMNS@|$2|g" -e "s|@DVMURI@|$3|g" \
         -e "s|@PRTED@|$PRTED|g" -e "s|@PREFIX@|$PRTE_BUILDDIR|g" -e "s|@PRTETMP@|$TEST_TMP/prte_opts|g"
 }
+subst "$PRUN_DVM_PID" "$PRUN_DVM_NS" "$TEST_TMP/dvm.uri" <"$TEST_TMP/plan" >"$TEST_TMP/plan.jobs"
+TAB=$(printf '\t')
 
-# classify PROGRAM SPELLING: reads $TEST_TMP/r.{out,err,status}; appends to the result lists.
+# classify PROGRAM SPELLING KEY R STATUS: reads R.err (each lane has its own R); appends to the
+# result lists. A refusal counts as one only when its message names the option (by its key): a
+# name misread as something else ("-cf" as "-c f") is no refusal of that name, but unknown.
 classify() {
-    st=$(cat "$TEST_TMP/r.status")
-    if grep -qiE "unknown option|not expected|unrecognized option" "$TEST_TMP/r.err"; then
+    if grep -qiE "unknown option|not expected|unrecognized option" "$4.err"; then
         echo "$1 $2" >>"$TEST_TMP/unknown"
-    elif [ "$st" = 0 ]; then
+        return
+    fi
+    if [ "$5" = 0 ]; then
         echo "$1 $2" >>"$TEST_TMP/accepted"
-    elif [ "$st" -lt 124 ] && grep -qE "^$1: error: " "$TEST_TMP/r.err"; then
-        echo "$1 $2: $(grep -m1 -E "^$1: error: " "$TEST_TMP/r.err" | sed "s/^$1: error: //")" >>"$TEST_TMP/refused"
+        return
+    fi
+    reason=$(sed -n -E '/^[a-z_]+: error: /{s/^[a-z_]+: error: //p;q;}' "$4.err")
+    if [ "$5" -lt 124 ] && [ -n "$reason" ] && printf '%s\n' "$reason" | grep -qiF -- "$3"; then
+        echo "$1 $2: $reason" >>"$TEST_TMP/refused"
+    elif [ "$5" -lt 124 ] && [ -n "$reason" ]; then
+        echo "$1 $2" >>"$TEST_TMP/unknown"
+        echo "$1 $2: $reason" >>"$TEST_TMP/misread"
     else
-        echo "$1 $2 (exit $st): $(head -c 300 "$TEST_TMP/r.err" | tr '\n' ' ')" >>"$TEST_TMP/broken"
+        echo "$1 $2 (exit $5): $(head -c 300 "$4.err" | tr '\n' ' ')" >>"$TEST_TMP/broken"
     fi
 }
 
-# The loops run in subshells (pipes): what they find goes to a file, read at the end.
+# The lanes run in subshells: what they find goes to a file, read at the end.
 problem() { echo "$*" >>"$TEST_TMP/broken"; }
-
-# The words of one option: the spelling and its value.
-words() {
-    W="$2"
-    if [ "$3" -gt 0 ]; then
-        v=$(value "$1" "$4")
-        if [ "$v" = "?" ]; then
-            problem "values.tsv has no value for $1's $2"
-            return 1
-        fi
-        [ "$v" = "-" ] || W="$2 $v"
-    fi
-    return 0
-}
 
 # Options that are the whole command (no job), and those that set the process count themselves.
 case_no_job() { case "$1" in help | h | version | V | app) return 0 ;; esac; return 1; }
 case_count() { case "$1" in n | np | c | N | npernode | npersocket | ppr | pernode) return 0 ;; esac; return 1; }
 
-: >"$TEST_TMP/unknown"; : >"$TEST_TMP/accepted"; : >"$TEST_TMP/refused"; : >"$TEST_TMP/broken"
+: >"$TEST_TMP/unknown"; : >"$TEST_TMP/accepted"; : >"$TEST_TMP/refused"; : >"$TEST_TMP/broken"; : >"$TEST_TMP/misread"
 
-# --- prun and prterun: a job of /bin/true on the DVM of local nodes --------------------------
-V_PID=$PRUN_DVM_PID V_NS=$PRUN_DVM_NS V_URI="$TEST_TMP/dvm.uri"
-grep -E '^(prun|prterun) ' "$TEST_TMP/names" | while read -r prog spelling arity key; do
-    words "$prog" "$spelling" "$arity" "$key" || continue
-    program=$PRUN
-    [ "$prog" = prterun ] && program=$PRTERUN
-    job="-n 1 /bin/true"
-    case_count "$key" && job="/bin/true"
-    case_no_job "$key" && job=""
-    # shellcheck disable=SC2086 # the words are meant to split
-    timeout "$PERRUN" "$program" $W $job </dev/null >"$TEST_TMP/r.out" 2>"$TEST_TMP/r.err"
-    echo $? >"$TEST_TMP/r.status"
-    classify "$prog" "$spelling"
-done
+# Each lane runs its programs one option at a time, with scratch files of its own; the two lanes
+# run side by side (the test's time is the longer lane's).
 
-# --- prte: started daemonized with the option, then stopped -----------------------------------
-grep '^prte ' "$TEST_TMP/names" | while read -r prog spelling arity key; do
-    V_PID= V_NS= V_URI=
-    words "$prog" "$spelling" "$arity" "$key" || continue
-    pidfile="$TEST_TMP/prte_opts/prte.pid"
-    rm -f "$pidfile"
-    extra="--daemonize --report-pid $pidfile"
-    case "$key" in
-    daemonize) extra="--report-pid $pidfile" ;;
-    report-pid) extra="--daemonize" W="$spelling $pidfile" ;;
-    esac
-    case_no_job "$key" && extra=""
-    # shellcheck disable=SC2086
-    TMPDIR="$TEST_TMP/prte_opts" timeout "$PERRUN" "$PRTE" $W $extra </dev/null >"$TEST_TMP/r.out" 2>"$TEST_TMP/r.err"
-    echo $? >"$TEST_TMP/r.status"
-    if [ -s "$pidfile" ]; then
-        TMPDIR="$TEST_TMP/prte_opts" "$PTERM" --dvm "pid:$(cat "$pidfile")" >/dev/null 2>&1 ||
-            problem "prte $spelling: pterm could not stop the DVM it started"
-    fi
-    classify "$prog" "$spelling"
-done
+# prun and prterun: a job of /bin/true on the DVM of local nodes. prterun's options that describe
+# its own DVM (and --host/--hostfile, which it gives to it too) start a private DVM each; its job
+# options run with --dvm pid:<the test's DVM> added, prterun's path to prun without the start-up.
+PRTERUN_DVM_KEYS=" prefix noprefix launch-agent debug-daemons debug-daemons-file leave-session-attached report-uri report-pid tmpdir default-hostfile keepalive set-sid max-vm-size uniform-nodes hetero-nodes pmix-prefix system-server host H hostfile dvm "
+run_jobs() {
+    R="$TEST_TMP/r.$1"
+    grep "^$1$TAB" "$TEST_TMP/plan.jobs" | while IFS=$TAB read -r prog spelling key W; do
+        program=$PRUN
+        dvm=
+        if [ "$prog" = prterun ]; then
+            program=$PRTERUN
+            case "$PRTERUN_DVM_KEYS" in *" $key "*) ;; *) dvm="--dvm pid:$PRUN_DVM_PID" ;; esac
+        fi
+        job="-n 1 /bin/true"
+        case_count "$key" && job="/bin/true"
+        case_no_job "$key" && job="" dvm=""
+        # shellcheck disable=SC2086 # the words are meant to split
+        timeout "$PERRUN" "$program" $dvm $W $job </dev/null >"$R.out" 2>"$R.err"
+        classify "$prog" "$spelling" "$key" "$R" $?
+    done
+}
 
-# --- pterm: each run stops a DVM of its own (a system server, for --system-server-*) ----------
-grep '^pterm ' "$TEST_TMP/names" | while read -r prog spelling arity key; do
-    pidfile="$TEST_TMP/pterm_opts/prte.pid"
-    TMPDIR="$TEST_TMP/pterm_opts" "$PRTE" --daemonize --system-server --report-pid "$pidfile" \
-        --report-uri "$TEST_TMP/pterm_opts/prte.uri" </dev/null >/dev/null 2>"$TEST_TMP/pterm_dvm.err" ||
-        { problem "pterm $spelling: its DVM did not start: $(cat "$TEST_TMP/pterm_dvm.err")"; continue; }
-    V_PID=$(cat "$pidfile") V_URI="$TEST_TMP/pterm_opts/prte.uri"
-    V_NS=$(nspace_of "$TEST_TMP/pterm_opts" "$V_PID")
-    words "$prog" "$spelling" "$arity" "$key" || continue
-    # shellcheck disable=SC2086
-    TMPDIR="$TEST_TMP/pterm_opts" timeout "$PERRUN" "$PTERM" $W </dev/null >"$TEST_TMP/r.out" 2>"$TEST_TMP/r.err"
-    echo $? >"$TEST_TMP/r.status"
-    # Options that choose the DVM must have stopped it; the rest stop the only DVM there is.
-    if alive "$V_PID"; then
-        case_no_job "$key" || [ "$(cat "$TEST_TMP/r.status")" != 0 ] ||
-            problem "pterm $spelling exited 0 but the DVM (pid $V_PID) still runs"
-        TMPDIR="$TEST_TMP/pterm_opts" "$PTERM" --dvm "pid:$V_PID" >/dev/null 2>&1
-    fi
-    classify "$prog" "$spelling"
-done
+# prte: started daemonized with the option, then stopped.
+run_prte() {
+    R="$TEST_TMP/r.prte"
+    grep "^prte$TAB" "$TEST_TMP/plan" | subst "" "" "" | while IFS=$TAB read -r prog spelling key W; do
+        pidfile="$TEST_TMP/prte_opts/prte.pid"
+        rm -f "$pidfile"
+        extra="--daemonize --report-pid $pidfile"
+        case "$key" in
+        daemonize) extra="--report-pid $pidfile" ;;
+        report-pid) extra="--daemonize" W="$spelling $pidfile" ;;
+        esac
+        case_no_job "$key" && extra=""
+        # shellcheck disable=SC2086
+        TMPDIR="$TEST_TMP/prte_opts" timeout "$PERRUN" "$PRTE" $W $extra </dev/null >"$R.out" 2>"$R.err"
+        st=$?
+        if [ -s "$pidfile" ]; then
+            TMPDIR="$TEST_TMP/prte_opts" "$PTERM" --dvm "pid:$(cat "$pidfile")" >/dev/null 2>&1 ||
+                problem "prte $spelling: pterm could not stop the DVM it started"
+        fi
+        classify "$prog" "$spelling" "$key" "$R" "$st"
+    done
+}
 
-# --- prte_info --------------------------------------------------------------------------------
-grep '^prte_info ' "$TEST_TMP/names" | while read -r prog spelling arity key; do
-    words "$prog" "$spelling" "$arity" "$key" || continue
-    # shellcheck disable=SC2086
-    timeout "$PERRUN" "$PRTE_INFO" $W </dev/null >"$TEST_TMP/r.out" 2>"$TEST_TMP/r.err"
-    echo $? >"$TEST_TMP/r.status"
-    classify "$prog" "$spelling"
-done
+# pterm: each run stops a DVM of its own (a system server, for --system-server-*).
+run_pterm() {
+    R="$TEST_TMP/r.pterm"
+    grep "^pterm$TAB" "$TEST_TMP/plan" | while IFS=$TAB read -r prog spelling key W; do
+        pidfile="$TEST_TMP/pterm_opts/prte.pid"
+        TMPDIR="$TEST_TMP/pterm_opts" "$PRTE" --daemonize --system-server --report-pid "$pidfile" \
+            --report-uri "$TEST_TMP/pterm_opts/prte.uri" </dev/null >/dev/null 2>"$R.dvm" ||
+            { problem "pterm $spelling: its DVM did not start: $(cat "$R.dvm")"; continue; }
+        V_PID=$(cat "$pidfile")
+        W=$(printf '%s\n' "$W" | subst "$V_PID" "$(nspace_of "$TEST_TMP/pterm_opts" "$V_PID")" "$TEST_TMP/pterm_opts/prte.uri")
+        # shellcheck disable=SC2086
+        TMPDIR="$TEST_TMP/pterm_opts" timeout "$PERRUN" "$PTERM" $W </dev/null >"$R.out" 2>"$R.err"
+        st=$?
+        # pterm exits 0 once the DVM has exited: a DVM still there is a pterm that lied.
+        if alive "$V_PID"; then
+            case_no_job "$key" || [ "$st" != 0 ] ||
+                problem "pterm $spelling exited 0 but the DVM (pid $V_PID) still runs"
+            TMPDIR="$TEST_TMP/pterm_opts" "$PTERM" --dvm "pid:$V_PID" >/dev/null 2>&1
+        fi
+        classify "$prog" "$spelling" "$key" "$R" "$st"
+    done
+}
+
+run_info() {
+    R="$TEST_TMP/r.info"
+    grep "^prte_info$TAB" "$TEST_TMP/plan.jobs" | while IFS=$TAB read -r prog spelling key W; do
+        # shellcheck disable=SC2086
+        timeout "$PERRUN" "$PRTE_INFO" $W </dev/null >"$R.out" 2>"$R.err"
+        classify "$prog" "$spelling" "$key" "$R" $?
+    done
+}
+
+{ run_jobs prun; run_prte; run_info; } &
+lane=$!
+run_jobs prterun
+run_pterm
+wait "$lane"
 
 # --- the verdict --------------------------------------------------------------------------------
 grep -v '^#' "$DATA/pending_unknown.txt" | sed '/^$/d' | sort -u >"$TEST_TMP/pending"
@@ -188,7 +223,11 @@ while read -r line; do
 done <"$TEST_TMP/pending_known"
 while read -r line; do fail "$line"; done <"$TEST_TMP/broken"
 [ -s "$TEST_TMP/accepted" ] || fail "no option was accepted at all"
-grep -q '^prun --map-by$' "$TEST_TMP/accepted" || fail "prun --map-by was not accepted"
+for p in prun prterun; do
+    for o in --map-by --rank-by --bind-to --runtime-options; do
+        grep -qx "$p $o" "$TEST_TMP/accepted" || grep -qx "$p $o" "$TEST_TMP/pending" || fail "$p $o was not accepted"
+    done
+done
 
 total=$(wc -l <"$TEST_TMP/names")
 counts=
@@ -197,4 +236,5 @@ for p in prun prterun prte pterm prte_info; do
 done
 echo "option tables: $total names run; $(wc -l <"$TEST_TMP/accepted") accepted, $(wc -l <"$TEST_TMP/refused") refused with a reason; unknown option:${counts%,}"
 sed 's/^/    refused: /' "$TEST_TMP/refused"
+sed 's/^/    unknown (misread as another option): /' "$TEST_TMP/misread"
 finish

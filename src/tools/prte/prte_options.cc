@@ -102,7 +102,7 @@ void add_prte_options(CLI::App& app, PrteOptions& o)
     app.add_flag("--debug-daemons-file", o.debug_daemons_file,
                  "Write each daemon's lines to a file of its own, prted.<rank>.<node>.log, in the log file's "
                  "directory (else the session directory), instead of into the DVM's log");
-    app.add_flag("--debug-daemons,--leave-session-attached", "Keep the daemons' output attached: each daemon's lines "
+    app.add_flag("--debug-daemons,--leave-session-attached", o.accepted_flag, "Keep the daemons' output attached: each daemon's lines "
                                                               "reach the DVM's stderr (or its log), as they always do here");
     app.add_flag("-v,--verbose,--debug", o.verbose, "Say what the DVM is once it is ready: its nodes, namespace and URI");
     app.add_flag("--no-ready-msg", o.no_ready_msg, "Do not print \"DVM ready\" once the DVM is ready");
@@ -117,7 +117,7 @@ void add_prte_options(CLI::App& app, PrteOptions& o)
     app.add_option("--launch-agent", o.launch_agent,
                    "The command that starts a daemon on each node (default: prted; parameter plm_base_prted)")
         ->type_name("CMD");
-    app.add_option("--pmix-prefix", "PMIx's installation prefix on the nodes: accepted; each daemon finds PMIx by its "
+    app.add_option("--pmix-prefix", o.accepted_value, "PMIx's installation prefix on the nodes: accepted; each daemon finds PMIx by its "
                                     "own run path")
         ->type_name("DIR");
     app.add_option("--tmpdir", o.tmpdir,
@@ -138,11 +138,11 @@ void add_prte_options(CLI::App& app, PrteOptions& o)
                    "Signals to forward to every job: accepted (checked); prun forwards them, with its own "
                    "--forward-signals")
         ->type_name("LIST");
-    app.add_flag("--allow-run-as-root", "Accepted: prte never refuses to run as root");
-    app.add_flag("--hetero-nodes,--uniform-nodes",
+    app.add_flag("--allow-run-as-root", o.accepted_flag, "Accepted: prte never refuses to run as root");
+    app.add_flag("--hetero-nodes,--uniform-nodes", o.accepted_flag,
                  "Accepted: every daemon reports its own node's hardware, whether the nodes differ or not");
-    app.add_flag("--no-aggregate-help", "Accepted: each message is printed as it comes (none are aggregated here)");
-    app.add_flag("--show-progress", "Accepted: the DVM prints no progress report here");
+    app.add_flag("--no-aggregate-help", o.accepted_flag, "Accepted: each message is printed as it comes (none are aggregated here)");
+    app.add_flag("--show-progress", o.accepted_flag, "Accepted: the DVM prints no progress report here");
     app.add_option("--exec-agent", o.exec_agent, "Not supported: each daemon starts the processes itself (wrap the program on "
                                    "prun's command line instead)")
         ->type_name("CMD");
@@ -151,7 +151,7 @@ void add_prte_options(CLI::App& app, PrteOptions& o)
     // DVM-wide job defaults.
     app.add_option("--timeout", o.timeout, "Every job's timeout in seconds unless it gives its own (0: none)")
         ->type_name("SECONDS");
-    app.add_option("-x", o.exports,
+    app.add_option("-x,--x", o.exports,
                    "Give every job's processes this variable: NAME (its value here), NAME=value or PREFIX*")
         ->type_name("NAME[=VALUE]");
     app.add_option("--runtime-options,--rtos", o.runtime_options,

@@ -46,6 +46,8 @@ struct PrteOptions {
     std::vector<std::string> exports;
     std::vector<std::string> runtime_options;
     std::vector<std::string> display;
+    bool accepted_flag = false;  // the flags accepted without effect (see add_prte_options)
+    std::string accepted_value;  // --pmix-prefix's
     // One line each, printed as "prte: note: ..." (an option accepted that changes nothing here).
     std::vector<std::string> notes;
 };

@@ -6,6 +6,7 @@
 // list or a component file is bad (each problem is one line on stderr), 2 for a usage error.
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,7 @@ struct Request {
     std::vector<std::string> param;  // framework, component
     bool arch = false, config = false, hostname = false, show_failed = false, pretty = false, verbose = false;
     bool internal = false, include_pmix = false;
-    std::vector<std::string> path;
+    std::vector<std::string> path, pmix_mca;
     std::string show_version, color;
 };
 
@@ -80,10 +81,18 @@ int main(int argc, char** argv)
     app.add_flag("--include-pmix", request.include_pmix,
                  "Accepted: PMIx's own parameters are pmix_info's to show (prte's PMIx settings are shown)");
     app.add_option("--color", request.color, "Accepted: the output is plain text (never colored)")->type_name("WHEN");
+    app.add_option("--pmixmca", request.pmix_mca, "Set PMIx parameter <name> to <value> (PMIX_MCA_<name>)")
+        ->expected(2)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->type_name("NAME VALUE");
     app.add_flag("-v,--verbose", request.verbose, "Also say where the component path and parameter files are");
     if (auto done = prte::tools::parse_command_line(app, args, usage_error)) return *done;
 
     if (request.pretty) request.options.parsable = false;
+    for (size_t i = 0; i + 1 < request.pmix_mca.size(); i += 2) {
+        setenv(("PMIX_MCA_" + request.pmix_mca[i]).c_str(), request.pmix_mca[i + 1].c_str(), 1);
+    }
     if (request.param.size() == 1) {  // PRRTE master's <framework>:<component>
         std::string word = request.param[0];
         size_t colon = word.find(':');

@@ -189,7 +189,8 @@ int main(int argc, char** argv)
         ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->type_name("NAME VALUE");
-    app.add_flag("--allow-run-as-root", "Accepted: pterm never refuses to run as root");
+    bool as_root = false;
+    app.add_flag("--allow-run-as-root", as_root, "Accepted: pterm never refuses to run as root");
     app.add_flag("-v,--verbose", verbose, "Say which DVM is stopped");
     app.add_flag("-V,--version", version, "Show the version");
     app.footer("Without a choice of DVM, pterm stops the only DVM this user runs.");
