@@ -167,8 +167,8 @@ run_prte() {
         TMPDIR="$TEST_TMP/prte_opts" timeout "$PERRUN" "$PRTE" $W $extra </dev/null >"$R.out" 2>"$R.err"
         st=$?
         if [ -s "$pidfile" ]; then
-            TMPDIR="$TEST_TMP/prte_opts" "$PTERM" --dvm "pid:$(cat "$pidfile")" >/dev/null 2>&1 ||
-                problem "prte $spelling: pterm could not stop the DVM it started"
+            TMPDIR="$TEST_TMP/prte_opts" "$PTERM" --dvm "pid:$(cat "$pidfile")" >/dev/null 2>"$R.pterm" ||
+                problem "prte $spelling: pterm could not stop the DVM it started: $(cat "$R.pterm")"
         fi
         classify "$prog" "$spelling" "$key" "$R" "$st"
     done

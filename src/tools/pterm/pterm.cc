@@ -122,13 +122,18 @@ int terminate(const registry::Entry& dvm)
     bool watch_pid = dvm.pid > 0 && (dvm.host.empty() || dvm.host == local_host());
     auto deadline = Clock::now() + kExitDeadline;
     while (true) {
-        if (control_replied && control_status != PMIX_SUCCESS && control_status != PMIX_OPERATION_SUCCEEDED &&
+        // A reply of COMM-FAILURE is the DVM hanging up as it exits, seen by the reply before the
+        // lost-connection event: it is going, as asked (the pid, when known, says when it is gone).
+        int replied = control_status.load();
+        bool hung_up = control_replied && (replied == PMIX_ERR_COMM_FAILURE || replied == PMIX_ERR_LOST_CONNECTION ||
+                                           replied == PMIX_ERR_UNREACH);
+        if (control_replied && replied != PMIX_SUCCESS && replied != PMIX_OPERATION_SUCCEEDED && !hung_up &&
             !connection_lost) {
-            prte::output::error("{} refused to terminate: {}", which, prte::tools::status_text(control_status));
+            prte::output::error("{} refused to terminate: {}", which, prte::tools::status_text(replied));
             return 1;
         }
         // The DVM has exited when its process is gone; without a pid to watch, when it hung up.
-        if (watch_pid ? !registry::process_alive(dvm.pid) : connection_lost.load()) break;
+        if (watch_pid ? !registry::process_alive(dvm.pid) : (connection_lost.load() || hung_up)) break;
         if (Clock::now() >= deadline) {
             prte::output::error("{} did not exit within {} seconds of being told to terminate{}", which,
                                 std::chrono::duration_cast<std::chrono::seconds>(kExitDeadline).count(),
