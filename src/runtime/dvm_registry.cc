@@ -294,7 +294,7 @@ void sweep_old_teardown_notes(const std::string& dir)
 }  // namespace
 
 Status publish(const std::string& uri, const std::string& dvm_nspace, const std::string& log,
-               const std::string& daemon_logs)
+               const std::string& daemon_logs, bool system_server)
 {
     std::string dir = directory();
     if (Status st = ensure_directory(dir); !st) return st;
@@ -304,6 +304,7 @@ Status publish(const std::string& uri, const std::string& dvm_nspace, const std:
                                    this_host(), static_cast<int64_t>(time(nullptr)));
     if (!log.empty()) text += fmt::format("log={}\n", log);
     if (!daemon_logs.empty()) text += fmt::format("daemon_logs={}\n", daemon_logs);
+    if (system_server) text += "system=1\n";
     if (Status st = write_atomically(dir, name, text); !st) return st;
     std::lock_guard<std::mutex> lock(published_mutex);
     published_file = fmt::format("{}/{}", dir, name);
@@ -363,6 +364,8 @@ Status parse(const std::string& text, const std::string& file, Entry& out)
             entry.log = value;
         } else if (key == "daemon_logs") {
             entry.daemon_logs = value;
+        } else if (key == "system") {
+            entry.system_server = value == "1";
         } else if (key == "pid" || key == "started") {
             auto v = util::parse_int(value);
             if (!v || *v <= 0) return {Errc::bad_file, fmt::format("{}:{}: bad {} '{}'", file, number, key, value)};
@@ -451,8 +454,28 @@ Status locate(const Selector& selector, Entry& out)
                 list(), fmt::format("namespace {}", ns), out,
                 [](const Entry& e, const std::string& key) { return e.nspace == key; }, ns);
         }
-        return {Errc::bad_param,
-                fmt::format("--dvm {}: expected pid:<n>, file:<path>, uri:<uri> or ns:<namespace>", dvm)};
+        // PRRTE's searches: "search" takes the first DVM found (the oldest); "system" only a DVM
+        // started with prte --system-server; "system-first" such a DVM if there is one.
+        if (dvm == "search" || dvm == "system" || dvm == "system-first") {
+            std::vector<Entry> entries = list();
+            for (const Entry& e : entries) {
+                if (e.system_server || dvm == "search") {
+                    out = e;
+                    return {};
+                }
+            }
+            if (dvm == "system-first" && !entries.empty()) {
+                out = entries.front();
+                return {};
+            }
+            return {Errc::not_found, dvm == "system" ? fmt::format("--dvm system: no DVM started with prte --system-server "
+                                                                   "runs for this user (looked in {})",
+                                                                   directory())
+                                                     : no_dvm_message()};
+        }
+        return {Errc::bad_param, fmt::format("--dvm {}: expected pid:<n>, file:<path>, uri:<uri>, ns:<namespace>, "
+                                             "search, system or system-first",
+                                             dvm)};
     }
 
     std::vector<Entry> entries = list();

@@ -7,6 +7,7 @@
 //       nspace=<DVM namespace>
 //       host=<master host>
 //       started=<epoch seconds>
+//       system=1                  (prte --system-server only)
 //
 // A file whose process is gone (a crashed prte, a killed DVM) is stale: list() deletes it, so a
 // dead DVM never makes later tools fail or choose wrongly. A pid reused by a process that started
@@ -32,6 +33,7 @@ struct Entry {
     std::string file;       // the registry file it came from; empty for a bare URI
     std::string log;        // where the DVM writes its messages (prte --log-file); empty: none known
     std::string daemon_logs;  // its daemons' own files (prte --debug-daemons-file), as a glob; empty: none
+    bool system_server = false;  // started with prte --system-server (the line system=1)
 };
 
 // The per-user directory: ${TMPDIR:-/tmp}/prte.<uid>.
@@ -40,7 +42,7 @@ std::string directory();
 // Called by the master once its PMIx server accepts tools; writes dvm.<getpid()>. Creates the
 // directory (0700) if needed and refuses one owned by another user.
 Status publish(const std::string& uri, const std::string& dvm_nspace, const std::string& log = {},
-               const std::string& daemon_logs = {});
+               const std::string& daemon_logs = {}, bool system_server = false);
 
 // The master's last word to the pterm that stopped it, when its daemons did not all exit in time
 // (which ones, and what it did about them): dvm.<pid>.teardown beside the registry file, written
@@ -63,7 +65,7 @@ Status parse(const std::string& text, const std::string& file, Entry& out);
 // What the user asked for on the command line.
 struct Selector {
     std::string dvm_uri;  // --dvm-uri: a URI, or file:<path> holding one
-    std::string dvm;      // --dvm: pid:<n>, file:<path>, uri:<uri>, ns:<nspace>
+    std::string dvm;      // --dvm: pid:<n>, file:<path>, uri:<uri>, ns:<nspace>, search, system, system-first
 };
 
 // Resolves the selector to one DVM. With neither option: the single live DVM of this user.

@@ -16,6 +16,7 @@
 #include "runtime/event_loop.h"
 #include "runtime/host_services.h"
 #include "runtime/hw_topology.h"
+#include "runtime/job_defaults.h"
 #include "runtime/job_table.h"
 #include "runtime/node.h"
 #include "runtime/settings.h"
@@ -108,6 +109,9 @@ class Runtime {
     // What runs between "no job left" and stopping the loop during a shutdown (the master orders
     // its daemons to exit and waits for them); it calls `done` when finished.
     void set_teardown(std::function<void(std::function<void()> done)> teardown) { teardown_ = std::move(teardown); }
+    // What every job submitted to this DVM gets unless it asks otherwise (prte --timeout, -x,
+    // --runtime-options, --display): set by prte before the loop runs, read by the master's spawn.
+    JobDefaults& job_defaults() { return job_defaults_; }
 
   private:
     Identity identity_;
@@ -134,6 +138,7 @@ class Runtime {
     bool teardown_started_ = false;
     // Last: the members before it keep their offsets for components built before it was added.
     HwTopologyCache topologies_;
+    JobDefaults job_defaults_;  // after topologies_, for the same reason
 };
 
 }  // namespace prte::runtime

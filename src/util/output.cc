@@ -55,6 +55,11 @@ void write_warning_line(std::string_view message)
     write_line(fmt::format("{}: warning: {}", program_name(), message));
 }
 
+void write_note_line(std::string_view message)
+{
+    write_line(fmt::format("{}: note: {}", program_name(), message));
+}
+
 void VerboseStream::emit(std::string_view message) const
 {
     write_line(fmt::format("[{}:{}] {}: {}", identity_storage(), getpid(), name_, message));

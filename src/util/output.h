@@ -21,6 +21,8 @@ void set_identity(std::string identity);
 
 void write_error_line(std::string_view message);
 void write_warning_line(std::string_view message);
+// "prog: note: ...": an option accepted that changes nothing, or a word about what was done.
+void write_note_line(std::string_view message);
 
 template <typename... Args>
 void error(fmt::format_string<Args...> format, Args&&... args)
@@ -32,6 +34,12 @@ template <typename... Args>
 void warning(fmt::format_string<Args...> format, Args&&... args)
 {
     write_warning_line(fmt::format(format, std::forward<Args>(args)...));
+}
+
+template <typename... Args>
+void note(fmt::format_string<Args...> format, Args&&... args)
+{
+    write_note_line(fmt::format(format, std::forward<Args>(args)...));
 }
 
 // A named stream with a level; a message is printed when its level is at or below the stream's.

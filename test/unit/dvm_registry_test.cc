@@ -272,6 +272,30 @@ TEST_F(DvmRegistry, BadSelectorsAreOneLineErrors)
     }
 }
 
+// prte --system-server marks its entry; --dvm system takes only such a DVM, system-first prefers
+// it, search takes the oldest of any.
+TEST_F(DvmRegistry, SystemServerSelectors)
+{
+    pid_t other = sleeping_child();
+    write_entry(other, "other.0;tcp4://127.0.0.1:3", "other", time(nullptr));
+    registry::Entry entry;
+    prte::Status st = registry::locate({"", "system"}, entry);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("--system-server"), std::string::npos) << st.message();
+    ASSERT_TRUE(registry::locate({"", "system-first"}, entry).ok());
+    EXPECT_EQ(entry.pid, other);
+    ASSERT_TRUE(registry::locate({"", "search"}, entry).ok());
+    EXPECT_EQ(entry.pid, other);
+
+    ASSERT_TRUE(registry::publish("sys.0;tcp4://127.0.0.1:4", "sys", {}, {}, true).ok());
+    for (const char* which : {"system", "system-first"}) {
+        st = registry::locate({"", which}, entry);
+        ASSERT_TRUE(st.ok()) << which << ": " << st.message();
+        EXPECT_EQ(entry.pid, getpid()) << which;
+        EXPECT_TRUE(entry.system_server) << which;
+    }
+}
+
 TEST(DvmRegistryUri, NamespaceIsTakenFromTheUri)
 {
     EXPECT_EQ(registry::nspace_from_uri("prte-host-12@0.0;tcp4://127.0.0.1:5000"), "prte-host-12@0");

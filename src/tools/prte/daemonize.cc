@@ -12,7 +12,7 @@
 
 namespace prte::tools {
 
-int Daemonizer::fork_and_wait()
+int Daemonizer::fork_and_wait(bool announce)
 {
     int fds[2];
     if (pipe(fds) != 0) {
@@ -38,7 +38,7 @@ int Daemonizer::fork_and_wait()
     } while (n < 0 && errno == EINTR);
     close(fds[0]);
     if (n == 1 && byte == 'K') {
-        std::printf("DVM ready\n");
+        if (announce) std::printf("DVM ready\n");
         return 0;
     }
     // The DVM exited before it was ready; it printed why on the stderr we share.

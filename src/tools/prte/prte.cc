@@ -32,23 +32,13 @@
 #include "tools/cli_parse.h"
 #include "tools/prte/daemonize.h"
 #include "tools/prte/log_file.h"
+#include "tools/prte/prte_options.h"
 #include "util/output.h"
 #include "util/strings.h"
 
 extern char** environ;
 
 namespace {
-
-struct Options {
-    bool daemonize = false;
-    std::string report_uri;
-    std::string report_pid;
-    std::vector<std::string> hosts;
-    std::string hostfile;
-    std::string log_file;
-    bool debug_daemons_file = false;
-    bool version = false;
-};
 
 int usage_error(const std::string& message)
 {
@@ -123,33 +113,20 @@ int main(int argc, char** argv)
     prte::program::MCASettings mca_settings;
     if (prte::Status st = prte::program::extract_mca_args(args, mca_settings); !st) return usage_error(st.message());
 
-    Options options;
+    prte::tools::PrteOptions options;
     CLI::App app{"prte: start a persistent Distributed Virtual Machine and run jobs submitted with prun", "prte"};
-    app.add_flag("--daemonize", options.daemonize, "Return once the DVM is ready, leaving it running in the background");
-    app.add_option("--report-uri", options.report_uri,
-                   "Report the DVM's URI once it is ready: '-' stdout, '+' stderr, or a file name")
-        ->type_name("-|+|FILE");
-    app.add_option("--report-pid", options.report_pid,
-                   "Report the DVM's pid (prte's, after --daemonize) once it is ready: '-' stdout, '+' stderr, "
-                   "or a file name; prun --dvm pid:<n> and pterm --dvm pid:<n> take it")
-        ->type_name("-|+|FILE");
-    app.add_option("--host,-H", options.hosts, "Nodes of the DVM: name[:slots],... (default: this node)")->delimiter(',');
-    app.add_option("--hostfile", options.hostfile, "A hostfile listing the DVM's nodes");
-    app.add_option("--log-file", options.log_file,
-                   "Once the DVM is ready, write its messages (errors, warnings, verbose streams, the daemons' "
-                   "lines, PMIx_Log) to this file, appending; SIGHUP reopens it. A daemonized DVM without it logs to "
-                   "prte.log in its session directory (pterm --verbose says where)")
-        ->type_name("PATH");
-    app.add_flag("--debug-daemons-file", options.debug_daemons_file,
-                 "Write each daemon's lines to a file of its own, prted.<rank>.<node>.log, in the log file's "
-                 "directory (else the session directory), instead of into the DVM's log");
-    app.add_flag("-V,--version", options.version, "Show the version");
+    prte::tools::add_prte_options(app, options);
     app.footer("Parameters: --prtemca <name> <value> (see prte_info --param all all).");
     if (auto done = prte::tools::parse_command_line(app, args, usage_error)) return *done;
     if (options.version) {
         std::printf("prte %s\n", PACKAGE_VERSION);
         return 0;
     }
+    prte::runtime::JobDefaults job_defaults;
+    if (prte::Status st = prte::tools::finish_prte_options(options, environ, mca_settings, job_defaults); !st) {
+        return usage_error(st.message());
+    }
+    for (const std::string& note : options.notes) prte::output::note("{}", note);
     if (!report_file_writable("--report-uri", options.report_uri) ||
         !report_file_writable("--report-pid", options.report_pid) ||
         !report_file_writable("--log-file", options.log_file)) {
@@ -159,7 +136,9 @@ int main(int argc, char** argv)
     // Before any thread exists: fork() and threads do not mix.
     prte::tools::Daemonizer daemonizer;
     if (options.daemonize) {
-        if (int parent_exit = daemonizer.fork_and_wait(); parent_exit >= 0) return parent_exit;
+        if (int parent_exit = daemonizer.fork_and_wait(!options.no_ready_msg); parent_exit >= 0) return parent_exit;
+    } else if (options.set_sid) {
+        setsid();  // --daemonize's child does so already
     }
 
     auto& rt = prte::runtime::Runtime::instance();
@@ -170,6 +149,7 @@ int main(int argc, char** argv)
         rt.finalize();
         return 1;
     }
+    rt.job_defaults() = job_defaults;
 
     // The log: --log-file, else the parameter, else (daemonized) the session directory's prte.log.
     std::string log_path = !options.log_file.empty() ? options.log_file : rt.settings().log_file;
@@ -187,19 +167,23 @@ int main(int argc, char** argv)
     prte::tools::DvmLog log;
     rt.set_ready_handler([&] {
         if (prte::Status st = prte::runtime::dvm_registry::publish(prte::pmix::uri(), rt.identity().dvm_nspace,
-                                                                   log_path, daemon_logs);
+                                                                   log_path, daemon_logs, options.system_server);
             !st) {
             prte::output::warning("{}", st.message());
         }
         // Reported on the terminal ("-", "+") before the log takes stdout and stderr over.
         report(options.report_uri, prte::pmix::uri());
         report(options.report_pid, std::to_string(getpid()));
+        if (options.verbose) {
+            prte::output::note("DVM {} ready on {} node(s), URI {}", rt.identity().dvm_nspace, rt.pool().nodes().size(),
+                               prte::pmix::uri());
+        }
         if (!log_path.empty()) {
             if (prte::Status st = log.start(log_path); !st) prte::output::warning("{}: messages go nowhere", st.message());
         }
         if (options.daemonize) {
             daemonizer.report_ready(log.active());
-        } else {
+        } else if (!options.no_ready_msg) {
             std::printf("DVM ready\n");
             std::fflush(stdout);
         }
@@ -218,6 +202,25 @@ int main(int argc, char** argv)
             },
             &log);
         event_add(hup, nullptr);  // lives until the DVM exits
+    }
+    // --keepalive: the DVM ends when whoever holds the pipe's other end closes it (or exits).
+    struct Keepalive {
+        event* ev = nullptr;
+        prte::runtime::Runtime* rt = nullptr;
+    } keepalive{nullptr, &rt};
+    if (options.keepalive_fd >= 0) {
+        keepalive.ev = event_new(
+            rt.loop().base(), options.keepalive_fd, EV_READ | EV_PERSIST,
+            [](evutil_socket_t fd, short, void* arg) {
+                char buf[256];
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN))) return;
+                auto* k = static_cast<Keepalive*>(arg);
+                event_del(k->ev);  // EOF stays readable: once is enough
+                k->rt->request_shutdown(0, "the --keepalive pipe was closed");
+            },
+            &keepalive);
+        event_add(keepalive.ev, nullptr);  // lives until the DVM exits
     }
     prte::plm::base::set_dvm_resources(options.hosts, options.hostfile);
 

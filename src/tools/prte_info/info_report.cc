@@ -124,6 +124,7 @@ void print_params(const Options& options, const std::string& framework, const st
         if (framework != "all" && n.framework != framework) continue;
         if (component != "all" && n.component != component && !(component == "base" && n.component.empty()))
             continue;
+        if (!options.type.empty() && mca::to_string(p->type()) != options.type) continue;
         if (options.parsable) {
             line(fmt::format("param:{}:value:{}", p->full_name(), one_line(p->value_text())));
             line(fmt::format("param:{}:source:{}", p->full_name(), p->origin().describe()));
@@ -189,6 +190,17 @@ bool print_selection(const Options& options, const mca::QueryContext& context)
         }
     }
     return ok;
+}
+
+void print_failures(const Options& options)
+{
+    const auto& failures = mca::ComponentRepository::instance().failures();
+    for (const auto& failure : failures) {
+        line(options.parsable ? fmt::format("failed:{}:{}:{}:{}", failure.file.framework, failure.file.name,
+                                            failure.file.path, one_line(failure.reason))
+                              : fmt::format("failed: {}", failure.describe()));
+    }
+    if (failures.empty() && !options.parsable) line("failed: none (every component file loaded)");
 }
 
 size_t report_load_failures()

@@ -6,6 +6,7 @@
 // list or a component file is bad (each problem is one line on stderr), 2 for a usage error.
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,9 @@
 #include "mca/base/param.h"
 #include "program/mca_setup.h"
 #include "tools/cli_parse.h"
+#include "tools/prte_info/build_facts.h"
 #include "tools/prte_info/info_report.h"
+#include "mca/base/repository.h"
 #include "util/output.h"
 #include "util/strings.h"
 
@@ -27,6 +30,10 @@ struct Request {
     bool selected = false;
     bool version = false;
     std::vector<std::string> param;  // framework, component
+    bool arch = false, config = false, hostname = false, show_failed = false, pretty = false, verbose = false;
+    bool internal = false, include_pmix = false;
+    std::vector<std::string> path, pmix_mca;
+    std::string show_version, color;
 };
 
 int usage_error(const std::string& message)
@@ -51,12 +58,46 @@ int main(int argc, char** argv)
     app.add_flag("--selected", request.selected,
                  "Show which components the DVM master would select here, in priority order");
     app.add_flag("-V,--version", request.version, "Show the version");
-    app.add_option("--param", request.param, "Show the parameters of <framework> <component|all> (or: all all)")
-        ->expected(2)
+    app.add_option("--param,--params", request.param,
+                   "Show the parameters of <framework> <component|all> (or: all all; or <framework>:<component>)")
+        ->expected(1, 2)
         ->type_name("<framework> <component>");
-    app.footer("Parameters may be set with --prtemca <name> <value>, PRTE_MCA_<name>=<value>, or a param file.");
+    app.add_flag("--arch", request.arch, "Show the architecture this installation was built for");
+    app.add_flag("-c,--config", request.config, "Show how this installation was configured and built");
+    app.add_flag("--hostname", request.hostname, "Show the host on which it was configured and built");
+    app.add_option("--path", request.path,
+                   "Show an installation path: prefix, bindir, libdir, incdir, mandir, pkglibdir, sysconfdir or all")
+        ->type_name("TYPE");
+    app.add_option("--show-version", request.show_version,
+                   "Show a version: <prte|all|framework[:component]>[:full|major|minor|release|greek|git]")
+        ->type_name("TYPE[:PART]");
+    app.add_flag("--selected-only", request.selected, "The same as --selected: the components the DVM would select here");
+    app.add_flag("--show-failed", request.show_failed, "Show the component files that could not be loaded, and why");
+    app.add_option("-t,--types", request.options.type, "With --param or --all: only parameters of this type "
+                                                       "(int, bool, string, enum)")
+        ->type_name("TYPE");
+    app.add_flag("--pretty-print", request.pretty, "Print for people (the default; the opposite of --parsable)");
+    app.add_flag("--internal", request.internal, "Accepted: every parameter is shown, none is hidden as internal");
+    app.add_flag("--include-pmix", request.include_pmix,
+                 "Accepted: PMIx's own parameters are pmix_info's to show (prte's PMIx settings are shown)");
+    app.add_option("--color", request.color, "Accepted: the output is plain text (never colored)")->type_name("WHEN");
+    app.add_option("--pmixmca", request.pmix_mca, "Set PMIx parameter <name> to <value> (PMIX_MCA_<name>)")
+        ->expected(2)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->type_name("NAME VALUE");
+    app.add_flag("-v,--verbose", request.verbose, "Also say where the component path and parameter files are");
     if (auto done = prte::tools::parse_command_line(app, args, usage_error)) return *done;
 
+    if (request.pretty) request.options.parsable = false;
+    for (size_t i = 0; i + 1 < request.pmix_mca.size(); i += 2) {
+        setenv(("PMIX_MCA_" + request.pmix_mca[i]).c_str(), request.pmix_mca[i + 1].c_str(), 1);
+    }
+    if (request.param.size() == 1) {  // PRRTE master's <framework>:<component>
+        std::string word = request.param[0];
+        size_t colon = word.find(':');
+        request.param = {word.substr(0, colon), colon == std::string::npos ? "all" : word.substr(colon + 1)};
+    }
     if (prte::Status st = prte::program::setup_mca(environ, mca_settings); !st) {
         prte::output::error("{}", st.message());
         return 1;
@@ -67,7 +108,28 @@ int main(int argc, char** argv)
     }
 
     int status = 0;
-    if (!request.param.empty()) {
+    bool facts = request.arch || request.config || request.hostname || !request.path.empty() ||
+                 !request.show_version.empty() || request.show_failed;
+    if (request.verbose) {
+        prte::output::note("component path: {}", prte::util::join(prte::mca::ComponentRepository::component_path(
+                                                                      prte::mca::ParamRegistry::instance()),
+                                                                  ":"));
+    }
+    if (request.arch) prte::info::print_arch(request.options);
+    if (request.hostname) prte::info::print_build_host(request.options);
+    if (request.config) prte::info::print_config(request.options);
+    for (const std::string& which : request.path) {
+        if (prte::Status st = prte::info::print_path(request.options, which); !st) return usage_error(st.message());
+    }
+    if (!request.show_version.empty()) {
+        if (prte::Status st = prte::info::print_show_version(request.options, request.show_version); !st) {
+            return usage_error(st.message());
+        }
+    }
+    if (request.show_failed) prte::info::print_failures(request.options);
+    if (facts && request.param.empty() && !request.selected && !request.all) {
+        // Only what was asked for.
+    } else if (!request.param.empty()) {
         const std::string& fw = request.param[0];
         prte::mca::Framework* framework = fw == "all" ? nullptr : prte::program::find_framework(fw);
         // Core parameters are named after what they configure, not a framework (prte_*, mca_*,

@@ -15,8 +15,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -111,6 +114,12 @@ int wait_until_ready(Dvm& dvm)
         }
         seen.append(buf, static_cast<size_t>(n));
     }
+    // What prte printed before (--report-uri -, --report-pid -) is the user's.
+    std::string before = seen.substr(0, seen.find("DVM ready"));
+    if (!before.empty()) {
+        std::fputs(before.c_str(), stdout);
+        std::fflush(stdout);
+    }
     return 0;
 }
 
@@ -132,6 +141,24 @@ int stop_dvm(Dvm& dvm)
     }
     close(dvm.out);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// PRRTE's prterun options that describe the DVM and not the job: given to prte only (prun would
+// refuse them, or take --report-uri/--report-pid as its own), with how many words follow each.
+// --tmpdir is prterun's own: the private directory is made under it.
+int dvm_only_option(const std::string& option)
+{
+    static constexpr std::pair<const char*, int> kOptions[] = {
+        {"--prefix", 1},        {"--noprefix", 0},         {"--launch-agent", 1},
+        {"--debug-daemons", 0}, {"--debug-daemons-file", 0}, {"--leave-session-attached", 0},
+        {"--report-uri", 1},    {"--report-pid", 1},       {"--tmpdir", 1},
+        {"--default-hostfile", 1}, {"--keepalive", 1},     {"--set-sid", 0},
+        {"--max-vm-size", 1},   {"--uniform-nodes", 0},    {"--hetero-nodes", 0},
+        {"--pmix-prefix", 1},   {"--system-server", 0},    {"--log-file", 1}};
+    for (const auto& [name, words] : kOptions) {
+        if (option == name) return words;
+    }
+    return -1;
 }
 
 std::string self_path(const char* argv0)
@@ -158,8 +185,12 @@ int main(int argc, char** argv)
             "prterun",
             "prterun: run one job in a DVM of its own: starts the DVM (prte), runs the job (prun) and stops the DVM "
             "(pterm), exiting with the job's status.",
-            "--host, --hostfile, --prtemca and a --mca naming a prte parameter also apply to the DVM; prterun never "
-            "uses a DVM already running.");
+            "--host, --hostfile, --prtemca and a --mca naming a prte parameter also apply to the DVM. prterun's own DVM "
+            "options, given to prte (see prte --help): --prefix, --noprefix, --launch-agent, --debug-daemons, "
+            "--debug-daemons-file, --leave-session-attached, --report-uri, --report-pid, --default-hostfile, "
+            "--keepalive, --set-sid, --max-vm-size, --uniform-nodes, --hetero-nodes, --pmix-prefix, --system-server, "
+            "--log-file; --tmpdir DIR makes prterun's private directory under DIR. With --dvm pid:<n> (or any --dvm "
+            "choice) the job runs in that DVM, as prun runs it; otherwise prterun never uses a DVM already running.");
         std::fputs(help.c_str(), args.empty() ? stderr : stdout);
         return args.empty() ? 2 : 0;
     }
@@ -176,27 +207,52 @@ int main(int argc, char** argv)
         return 1;
     }
 
-    // The DVM gets the options that describe it; prun gets everything.
+    // The DVM gets the options that describe it; prun gets the rest.
     std::vector<std::string> prte_argv = {prte};
+    std::vector<std::string> prun_args;
+    std::string tmpdir;
+    bool use_dvm = false;  // --dvm: an existing DVM runs the job (PRRTE's prterun --dvm)
     prte::prun::Personality personality = prte::prun::Personality::ompi;
     for (size_t i = 0; i + 1 < args.size(); ++i) {
         if ((args[i] == "--personality" || args[i] == "-personality") && args[i + 1] == "prte") {
             personality = prte::prun::Personality::prte;
         }
     }
-    for (size_t i = 0; i < args.size(); ++i) {
+    size_t i = 0;
+    for (; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (!a.empty() && a[0] != '-') break;  // the program and its own arguments start here
+        // PRRTE's single-dash spellings ("-host a,b") are prun's long options.
+        std::string option = a.substr(0, a.find('='));
+        if (option.size() > 2 && option[1] != '-' && prte::prun::option_value_words(option) == 0 &&
+            (prte::prun::option_value_words("-" + option) > 0 || dvm_only_option("-" + option) >= 0)) {
+            option = "-" + option;
+        }
+        if (option == "--dvm") use_dvm = true;
+        if (int own = dvm_only_option(option); own >= 0) {
+            bool inline_value = a.find('=') != std::string::npos;
+            if (own > 0 && !inline_value && i + 1 >= args.size()) {
+                prte::output::error("{} needs a value (run 'prterun --help' for usage)", a);
+                return 2;
+            }
+            std::string value = own == 0 ? std::string() : inline_value ? a.substr(a.find('=') + 1) : args[i + 1];
+            if (option == "--tmpdir") {
+                tmpdir = value;
+            } else {
+                prte_argv.push_back(option);
+                if (own > 0) prte_argv.push_back(value);
+            }
+            if (own > 0 && !inline_value) ++i;
+            continue;
+        }
+        prun_args.push_back(a);
         if (a.rfind("--host=", 0) == 0 || a.rfind("--hostfile=", 0) == 0) prte_argv.push_back(a);
         if (a.find('=') != std::string::npos) continue;  // "--np=2": the value is part of it
-        // PRRTE's single-dash spellings ("-host a,b") are prun's long options.
-        std::string option = a;
-        if (a.size() > 2 && a[1] != '-' && prte::prun::option_value_words(a) == 0 &&
-            prte::prun::option_value_words("-" + a) > 0) {
-            option = "-" + a;
-        }
         int words = prte::prun::option_value_words(option);
-        if (i + static_cast<size_t>(words) >= args.size()) break;  // prun reports the missing value
+        if (i + static_cast<size_t>(words) >= args.size()) {  // prun reports the missing value
+            ++i;
+            break;
+        }
         // --mca: only a name that is prte's is the DVM's too (prte would warn of Open MPI's btl_...);
         // prun routes every one to the job's processes.
         bool dvm_param = option == "--prtemca" ||
@@ -207,10 +263,29 @@ int main(int argc, char** argv)
             prte_argv.insert(prte_argv.end(), args.begin() + static_cast<long>(i) + 1,
                              args.begin() + static_cast<long>(i) + 1 + words);
         }
+        prun_args.insert(prun_args.end(), args.begin() + static_cast<long>(i) + 1,
+                         args.begin() + static_cast<long>(i) + 1 + words);
         i += static_cast<size_t>(words);  // "-n 2", "--display map": the value is no program
     }
+    prun_args.insert(prun_args.end(), args.begin() + static_cast<long>(std::min(i, args.size())), args.end());
 
-    const char* tmp = std::getenv("TMPDIR");
+    // --dvm: prun runs the job in that DVM; prterun starts none (its DVM options have nothing to
+    // describe, and say so).
+    if (use_dvm) {
+        for (size_t k = 1; k < prte_argv.size(); ++k) {
+            if (dvm_only_option(prte_argv[k]) >= 0) {
+                prte::output::note("{}: ignored with --dvm: that DVM runs already", prte_argv[k]);
+            }
+        }
+        std::vector<char*> cargv = {const_cast<char*>(prun.c_str())};
+        for (auto& a : prun_args) cargv.push_back(a.data());
+        cargv.push_back(nullptr);
+        execv(prun.c_str(), cargv.data());
+        prte::output::error("cannot run {}: {}", prun, std::strerror(errno));
+        return 1;
+    }
+
+    const char* tmp = tmpdir.empty() ? std::getenv("TMPDIR") : tmpdir.c_str();
     std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/prterun.XXXXXX";
     if (!mkdtemp(pattern.data())) {
         prte::output::error("cannot create a private directory under {}: {}", tmp ? tmp : "/tmp", std::strerror(errno));
@@ -246,7 +321,7 @@ int main(int argc, char** argv)
     setenv("PRTE_PRTERUN_READY_FD", std::to_string(ready[0]).c_str(), 1);
     setenv("PRTE_PRTERUN_DONE_FD", std::to_string(done[1]).c_str(), 1);
     std::vector<std::string> prun_argv = {prun};
-    prun_argv.insert(prun_argv.end(), args.begin(), args.end());
+    prun_argv.insert(prun_argv.end(), prun_args.begin(), prun_args.end());
     pid_t prun_pid = start(prun_argv);
     if (prun_pid > 0) prte::prterun::relay_to(prun_pid);
     close(ready[0]);

@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -29,6 +30,7 @@
 #include "tools/cli_parse.h"
 #include "tools/prun/tool_connection.h"
 #include "util/output.h"
+#include "util/strings.h"
 
 namespace {
 
@@ -120,13 +122,18 @@ int terminate(const registry::Entry& dvm)
     bool watch_pid = dvm.pid > 0 && (dvm.host.empty() || dvm.host == local_host());
     auto deadline = Clock::now() + kExitDeadline;
     while (true) {
-        if (control_replied && control_status != PMIX_SUCCESS && control_status != PMIX_OPERATION_SUCCEEDED &&
+        // A reply of COMM-FAILURE is the DVM hanging up as it exits, seen by the reply before the
+        // lost-connection event: it is going, as asked (the pid, when known, says when it is gone).
+        int replied = control_status.load();
+        bool hung_up = control_replied && (replied == PMIX_ERR_COMM_FAILURE || replied == PMIX_ERR_LOST_CONNECTION ||
+                                           replied == PMIX_ERR_UNREACH);
+        if (control_replied && replied != PMIX_SUCCESS && replied != PMIX_OPERATION_SUCCEEDED && !hung_up &&
             !connection_lost) {
-            prte::output::error("{} refused to terminate: {}", which, prte::tools::status_text(control_status));
+            prte::output::error("{} refused to terminate: {}", which, prte::tools::status_text(replied));
             return 1;
         }
         // The DVM has exited when its process is gone; without a pid to watch, when it hung up.
-        if (watch_pid ? !registry::process_alive(dvm.pid) : connection_lost.load()) break;
+        if (watch_pid ? !registry::process_alive(dvm.pid) : (connection_lost.load() || hung_up)) break;
         if (Clock::now() >= deadline) {
             prte::output::error("{} did not exit within {} seconds of being told to terminate{}", which,
                                 std::chrono::duration_cast<std::chrono::seconds>(kExitDeadline).count(),
@@ -155,33 +162,78 @@ int main(int argc, char** argv)
     signal(SIGPIPE, SIG_IGN);
     std::vector<std::string> args(argv + 1, argv + argc);
 
-    std::string dvm_uri, dvm;
-    bool verbose = false, version = false;
-    std::vector<std::string> mca;
+    std::string dvm_uri, dvm, pid, nspace;
+    bool verbose = false, version = false, system_first = false, system_only = false;
+    int wait_seconds = 0, retries = 0;
+    std::vector<std::string> mca, pmix_mca;
     CLI::App app{"pterm: stop a running DVM (started with 'prte --daemonize'), returning once it has exited", "pterm"};
     app.add_option("--dvm-uri", dvm_uri, "The DVM to stop: its URI, or file:<path> holding it (prte --report-uri)")
         ->type_name("URI");
-    app.add_option("--dvm", dvm, "The DVM to stop: pid:<n>, file:<path>, uri:<uri> or ns:<namespace>")
+    app.add_option("--dvm", dvm,
+                   "The DVM to stop: pid:<n>, file:<path>, uri:<uri>, ns:<namespace>, search, system or system-first")
         ->type_name("SELECTOR");
+    app.add_option("--pid", pid, "The DVM to stop, by its pid (or file:<path> holding it): --dvm pid:<n>")
+        ->type_name("PID");
+    app.add_option("--namespace", nspace, "The DVM to stop, by its namespace: --dvm ns:<namespace>")
+        ->type_name("NSPACE");
+    app.add_flag("--system-server-first", system_first,
+                 "Stop the system-level DVM (prte --system-server) if there is one, else this user's only DVM");
+    app.add_flag("--system-server-only", system_only, "Stop the system-level DVM (prte --system-server), only it");
+    app.add_option("--wait-to-connect", wait_seconds,
+                   "Seconds to wait between attempts to find the DVM (with --num-connect-retries)")
+        ->type_name("SECONDS");
+    app.add_option("--num-connect-retries", retries, "How many more times to look for the DVM before giving up")
+        ->type_name("N");
     app.add_option("--prtemca,--mca", mca, "Accepted for compatibility; pterm has no parameters of its own")
         ->expected(2)
         ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->type_name("NAME VALUE");
-    app.add_flag("--verbose", verbose, "Say which DVM is stopped");
+    app.add_option("--pmixmca", pmix_mca, "Set PMIx parameter <name> to <value> for pterm's PMIx (PMIX_MCA_<name>)")
+        ->expected(2)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->type_name("NAME VALUE");
+    bool as_root = false;
+    app.add_flag("--allow-run-as-root", as_root, "Accepted: pterm never refuses to run as root");
+    app.add_flag("-v,--verbose", verbose, "Say which DVM is stopped");
     app.add_flag("-V,--version", version, "Show the version");
-    app.footer("Without --dvm or --dvm-uri, pterm stops the only DVM this user runs.");
+    app.footer("Without a choice of DVM, pterm stops the only DVM this user runs.");
     if (auto done = prte::tools::parse_command_line(app, args, usage_error)) return *done;
     if (version) {
         std::printf("pterm %s\n", PACKAGE_VERSION);
         return 0;
     }
     if (verbose) trace.set_level(1);
+    for (size_t i = 0; i + 1 < pmix_mca.size(); i += 2) setenv(("PMIX_MCA_" + pmix_mca[i]).c_str(), pmix_mca[i + 1].c_str(), 1);
+    int choices = !dvm.empty() + !dvm_uri.empty() + !pid.empty() + !nspace.empty() + system_first + system_only;
+    if (choices > 1) {
+        return usage_error("--dvm, --dvm-uri, --pid, --namespace, --system-server-first and --system-server-only each "
+                           "choose a DVM: give only one");
+    }
+    if (!pid.empty()) dvm = "pid:" + pid;
+    if (!nspace.empty()) dvm = "ns:" + nspace;
+    if (system_first) dvm = "system-first";
+    if (system_only) dvm = "system";
+    if (wait_seconds < 0 || retries < 0) return usage_error("--wait-to-connect and --num-connect-retries take a number >= 0");
+    if (!pid.empty() && prte::util::starts_with(pid, "file:")) {
+        std::ifstream in(pid.substr(5));
+        std::string text;
+        if (!(in >> text)) return usage_error(fmt::format("--pid {}: cannot read a pid from the file", pid));
+        dvm = "pid:" + text;
+    }
 
+    // --num-connect-retries N: N more looks, --wait-to-connect seconds apart, for a DVM still starting.
     registry::Entry entry;
-    if (prte::Status st = registry::locate({dvm_uri, dvm}, entry); !st) {
-        prte::output::error("{}", st.message());
-        return 1;
+    for (int attempt = 0;; ++attempt) {
+        prte::Status st = registry::locate({dvm_uri, dvm}, entry);
+        if (st) break;
+        if (attempt >= retries || st.code() != prte::Errc::not_found) {
+            prte::output::error("{}", st.message());
+            return 1;
+        }
+        trace(1, "no DVM yet ({}); looking again in {} s", st.message(), wait_seconds);
+        std::this_thread::sleep_for(std::chrono::seconds(wait_seconds));
     }
     trace(1, "stopping the DVM {}", registry::describe(entry));
     if (!entry.log.empty()) trace(1, "its log: {}", entry.log);
