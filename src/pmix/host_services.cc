@@ -25,6 +25,7 @@ runtime::HostServices host_services()
     h.notify_allocation_outcome = notify_allocation_outcome;
     h.daemons_lost = daemons_lost;
     h.spawn = spawn_for_process;
+    h.names = serve_names;
     return h;
 }
 

@@ -384,6 +384,51 @@ pmix_status_t unpublish(const pmix_proc_t* proc, char** keys, const pmix_info_t 
     return PMIX_SUCCESS;
 }
 
+}  // namespace prte::pmix::detail
+
+namespace prte::pmix {
+
+// A PMI name is a PMIx entry whose key is the service and whose value is the port as a string,
+// which is what Open MPI's MPI_Publish_name publishes: each side finds the other's names.
+void serve_names(const pmix_proc_t& requester, runtime::NameOp op, const std::string& service,
+                 const std::string& port, std::function<void(pmix_status_t, const std::string&)> done)
+{
+    using detail::Found;
+    using detail::Op;
+    using detail::Request;
+    if (service.empty() || service.size() > PMIX_MAX_KEYLEN) return done(PMIX_ERR_BAD_PARAM, {});
+    Request r;
+    r.requester = requester;
+    if (op == runtime::NameOp::publish) {
+        r.op = Op::publish;
+        pmix_info_t entry;
+        PMIX_INFO_LOAD(&entry, service.c_str(), port.c_str(), PMIX_STRING);
+        bool packed = pack_infos(&entry, 1, r.info);
+        PMIX_INFO_DESTRUCT(&entry);
+        if (!packed) return done(PMIX_ERR_PACK_FAILURE, {});
+    } else {
+        r.op = op == runtime::NameOp::lookup ? Op::lookup : Op::unpublish;
+        r.keys = {service};
+    }
+    const bool lookup = op == runtime::NameOp::lookup;
+    detail::submit(std::move(r), [lookup, done = std::move(done)](pmix_status_t st, const std::vector<Found>& found) {
+        if (!lookup) return done(st, {});  // publish and unpublish answer with a status alone
+        if (st != PMIX_SUCCESS || found.empty()) return done(st == PMIX_SUCCESS ? PMIX_ERR_NOT_FOUND : st, {});
+        detail::InfoHolder entry;
+        entry.info = unpack_infos(found.front().entry, entry.n);
+        if (!entry.info || entry.n != 1) return done(PMIX_ERR_UNPACK_FAILURE, {});
+        // A PMIx program may publish any type; a PMI process can only take a string.
+        if (entry.info[0].value.type != PMIX_STRING || !entry.info[0].value.data.string) {
+            return done(PMIX_ERR_TYPE_MISMATCH, {});
+        }
+        done(PMIX_SUCCESS, entry.info[0].value.data.string);
+    });
+}
+
+}  // namespace prte::pmix
+
+namespace prte::pmix::detail {
+
 // Master: a job has ended: its entries go, and so do lookups of its processes still waiting
 // (their PMIx servers are forgetting them).
 void forget_published(const std::string& nspace)

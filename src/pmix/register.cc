@@ -11,7 +11,9 @@
 //               and no node qualifier, and every client of this server is on this node.
 //   per app     PMIX_APP_INFO_ARRAY: PMIX_APPNUM, PMIX_APP_SIZE, PMIX_APPLDR, PMIX_WDIR, PMIX_APP_ARGV
 //   per node    PMIX_NODE_INFO_ARRAY: PMIX_HOSTNAME, PMIX_NODEID, PMIX_LOCAL_SIZE, PMIX_NODE_SIZE,
-//               PMIX_LOCAL_PEERS, PMIX_LOCALLDR
+//               PMIX_LOCAL_PEERS, PMIX_LOCALLDR, and PMIX_NODE_OVERSUBSCRIBED (true) for this node
+//               when the job's launch puts more processes of all jobs there than it has slots
+//               (also at job level, where Open MPI 5 asks for it with the wildcard rank)
 //   per process PMIX_PROC_INFO_ARRAY: PMIX_RANK, PMIX_LOCAL_RANK, PMIX_NODE_RANK, PMIX_APPNUM,
 //               PMIX_GLOBAL_RANK, PMIX_APP_RANK, PMIX_HOSTNAME, PMIX_NODEID, and for a job a
 //               process spawned PMIX_PARENT_ID again (see below)
@@ -108,17 +110,6 @@ std::map<const runtime::Node*, uint32_t> node_ids()
     return ids;
 }
 
-uint32_t total_slots()
-{
-    uint64_t slots = 0;
-    for (const runtime::Node* node : std::as_const(rt().pool()).nodes()) {
-        if (node->state != runtime::NodeState::down && node->state != runtime::NodeState::not_included) {
-            slots += static_cast<uint64_t>(std::max(node->slots, 0));
-        }
-    }
-    return static_cast<uint32_t>(std::min<uint64_t>(slots, UINT32_MAX));
-}
-
 Status add_regex(InfoArray& info, const char* key, const std::string& input, bool ppn)
 {
     char* regex = nullptr;
@@ -165,7 +156,7 @@ Status build_job_info(const runtime::Job& job, InfoArray& info, std::vector<pmix
     const Layout layout = layout_of(job);
     const auto ids = node_ids();
     const uint32_t size = static_cast<uint32_t>(job.num_procs());
-    const uint32_t universe = std::max(size, total_slots());
+    const uint32_t universe = runtime::universe_size(std::as_const(rt().pool()), size);
 
     info.add_string(PMIX_JOBID, job.nspace);
     info.add_uint32(PMIX_JOB_SIZE, size);
@@ -200,6 +191,7 @@ Status build_job_info(const runtime::Job& job, InfoArray& info, std::vector<pmix
     for (const runtime::Node* node : layout.nodes) {
         if (node->daemon != me.rank) continue;
         add_node_keys(info, *node, layout.ranks.at(node));
+        if (rt().jobs().oversubscribes(job, *node)) info.add_bool(PMIX_NODE_OVERSUBSCRIBED, true);
     }
 
     // Apps: size, leader (lowest rank) and each process's rank within its app.
@@ -228,6 +220,10 @@ Status build_job_info(const runtime::Job& job, InfoArray& info, std::vector<pmix
         ni.add_string(PMIX_HOSTNAME, node->name);
         ni.add_uint32(PMIX_NODEID, ids.at(node));
         add_node_keys(ni, *node, layout.ranks.at(node));
+        // Only this node's daemon knows what else runs there.
+        if (node->daemon == me.rank && rt().jobs().oversubscribes(job, *node)) {
+            ni.add_bool(PMIX_NODE_OVERSUBSCRIBED, true);
+        }
         info.add_info_array(PMIX_NODE_INFO_ARRAY, std::move(ni));
     }
 

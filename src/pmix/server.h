@@ -50,6 +50,11 @@ void daemons_lost(const std::vector<runtime::Rank>& daemons);
 void spawn_for_process(const pmix_proc_t& requester, const std::vector<runtime::AppContext>& apps,
                        std::function<void(const Status&, const std::string&)> done);
 
+// A PMI process's publish, lookup or unpublish of one service name, served from the store
+// PMIx_Publish uses (publish.cc; runtime::HostServices::names). Progress thread.
+void serve_names(const pmix_proc_t& requester, runtime::NameOp op, const std::string& service,
+                 const std::string& port, std::function<void(pmix_status_t, const std::string&)> done);
+
 // The URI tools connect to (PMIX_SERVER_URI); empty before start().
 const std::string& uri();
 

@@ -21,6 +21,7 @@ std::string HostServices::first_missing() const
         {static_cast<bool>(notify_allocation_outcome), "notify_allocation_outcome"},
         {static_cast<bool>(daemons_lost), "daemons_lost"},
         {static_cast<bool>(spawn), "spawn"},
+        {static_cast<bool>(names), "names"},
     };
     for (const auto& [set, name] : services) {
         if (!set) return name;

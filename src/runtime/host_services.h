@@ -32,6 +32,10 @@ struct AllocationOutcome {
     std::string message;                 // with a failure
 };
 
+// What a PMI process asks of the DVM's name service (MPICH's MPI_Publish_name, _Lookup_name and
+// _Unpublish_name): one service name and, to publish, its port.
+enum class NameOp { publish, lookup, unpublish };
+
 struct HostServices {
     // Launch: the job's namespace registered with this node's PMIx server (done runs posted, with
     // the outcome), and the environment one child needs to connect to it (any thread).
@@ -74,6 +78,13 @@ struct HostServices {
     std::function<void(const pmix_proc_t& requester, const std::vector<AppContext>& apps,
                        std::function<void(const Status& status, const std::string& nspace)> done)>
         spawn;
+    // Names: a PMI process publishes, looks up or unpublishes `service` in the DVM's one store, the
+    // one PMIx_Publish and PMIx_Lookup use (so MPICH and Open MPI programs find each other's names;
+    // relayed to the master from a daemon). `done` runs once, on the progress thread, with
+    // PMIX_SUCCESS and (for a lookup) the port, or the error.
+    std::function<void(const pmix_proc_t& requester, NameOp op, const std::string& service, const std::string& port,
+                       std::function<void(pmix_status_t status, const std::string& port)> done)>
+        names;
 
     // Daemons: the master learned that these daemons are gone (lost, not shrunk away). Requests
     // relayed to another daemon through one of them are answered with an error.

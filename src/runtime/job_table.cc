@@ -97,4 +97,18 @@ std::vector<JobPtr> JobTable::unfinished_dependents_of(const Job& job) const
     return out;
 }
 
+bool JobTable::oversubscribes(const Job& job, const Node& node) const
+{
+    if (node.slots <= 0) return false;  // no slot count to exceed
+    size_t count = 0;
+    for (const auto& p : job.procs) count += p->node == &node ? 1 : 0;
+    for (const auto& [nspace, other] : jobs_) {
+        if (other.get() == &job || other->is_daemon_job) continue;
+        for (const auto& p : other->procs) {
+            if (p->node == &node && p->pid > 0 && !p->waitpid_fired) ++count;
+        }
+    }
+    return count > static_cast<size_t>(node.slots);
+}
+
 }  // namespace prte::runtime

@@ -41,6 +41,12 @@ class JobTable {
     std::vector<JobPtr> unfinished_dependents_of(const Job& job) const;
     size_t size() const { return jobs_.size(); }
 
+    // Whether launching `job` puts more processes on `node` than it has slots, counting every
+    // job's: those of `job` placed there and those of other jobs still running there (known to
+    // the node's own daemon, which asks as it launches). What PRRTE calls an oversubscribed node,
+    // and what MPI libraries are told (PMIX_NODE_OVERSUBSCRIBED, Open MPI's mpi_oversubscribe).
+    bool oversubscribes(const Job& job, const Node& node) const;
+
   private:
     std::string dvm_nspace_ = "prte";
     uint32_t next_ = 1;

@@ -1,5 +1,7 @@
 #include "runtime/node.h"
 
+#include <algorithm>
+
 namespace prte::runtime {
 
 const char* to_string(NodeState state)
@@ -61,6 +63,17 @@ std::vector<const Node*> NodePool::nodes() const
     std::vector<const Node*> out;
     for (const auto& n : nodes_) out.push_back(n.get());
     return out;
+}
+
+uint32_t universe_size(const NodePool& pool, size_t job_size)
+{
+    uint64_t slots = 0;
+    for (const Node* node : pool.nodes()) {
+        if (node->state != NodeState::down && node->state != NodeState::not_included) {
+            slots += static_cast<uint64_t>(std::max(node->slots, 0));
+        }
+    }
+    return static_cast<uint32_t>(std::min<uint64_t>(std::max<uint64_t>(slots, job_size), UINT32_MAX));
 }
 
 }  // namespace prte::runtime

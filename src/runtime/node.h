@@ -87,4 +87,9 @@ class NodePool {
     std::vector<std::unique_ptr<Node>> nodes_;
 };
 
+// The universe size a job of `job_size` processes is told (PMIX_UNIV_SIZE, PMI-1 get_universe_size,
+// PMI-2 universeSize; MPI_UNIVERSE_SIZE): the slots of the DVM's nodes that are not down or left
+// out, as PRRTE counts them, and never less than the job itself. It follows grows and shrinks.
+uint32_t universe_size(const NodePool& pool, size_t job_size);
+
 }  // namespace prte::runtime

@@ -3,6 +3,10 @@
 //   pmi_fuzz pmi2                  a whole PMI-2 job: init, fullinit, job-getid, the process
 //                                  mapping, kvs-put, kvs-fence, kvs-get of the next rank's key,
 //                                  finalize; prints "pmi2 rank R of N next=V mapping=M"
+//   pmi_fuzz pmi2-names LOOKUP SVC PORT   PMI-2's universeSize, name-lookup of LOOKUP, then
+//                                  name-publish of SVC, name-lookup, name-unpublish, name-lookup:
+//                                  "pmi2 universe=U", "pmi2 lookup LOOKUP rc=R port=P value=V",
+//                                  "pmi2 cycle publish=R found=P unpublish=R again=R"
 //   pmi_fuzz spawn                 PMI-1 spawn of 2 copies with a pre-put key (MPI_Comm_spawn's
 //                                  commands): "spawn parent R rc=0", "spawn child R port=port-of-0"
 //   pmi_fuzz malformed             init, then a line that is no command
@@ -154,6 +158,34 @@ int run_pmi2(int rank)
     return 0;
 }
 
+// PMI-2's job attribute universeSize and its name service, as MPICH's PMI-2 client sends them.
+int run_pmi2_names(int rank, const std::string& other, const std::string& service, const std::string& port)
+{
+    send_text("cmd=init pmi_version=2 pmi_subversion=0\n");
+    receive(10000);
+    send_text(v2("cmd=fullinit;pmirank=" + std::to_string(rank) + ";threaded=FALSE;"));
+    receive_v2();
+    send_text(v2("cmd=info-getjobattr;key=universeSize;"));
+    std::printf("pmi2 universe=%s\n", field(receive_v2(), "value", ';').c_str());
+    send_text(v2("cmd=name-lookup;name=" + other + ";"));
+    std::string a = receive_v2();
+    std::printf("pmi2 lookup %s rc=%s port=%s value=%s\n", other.c_str(), field(a, "rc", ';').c_str(),
+                field(a, "port", ';').c_str(), field(a, "value", ';').c_str());
+    send_text(v2("cmd=name-publish;name=" + service + ";port=" + port + ";"));
+    std::string published = field(receive_v2(), "rc", ';');
+    send_text(v2("cmd=name-lookup;name=" + service + ";"));
+    std::string found = field(receive_v2(), "port", ';');
+    send_text(v2("cmd=name-unpublish;name=" + service + ";"));
+    std::string unpublished = field(receive_v2(), "rc", ';');
+    send_text(v2("cmd=name-lookup;name=" + service + ";"));
+    std::string again = field(receive_v2(), "rc", ';');
+    send_text(v2("cmd=finalize;"));
+    receive_v2();
+    std::printf("pmi2 cycle publish=%s found=%s unpublish=%s again=%s\n", published.c_str(), found.c_str(),
+                unpublished.c_str(), again.c_str());
+    return 0;
+}
+
 // Valid commands (this job's kvsname, keys of its own) with, now and then, one mutated at random:
 // the DVM serves the valid ones and ends the job at the first it refuses.
 void run_random(unsigned seed, int count)
@@ -222,6 +254,7 @@ int main(int argc, char** argv)
     std::string mode = argv[1];
     if (mode == "pmi2") return run_pmi2(rank);
     if (mode == "spawn") return run_spawn(rank, argv[0]);
+    if (mode == "pmi2-names" && argc > 4) return run_pmi2_names(rank, argv[2], argv[3], argv[4]);
     if (mode == "malformed") {
         init_v1();
         send_text("this is not a command\n");

@@ -68,6 +68,9 @@ Services runtime_services()
     services.process_ended = host.process_ended;
     services.job_killing = host.job_killing;
     services.pmi = prte::pmi::base::module();
+    services.oversubscribed = [&rt](const prte::runtime::Job& job, const prte::runtime::Proc& proc) {
+        return proc.node && rt.jobs().oversubscribes(job, *proc.node);
+    };
     return services;
 }
 

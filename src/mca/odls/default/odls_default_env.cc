@@ -132,6 +132,18 @@ Environment build_child_environment(const ChildEnvironmentInput& in)
         // rank>: two nodes with one hostname (the local-node test-bed) would map each other's, and
         // crash. A directory of this daemon's own keeps them apart.
         if (!in.ompi_shm_dir.empty()) env.set("OMPI_MCA_btl_vader_backing_directory", in.ompi_shm_dir);
+        // An oversubscribed node: what mpirun 4.1 sets (mpi_oversubscribe, after which Open MPI
+        // yields when idle) and the yield itself, so that ranks sharing a core do not busy-poll
+        // each other out. Unless the user chose the yield (prun -x or --mca, or the DVM's own
+        // environment): Open MPI forces it on when told the node is oversubscribed, so then
+        // neither is set and the user's choice stands.
+        const std::string yield = "OMPI_MCA_mpi_yield_when_idle";
+        bool user_chose = env.value(yield).has_value();
+        for (const auto& entry : app.env) user_chose = user_chose || name_of(entry) == yield;
+        if (in.oversubscribed && !user_chose) {
+            env.set("OMPI_MCA_mpi_oversubscribe", "1");
+            env.set(yield, "1");
+        }
     }
     if (!app.working_dir.empty()) env.set("PWD", app.working_dir);
     for (const auto& entry : app.env) env.put(entry);  // prun -x: the user has the last word

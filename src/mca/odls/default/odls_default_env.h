@@ -53,6 +53,7 @@ struct ChildEnvironmentInput {
     runtime::Rank daemon_rank = 0;
     bool ompi_compat = true;                   // odls_default_ompi_compat
     std::string ompi_shm_dir;                  // Services::ompi_shm_dir
+    bool oversubscribed = false;               // Services::oversubscribed
 };
 
 Environment build_child_environment(const ChildEnvironmentInput& input);

@@ -193,6 +193,7 @@ void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, i
     input.daemon_rank = services_.daemon_rank;
     input.ompi_compat = options_.ompi_compat && gets_pmix;
     input.ompi_shm_dir = services_.ompi_shm_dir;
+    input.oversubscribed = services_.oversubscribed && services_.oversubscribed(*job, proc);
     Environment env = build_child_environment(input);
 
     std::optional<Binding> binding;

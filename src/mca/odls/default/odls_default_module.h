@@ -81,6 +81,9 @@ struct Services {
     // The PMI server (optional: a site may drop the pmi framework's component). Processes of a
     // job that asks for PMI get an endpoint of it (pmi/pmi.h) and it is told of their end.
     pmi::Module* pmi = nullptr;
+    // Whether the process's launch oversubscribes its node (optional; runtime::JobTable::
+    // oversubscribes): an Open MPI process is then told to yield when idle, as mpirun tells it.
+    std::function<bool(const runtime::Job&, const runtime::Proc&)> oversubscribed;
 };
 
 struct Options {

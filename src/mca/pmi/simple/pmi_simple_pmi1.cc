@@ -40,7 +40,7 @@ struct SimpleServer::Pmi1 {
 
     static void get_universe_size(SimpleServer& server, Client& client, const Command&)
     {
-        server.answer(client, "universe_size", {{"size", std::to_string(client.space->job->num_procs())}, {"rc", "0"}});
+        server.answer(client, "universe_size", {{"size", universe(client)}, {"rc", "0"}});
     }
 
     static void put(SimpleServer& server, Client& client, const Command& command)
@@ -80,11 +80,17 @@ struct SimpleServer::Pmi1 {
         server.abort_job(client, command.find("exitcode"), nullptr);
     }
 
-    // Not served: the MPI call fails in the program, which decides what to do.
-    static void name_service(SimpleServer& server, Client& client, const Command& command)
+    static void publish_name(SimpleServer& server, Client& client, const Command& command)
     {
-        std::string reply = command.name.substr(0, command.name.find('_')) + "_result";
-        server.answer(client, reply, {{"rc", "-1"}, {"msg", "name_service_not_supported_by_prte"}});
+        server.serve_name(client, command, runtime::NameOp::publish);
+    }
+    static void unpublish_name(SimpleServer& server, Client& client, const Command& command)
+    {
+        server.serve_name(client, command, runtime::NameOp::unpublish);
+    }
+    static void lookup_name(SimpleServer& server, Client& client, const Command& command)
+    {
+        server.serve_name(client, command, runtime::NameOp::lookup);
     }
 
     static void spawn(SimpleServer& server, Client& client, const Command& command) { server.spawn(client, command); }
@@ -99,9 +105,9 @@ struct SimpleServer::Pmi1 {
         {"barrier_in", barrier_in},
         {"finalize", finalize},
         {"abort", abort},
-        {"publish_name", name_service},
-        {"unpublish_name", name_service},
-        {"lookup_name", name_service},
+        {"publish_name", publish_name},
+        {"unpublish_name", unpublish_name},
+        {"lookup_name", lookup_name},
         {"spawn", spawn},
     }};
 };

@@ -57,8 +57,8 @@ struct SimpleServer::Pmi2 {
             return;
         }
         // A job attribute is optional by nature: one the DVM does not know is not found, no error.
-        std::string universe = std::to_string(client.space->job->num_procs());
-        const std::string* value = *key == "universeSize"  ? &universe
+        std::string size = universe(client);
+        const std::string* value = *key == "universeSize"  ? &size
                                    : *key == kProcessMapping ? server.lookup(*client.space, *key)
                                                              : nullptr;
         server.answer(client, "info-getjobattr-response", found(value));
@@ -147,6 +147,19 @@ struct SimpleServer::Pmi2 {
         server.abort_job(client, command.find("exitcode"), message);
     }
 
+    static void name_publish(SimpleServer& server, Client& client, const Command& command)
+    {
+        server.serve_name(client, command, runtime::NameOp::publish);
+    }
+    static void name_unpublish(SimpleServer& server, Client& client, const Command& command)
+    {
+        server.serve_name(client, command, runtime::NameOp::unpublish);
+    }
+    static void name_lookup(SimpleServer& server, Client& client, const Command& command)
+    {
+        server.serve_name(client, command, runtime::NameOp::lookup);
+    }
+
     static void not_served(SimpleServer& server, Client& client, const Command& command)
     {
         server.answer(client, command.name + "-response",
@@ -164,9 +177,9 @@ struct SimpleServer::Pmi2 {
         {"info-getnodeattr", info_getnodeattr},
         {"finalize", finalize},
         {"abort", abort},
-        {"name-publish", not_served},
-        {"name-unpublish", not_served},
-        {"name-lookup", not_served},
+        {"name-publish", name_publish},
+        {"name-unpublish", name_unpublish},
+        {"name-lookup", name_lookup},
         {"spawn", not_served},
     }};
 };

@@ -210,6 +210,11 @@ void SimpleServer::put(Client& client, const Command& command, const std::string
     space.unsent.emplace_back(*key, *value);
 }
 
+std::string universe(const SimpleServer::Client& client)
+{
+    return std::to_string(runtime::universe_size(std::as_const(rt().pool()), client.space->job->num_procs()));
+}
+
 const std::string* SimpleServer::lookup(JobSpace& space, const std::string& key)
 {
     if (key == kProcessMapping) {

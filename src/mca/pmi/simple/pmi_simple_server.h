@@ -33,6 +33,7 @@
 #include "mca/pmi/pmi.h"
 #include "mca/pmi/simple/pmi_simple_wire.h"
 #include "rml/types.h"
+#include "runtime/host_services.h"
 #include "runtime/states.h"
 
 namespace prte::pmi::simple {
@@ -83,6 +84,8 @@ class SimpleServer final : public Module {
     void start(Client& client, const Command& command);
     // PMI-1 spawn (pmi_simple_spawn.cc): a job of the given apps, a child of the caller's.
     void spawn(Client& client, const Command& command);
+    // Both protocols' name service (pmi_simple_names.cc): answered once the DVM's store has.
+    void serve_name(Client& client, const Command& command, runtime::NameOp op);
     Client* find_client(const std::string& nspace, runtime::Rank rank);
     void put(Client& client, const Command& command, const std::string* key, const std::string* value);
     // True when `named` (a kvsname= or jobid=) is absent or this job's; fails the client otherwise.

@@ -32,6 +32,11 @@ inline runtime::Runtime& rt() { return runtime::Runtime::instance(); }
 // A value from a process, short enough for a message.
 std::string describe(const std::string& text);
 
+struct SimpleServer::Client;
+// What MPI_UNIVERSE_SIZE is for the client's job: the DVM's slots, as PMIX_UNIV_SIZE says
+// (runtime::universe_size), read when asked, so that it follows grows and shrinks.
+std::string universe(const SimpleServer::Client& client);
+
 struct SimpleServer::Client {
     enum class Phase { connected, initialized, finalized, ended };
 
