@@ -246,6 +246,8 @@ void add_runtime_options(CLI::App& cli, ContextTarget& t, Request& r)
                    std::string("How the job behaves at run time, a comma list (each word may be shortened, ")
                        + "=value where it takes one): " + runtime_option_words())
         ->type_name("LIST")
+        ->expected(1)
+        ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cli.add_option("--max-restarts", t.max_restarts,
                    "Refused: restarting failed processes is not done yet (use --enable-recovery)")
