@@ -133,6 +133,7 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
     }
     if (request.spawn_timeout > 0) job.add_int(PMIX_SPAWN_TIMEOUT, request.spawn_timeout);
     if (request.recoverable) job.add_bool(PMIX_JOB_RECOVERABLE, true);
+    if (!request.error_nonzero_status) job.add_bool(pmix::kErrorNonzeroStatus, false);
     if (!request.mpi.empty()) job.add_string(pmix::kMpiInterface, request.mpi);
     job.add_bool(PMIX_NOTIFY_COMPLETION, true);
     if (request.reports.map) job.add_bool(PMIX_DISPLAY_MAP, true);
