@@ -32,6 +32,10 @@ inline constexpr const char kSpawnerPid[] = "prte.spawner.pid";
 // read too (pmix/spawn_translate.cc).
 inline constexpr const char kReportPhysicalCpus[] = "prte.report.physical";
 inline constexpr const char kSpawnerHost[] = "prte.spawner.host";
+// Job-level spawn info (bool), prun --runtime-options error-nonzero-status=false: a process that
+// exits with a non-zero status ends normally, the job running on (PRRTE's ERROR-NONZERO-STATUS;
+// PMIx has no attribute for it). Its status is still the job's, the first such.
+inline constexpr const char kErrorNonzeroStatus[] = "prte.job.error_nonzero_status";
 
 // In the info of a PMIX_ERR_DVM_MOD event: the pmix_status_t that prevented the DVM change (spec:
 // elastic-dvm-spec.txt, "Failure event"), beside PMIX_EVENT_TEXT_MESSAGE with the reason in words.

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "pmix/info_array.h"
+#include "runtime/env_edit.h"
 #include "runtime/placement_spec.h"
 #include "util/hostlist.h"
 #include "util/strings.h"
@@ -69,6 +70,23 @@ Status envar_setting(const pmix_info_t& info, std::string& out)
     return {};
 }
 
+// PMIX_PREPEND_ENVAR / PMIX_APPEND_ENVAR: a pmix_envar_t whose separator joins the value to what
+// the variable holds on the process's node, where the daemon applies it (runtime/env_edit.h).
+Status envar_edit(const pmix_info_t& info, std::string& out)
+{
+    if (info.value.type != PMIX_ENVAR || !info.value.data.envar.envar || !*info.value.data.envar.envar) {
+        return {Errc::bad_param, fmt::format("spawn directive {} must be an environment variable (pmix_envar_t)", info.key)};
+    }
+    const pmix_envar_t& e = info.value.data.envar;
+    runtime::EnvEdit edit;
+    edit.kind = PMIX_CHECK_KEY(&info, PMIX_PREPEND_ENVAR) ? runtime::EnvEdit::prepend : runtime::EnvEdit::append;
+    edit.name = e.envar;
+    edit.separator = e.separator ? e.separator : ':';
+    edit.value = e.value ? e.value : "";
+    out = runtime::encode_env_edit(edit);
+    return {};
+}
+
 // Where an app runs and what it gets, at job level (defaults for every app) or app level.
 struct Placement {
     std::optional<std::vector<std::string>> hosts;
@@ -92,6 +110,17 @@ bool placement_directive(const pmix_info_t& info, Placement& placement, Status& 
         if ((st = need_string(info, text))) placement.add_hostfile = text;
     } else if (PMIX_CHECK_KEY(&info, PMIX_SET_ENVAR)) {
         if ((st = envar_setting(info, text))) placement.env.push_back(text);
+    } else if (PMIX_CHECK_KEY(&info, PMIX_UNSET_ENVAR)) {
+        // A name, or NAME* for every variable starting with NAME (PRRTE's --unset-env).
+        if ((st = need_string(info, text))) {
+            if (text.empty() || text.find('=') != std::string::npos) {
+                st = {Errc::bad_param, fmt::format("spawn directive {} '{}': not a variable name", info.key, text)};
+            } else {
+                placement.env.push_back(runtime::encode_env_edit({runtime::EnvEdit::unset, text, ':', {}}));
+            }
+        }
+    } else if (PMIX_CHECK_KEY(&info, PMIX_PREPEND_ENVAR) || PMIX_CHECK_KEY(&info, PMIX_APPEND_ENVAR)) {
+        if ((st = envar_edit(info, text))) placement.env.push_back(text);
     } else {
         return false;
     }
@@ -217,6 +246,7 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
     if (PMIX_CHECK_KEY(&info, PMIX_TIMEOUT_REPORT_STATE)) return need_flag(info, job.timeout_report_state);
     if (PMIX_CHECK_KEY(&info, PMIX_TIMEOUT_STACKTRACES)) return need_flag(info, job.timeout_stack_traces);
     if (PMIX_CHECK_KEY(&info, PMIX_JOB_RECOVERABLE)) return need_flag(info, job.recoverable);
+    if (PMIX_CHECK_KEY(&info, kErrorNonzeroStatus)) return need_flag(info, job.error_nonzero_status);
     if (PMIX_CHECK_KEY(&info, kMpiInterface)) {
         std::string text;
         if (Status st = need_string(info, text); !st) return st;
@@ -348,10 +378,10 @@ Status translate_spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_ap
 std::string supported_spawn_directives()
 {
     return util::join({PMIX_MAPBY, PMIX_RANKBY, PMIX_BINDTO, PMIX_PPR, PMIX_NO_PROCS_ON_HEAD, PMIX_CPUS_PER_PROC, PMIX_NO_OVERSUBSCRIBE, PMIX_TIMEOUT, PMIX_SPAWN_TIMEOUT,
-                       PMIX_TIMEOUT_REPORT_STATE, PMIX_TIMEOUT_STACKTRACES, PMIX_JOB_RECOVERABLE,
+                       PMIX_TIMEOUT_REPORT_STATE, PMIX_TIMEOUT_STACKTRACES, PMIX_JOB_RECOVERABLE, kErrorNonzeroStatus,
                        PMIX_JOB_TIMEOUT, PMIX_IOF_TAG_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT, PMIX_IOF_MERGE_STDERR_STDOUT,
                        PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_FWD_STDDIAG, PMIX_HOST, PMIX_HOSTFILE, PMIX_ADD_HOST,
-                       PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION, PMIX_FWD_STDIN,
+                       PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_UNSET_ENVAR, PMIX_PREPEND_ENVAR, PMIX_APPEND_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION, PMIX_FWD_STDIN,
                        PMIX_STDIN_TGT, PMIX_DISPLAY_MAP, PMIX_DISPLAY_ALLOCATION, PMIX_DISPLAY_TOPOLOGY, PMIX_REPORT_BINDINGS,
                        kReportPhysicalCpus, kSpawnChildSeparate},
                       ",");

@@ -183,6 +183,9 @@ struct Job {
     // prun --enable-recovery (PMIX_JOB_RECOVERABLE): a process that dies or exits non-zero does
     // not end the job; its peers are told (PMIx event) and carry on.
     bool recoverable = false;
+    // prun --runtime-options error-nonzero-status=false (pmix::kErrorNonzeroStatus): a process
+    // that exits non-zero (not one killed by a signal) does not end the job.
+    bool error_nonzero_status = true;
     bool is_daemon_job = false;
 
     // The tool or process that asked for the job (PMIx spawn), told of its start and its end.

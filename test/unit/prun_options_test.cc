@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tools/prun/output_writer.h"
+#include "runtime/env_edit.h"
 #include "tools/prun/prun_options.h"
 
 namespace {
@@ -20,6 +21,24 @@ using prte::prun::OutputOptions;
 using prte::prun::OutputWriter;
 using prte::prun::Request;
 using prte::prun::Stream;
+
+// An app's environment options as words: -x's as given, the others with their option's name.
+std::vector<std::string> env_words(const prte::prun::AppContext& app)
+{
+    using prte::prun::EnvOption;
+    std::vector<std::string> out;
+    for (const EnvOption& o : app.environment) {
+        switch (o.kind) {
+        case EnvOption::export_var: out.push_back(o.name); break;
+        case EnvOption::set: out.push_back("set " + o.name + "=" + o.value); break;
+        case EnvOption::unset: out.push_back("unset " + o.name); break;
+        case EnvOption::prepend: out.push_back("prepend " + o.name + "[" + o.separator + "] " + o.value); break;
+        case EnvOption::append: out.push_back("append " + o.name + "[" + o.separator + "] " + o.value); break;
+        case EnvOption::forward_all: out.push_back("all"); break;
+        }
+    }
+    return out;
+}
 
 Request parse_ok(const std::vector<std::string>& args)
 {
@@ -100,7 +119,7 @@ TEST(PrunOptions, PrrteSpellings)
     const auto& app = r.apps.at(0);
     EXPECT_EQ(app.np, 4);
     EXPECT_EQ(app.hosts, (Words{"a,b:2"}));
-    EXPECT_EQ(app.exports, (Words{"A", "B=1"}));
+    EXPECT_EQ(env_words(app), (Words{"A", "B=1"}));
     EXPECT_EQ(app.wdir, "/tmp");
     EXPECT_EQ(r.map_by, "core:OVERSUBSCRIBE");
     EXPECT_EQ(r.bind_to, "core");
@@ -131,8 +150,8 @@ TEST(PrunOptions, ColonSeparatesAppContexts)
     EXPECT_EQ(r.apps[0].np, 1);
     EXPECT_EQ(r.apps[1].argv, (Words{"b", "-y"}));
     EXPECT_EQ(r.apps[1].np, 2);
-    EXPECT_EQ(r.apps[1].exports, (Words{"V=1"}));
-    EXPECT_TRUE(r.apps[0].exports.empty());
+    EXPECT_EQ(env_words(r.apps[1]), (Words{"V=1"}));
+    EXPECT_TRUE(r.apps[0].environment.empty());
 }
 
 // The DVM reads the hostfile from its own working directory, so prun sends an absolute path.
@@ -278,8 +297,8 @@ TEST(PrunOptions, DisplayAndReportBindings)
     EXPECT_FALSE(r.reports.physical);
     r = parse_ok({"--display", "map,bind:PHYSICAL", "a.out"});
     EXPECT_TRUE(r.reports.map && r.reports.bindings && r.reports.physical);
-    EXPECT_NE(parse_error({"--display", "map:parseable", "a.out"})
-                  .find("--display map:parseable: unknown or unsupported qualifier 'parseable' (physical)"),
+    EXPECT_NE(parse_error({"--display", "map:devel", "a.out"})
+                  .find("--display map:devel: unknown or unsupported qualifier 'devel' (physical, parseable)"),
               std::string::npos);
     EXPECT_NE(parse_error({"--display", "map,tpo", "a.out"})
                   .find("--display map,tpo: unknown or unsupported report 'tpo' (map, allocation, bind, topo[=host;host])"),
@@ -367,7 +386,7 @@ TEST(PrunMcaRouting, ParameterAndTuneFiles)
     EXPECT_EQ(r.ompi_mca, (Settings{{"btl", "tcp,self"}, {"btl_tcp_if_include", "lo"}}));
     EXPECT_EQ(r.pmix_mca, (Settings{{"ptl_base_verbose", "2"}}));
     EXPECT_EQ(r.mca, (Settings{{"plm_base_verbose", "1"}}));
-    EXPECT_EQ(r.apps.at(0).exports, (std::vector<std::string>{"FOO=bar"}));
+    EXPECT_EQ(env_words(r.apps.at(0)), (std::vector<std::string>{"FOO=bar"}));
     EXPECT_NE(parse_error({"--tune", dir + "/bad", "a.out"}).find(dir + "/bad:2: '--np'"), std::string::npos);
     EXPECT_NE(parse_error({"-am", dir + "/badparams", "a.out"}).find(dir + "/badparams:1: expected 'name = value'"),
               std::string::npos);
@@ -629,6 +648,175 @@ TEST(PrunOptions, TimeoutOptionsAndMpiexecTimeout)
     ASSERT_TRUE(prte::prun::apply_mpiexec_timeout(nullptr, r).ok());
     ASSERT_EQ(r.notes.size(), 1u);
     EXPECT_NE(r.notes[0].find("--get-stack-traces does nothing without --timeout"), std::string::npos) << r.notes[0];
+}
+
+
+// Issue 41 item 5: the names PRRTE and mpirun 4.1 users type, each doing what it says.
+TEST(PrunOptions, EverydaySpellingsOfExistingOptions)
+{
+    Request r = parse_ok({"--n", "2", "-wd", "/tmp", "--machinefile", "hf", "--mapby", "slot", "--rankby", "slot",
+                          "--bindto", "none", "-v", "a.out"});
+    EXPECT_EQ(r.apps.at(0).np, 2);
+    EXPECT_EQ(r.apps[0].wdir, "/tmp");
+    EXPECT_EQ(r.apps[0].hostfile, "hf");
+    EXPECT_EQ(r.map_by, "slot");
+    EXPECT_EQ(r.rank_by, "slot");
+    EXPECT_EQ(r.bind_to, "none");
+    EXPECT_TRUE(r.verbose);
+    r = parse_ok({"--oversubscribe", "-n", "1", "a.out"});
+    EXPECT_EQ(r.map_by, ":OVERSUBSCRIBE");
+    r = parse_ok({"--nooversubscribe", "a.out"});
+    EXPECT_EQ(r.map_by, ":NOOVERSUBSCRIBE");
+    EXPECT_EQ(parse_ok({"--ppr", "2:package", "a.out"}).map_by, "ppr:2:package");
+    EXPECT_EQ(parse_ok({"--bycore", "a.out"}).map_by, "core");
+    EXPECT_EQ(parse_ok({"--cpu-set", "0,1", "a.out"}).map_by, "pe-list=0,1");
+    EXPECT_EQ(parse_ok({"--cpu-list", "0", "a.out"}).map_by, "pe-list=0");
+    EXPECT_EQ(parse_ok({"-rf", "rf.txt", "a.out"}).map_by, "rankfile:FILE=rf.txt");
+    EXPECT_TRUE(parse_ok({"-q", "--bycore", "a.out"}).quiet);
+    EXPECT_EQ(parse_ok({"--pid", "42", "a.out"}).dvm, "pid:42");
+    EXPECT_EQ(parse_ok({"--namespace", "prte-x", "a.out"}).dvm, "ns:prte-x");
+    r = parse_ok({"--num-connect-retries", "3", "--wait-to-connect", "2", "a.out"});
+    EXPECT_EQ(r.connect_retries, 3);
+    EXPECT_EQ(r.connect_wait, 2);
+    EXPECT_EQ(parse_ok({"--report-pid", "-", "a.out"}).report_pid, "-");
+    EXPECT_NE(parse_error({"--ppr", "2:package", "--map-by", "slot", "a.out"}).find("cannot be combined"), std::string::npos);
+}
+
+TEST(PrunOptions, AcceptedWithANoteOrRefusedWithAReason)
+{
+    Request r = parse_ok({"--allow-run-as-root", "--preload-binary", "a.out"});
+    ASSERT_EQ(r.notes.size(), 2u);
+    EXPECT_NE(r.notes[0].find("never refuses to run as root"), std::string::npos) << r.notes[0];
+    EXPECT_NE(r.notes[1].find("nothing is copied"), std::string::npos) << r.notes[1];
+    EXPECT_NE(parse_error({"--xterm", "0", "a.out"}).find("needs an X display"), std::string::npos);
+    EXPECT_NE(parse_error({"--xml", "a.out"}).find("--output tag"), std::string::npos);
+    EXPECT_NE(parse_error({"--report-uri", "-", "a.out"}).find("no PMIx server of its own"), std::string::npos);
+    EXPECT_NE(parse_error({"--system-server-only", "a.out"}).find("no system server"), std::string::npos);
+    EXPECT_NE(parse_error({"--max-restarts", "2", "a.out"}).find("not restarted"), std::string::npos);
+    EXPECT_NE(parse_error({"--continuous", "a.out"}).find("not restarted"), std::string::npos);
+    EXPECT_NE(parse_error({"--stdin", "0,1", "a.out"}).find("a list of ranks is not supported"), std::string::npos);
+    EXPECT_NE(parse_error({"--output", "tag-detailed", "a.out"}).find("use tag or tag-fullname"), std::string::npos);
+    EXPECT_NE(parse_error({"--display", "cpus", "a.out"}).find("use topo"), std::string::npos);
+    EXPECT_NE(parse_error({"--preload-files", "/no/such/file", "a.out"}).find("cannot read '/no/such/file'"),
+              std::string::npos);
+    r = parse_ok({"--display", "map-devel:parseable", "a.out"});
+    EXPECT_TRUE(r.reports.map);
+    EXPECT_TRUE(r.reports.bindings);
+    EXPECT_EQ(r.notes.size(), 2u);
+    r = parse_ok({"--output", "merge,tag:raw", "a.out"});
+    EXPECT_TRUE(r.output.merge_stderr);
+    EXPECT_TRUE(r.output.tag);
+    EXPECT_TRUE(r.output.raw);
+}
+
+TEST(PrunOptions, EnvironmentOptionsKeepTheirOrder)
+{
+    Request r = parse_ok({"-x", "A", "--set-env", "B=1", "--prepend-env", "PATH[:]", "/opt/bin", "--unset-env", "C*",
+                          "--append-env", "L[;]", "x", "-x", "D*", "a.out"});
+    EXPECT_EQ(env_words(r.apps.at(0)),
+              (Words{"A", "set B=1", "prepend PATH[:] /opt/bin", "unset C*", "append L[;] x", "D*"}));
+    EXPECT_TRUE(parse_ok({"--fwd-environment", "a.out"}).forward_environment);
+    EXPECT_NE(parse_error({"--set-env", "B", "a.out"}).find("expected NAME=value"), std::string::npos);
+    EXPECT_NE(parse_error({"--prepend-env", "PATH", "/x", "a.out"}).find("expected NAME[c]"), std::string::npos);
+    EXPECT_NE(parse_error({"--unset-env", "*", "a.out"}).find("expected NAME or PREFIX*"), std::string::npos);
+}
+
+TEST(PrunOptions, EnvironmentResolvesAgainstPrunsOwn)
+{
+    using prte::prun::EnvOption;
+    using prte::prun::EnvSetting;
+    std::vector<EnvOption> options = {{EnvOption::export_var, "APP_*", {}, ':'},
+                                      {EnvOption::export_var, "HOME", {}, ':'},
+                                      {EnvOption::prepend, "PATH", "/opt", ';'}};
+    std::vector<EnvSetting> out;
+    std::vector<std::string> notes;
+    Words here = {"APP_A=1", "HOME=/h", "APP_B=2", "OTHER=3", "PMIX_RANK=4", "PMIX_MCA_x=5", "PWD=/w"};
+    ASSERT_TRUE(prte::prun::resolve_environment(options, here, out, notes).ok());
+    ASSERT_EQ(out.size(), 4u);
+    EXPECT_EQ(out[0].name + "=" + out[0].value, "APP_A=1");
+    EXPECT_EQ(out[1].name + "=" + out[1].value, "APP_B=2");
+    EXPECT_EQ(out[2].name + "=" + out[2].value, "HOME=/h");
+    EXPECT_EQ(out[3].kind, EnvSetting::prepend);
+    EXPECT_EQ(out[3].separator, ';');
+    out.clear();
+    ASSERT_TRUE(prte::prun::resolve_environment({{EnvOption::forward_all, {}, {}, ':'}}, here, out, notes).ok());
+    Words names;
+    for (const EnvSetting& e : out) names.push_back(e.name);
+    EXPECT_EQ(names, (Words{"APP_A", "HOME", "APP_B", "OTHER", "PMIX_MCA_x"}));
+    out.clear();
+    ASSERT_TRUE(prte::prun::resolve_environment({{EnvOption::export_var, "NOPE_*", {}, ':'}}, here, out, notes).ok());
+    EXPECT_TRUE(out.empty());
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_FALSE(prte::prun::resolve_environment({{EnvOption::export_var, "NOPE", {}, ':'}}, here, out, notes).ok());
+}
+
+TEST(PrunOptions, EnvironmentEditsTravelAndApply)
+{
+    using prte::runtime::EnvEdit;
+    EnvEdit e{EnvEdit::prepend, "PATH", ';', "/a=b;c"};
+    auto back = prte::runtime::decode_env_edit(prte::runtime::encode_env_edit(e));
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(back->kind, EnvEdit::prepend);
+    EXPECT_EQ(back->name, "PATH");
+    EXPECT_EQ(back->separator, ';');
+    EXPECT_EQ(back->value, "/a=b;c");
+    EXPECT_FALSE(prte::runtime::decode_env_edit("PATH=/x").has_value());
+    EXPECT_EQ(prte::runtime::edited_value(e, std::string("/x")), "/a=b;c;/x");
+    EXPECT_EQ(prte::runtime::edited_value({EnvEdit::append, "P", ':', "z"}, std::string("y")), "y:z");
+    EXPECT_EQ(prte::runtime::edited_value(e, std::nullopt), "/a=b;c");
+}
+
+TEST(PrunOptions, RuntimeOptions)
+{
+    Request r = parse_ok({"--runtime-options", "error-nonzero-status=false,recov", "a.out"});
+    EXPECT_FALSE(r.error_nonzero_status);
+    EXPECT_TRUE(r.recoverable);
+    r = parse_ok({"--rtos", "ERROR-NONZERO,timeout=1:05,donotlaunch", "a.out"});
+    EXPECT_TRUE(r.error_nonzero_status);
+    EXPECT_EQ(r.timeout, 65);
+    EXPECT_EQ(r.map_by, ":DONOTLAUNCH");
+    EXPECT_NE(parse_error({"--rtos", "error-nonzero-status=maybe", "a.out"}).find("expected true or false"),
+              std::string::npos);
+    EXPECT_NE(parse_error({"--rtos", "bogus", "a.out"}).find("unknown option 'bogus'"), std::string::npos);
+    EXPECT_NE(parse_error({"--rtos", "s", "a.out"}).find("could be any of"), std::string::npos);
+    EXPECT_NE(parse_error({"--rtos", "autorestart,max-restarts=2", "a.out"}).find("not supported yet"), std::string::npos);
+    EXPECT_NE(parse_error({"--rtos", "stop-in-init", "a.out"}).find("issue 42"), std::string::npos);
+}
+
+TEST(PrunOptions, AppfileGivesOneContextALine)
+{
+    std::string dir = std::filesystem::temp_directory_path() / ("prun-app-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/apps") << "# three contexts\n-n 1 a 'x y'\n\n-np 2 -x V=1 b\n  c -z\n";
+    std::ofstream(dir + "/quote") << "a 'x\n";
+    Request r = parse_ok({"--map-by", "slot", "-x", "W=2", "--app", dir + "/apps"});
+    ASSERT_EQ(r.apps.size(), 3u);
+    EXPECT_EQ(r.apps[0].argv, (Words{"a", "x y"}));
+    EXPECT_EQ(r.apps[0].np, 1);
+    EXPECT_EQ(r.apps[1].argv, (Words{"b"}));
+    EXPECT_EQ(r.apps[1].np, 2);
+    EXPECT_EQ(env_words(r.apps[1]), (Words{"W=2", "V=1"}));
+    EXPECT_EQ(r.apps[2].argv, (Words{"c", "-z"}));
+    EXPECT_EQ(env_words(r.apps[2]), (Words{"W=2"}));
+    EXPECT_EQ(r.map_by, "slot");
+    EXPECT_NE(parse_error({"--app", dir + "/apps", "prog"}).find("give every program in the file"), std::string::npos);
+    EXPECT_NE(parse_error({"--app", dir + "/quote"}).find("line 1: a quote is not closed"), std::string::npos);
+    EXPECT_NE(parse_error({"--app", dir + "/none"}).find("cannot read it"), std::string::npos);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(PrunOptions, HelpForOneOption)
+{
+    Request r = parse_ok({"--help", "map-by"});
+    EXPECT_TRUE(r.help);
+    EXPECT_EQ(r.help_topic, "map-by");
+    std::string page;
+    ASSERT_TRUE(prte::prun::option_help("prun", "map-by", page).ok());
+    EXPECT_EQ(page.rfind("prun --map-by, --mapby POLICY[:QUALIFIER...]\n", 0), 0u) << page;
+    EXPECT_NE(page.find("Where processes go"), std::string::npos);
+    ASSERT_TRUE(prte::prun::option_help("prun", "--x", page).ok());
+    EXPECT_NE(page.find("-x"), std::string::npos);
+    EXPECT_FALSE(prte::prun::option_help("prun", "no-such", page).ok());
 }
 
 }  // namespace

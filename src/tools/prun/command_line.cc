@@ -1,9 +1,14 @@
 #include "tools/prun/command_line.h"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <fstream>
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "prte_config.h"
 #include "tools/prun/spawn_request.h"
@@ -27,7 +32,11 @@ std::optional<int> read_command_line(int argc, char** argv, Request& request)
         return usage_error(st.message());
     }
     if (request.help) {
-        std::fputs(usage().c_str(), stdout);
+        std::string page = usage();
+        if (!request.help_topic.empty()) {
+            if (Status st = option_help("prun", request.help_topic, page); !st) return usage_error(st.message());
+        }
+        std::fputs(page.c_str(), stdout);
         return 0;
     }
     if (request.version) {
@@ -37,9 +46,27 @@ std::optional<int> read_command_line(int argc, char** argv, Request& request)
     if (Status st = apply_mpiexec_timeout(std::getenv("MPIEXEC_TIMEOUT"), request); !st) {
         return usage_error(st.message());
     }
-    for (const std::string& note : request.notes) std::fprintf(stderr, "prun: note: %s\n", note.c_str());
+    if (!request.quiet) {
+        for (const std::string& note : request.notes) std::fprintf(stderr, "prun: note: %s\n", note.c_str());
+    }
     make_hostfiles_absolute(request, current_directory());
     return std::nullopt;
+}
+
+Status report_pid(const std::string& where)
+{
+    if (where.empty()) return {};
+    std::string pid = std::to_string(getpid());
+    if (where == "-" || where == "+") {
+        std::fprintf(where == "-" ? stdout : stderr, "%s\n", pid.c_str());
+        std::fflush(where == "-" ? stdout : stderr);
+        return {};
+    }
+    std::ofstream file(where, std::ios::trunc);
+    file << pid << "\n";
+    file.close();
+    if (!file) return {Errc::bad_param, fmt::format("--report-pid {}: cannot write the file", where)};
+    return {};
 }
 
 }  // namespace prte::prun

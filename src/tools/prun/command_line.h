@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "tools/prun/prun_options.h"
 
@@ -11,5 +12,9 @@ namespace prte::prun {
 
 // Fills `request` from argv; the status to exit with when prun has nothing more to do.
 std::optional<int> read_command_line(int argc, char** argv, Request& request);
+
+// --report-pid WHERE: prun's pid to "-" (stdout), "+" (stderr) or the file WHERE (written anew),
+// before it looks for the DVM, so that a script can signal it while it waits. Empty: nothing.
+Status report_pid(const std::string& where);
 
 }  // namespace prte::prun

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -42,7 +43,11 @@ Status Run::start_pmix_early() { return dvm_.start_early(); }
 Status Run::spawn()
 {
     Apps apps(request_.apps.size());
-    if (Status st = fill_apps(request_, apps); !st) return st;
+    std::vector<std::string> notes;
+    if (Status st = fill_apps(request_, apps, notes); !st) return st;
+    if (!request_.quiet) {
+        for (const std::string& note : notes) std::fprintf(stderr, "prun: note: %s\n", note.c_str());
+    }
     tools::InfoList job;
     fill_job_info(request_, output_.path(), stdin_.forwarding(), job);
     pmix_status_t rc = PMIx_Spawn_nb(job.data(), job.size(), apps.data(), apps.size(), on_spawned, &events_);

@@ -14,7 +14,9 @@
 //   prterun_handshake  when prterun started us alongside its DVM
 //   job_control        the job's life: connect (dvm_session), spawn (spawn_request), output
 //                      (output_relay), stdin (stdin_forwarder), the end (exit_status)
+#include <chrono>
 #include <memory>
+#include <thread>
 #include <optional>
 
 #include "runtime/dvm_registry.h"
@@ -58,9 +60,21 @@ int main(int argc, char** argv)
         if (!prterun.wait_for_ready()) return 1;
     }
 
-    runtime::dvm_registry::Entry dvm;
-    if (Status st = runtime::dvm_registry::locate({request.dvm_uri, request.dvm}, dvm); !st) {
+    if (Status st = prun::report_pid(request.report_pid); !st) {
         output::error("{}", st.message());
+        return 1;
+    }
+    runtime::dvm_registry::Entry dvm;
+    // --num-connect-retries more tries, --wait-to-connect seconds apart: for a script that starts
+    // prte and prun together.
+    Status found = runtime::dvm_registry::locate({request.dvm_uri, request.dvm}, dvm);
+    for (int retry = 0; !found && retry < request.connect_retries && prun::signals::count() == 0; ++retry) {
+        trace(1, "no DVM yet ({}): trying again in {} s", found.message(), request.connect_wait);
+        std::this_thread::sleep_for(std::chrono::seconds(request.connect_wait));
+        found = runtime::dvm_registry::locate({request.dvm_uri, request.dvm}, dvm);
+    }
+    if (!found) {
+        output::error("{}", found.message());
         return 1;
     }
     trace(1, "using the DVM {}", runtime::dvm_registry::describe(dvm));

@@ -9,9 +9,13 @@
 #include <map>
 #include <set>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "runtime/placement_spec.h"
+#include "tools/prun/appfile.h"
+#include "tools/prun/runtime_options.h"
 #include "util/strings.h"
 
 namespace prte::prun {
@@ -30,6 +34,12 @@ const std::map<std::string, int>& option_arity()
         {"--display", 1}, {"--pmixmca", 2}, {"--output-filename", 1}, {"--mpi", 1},
         {"--forward-signals", 1}, {"--spawn-timeout", 1},
         {"--gmca", 2},    {"--omca", 2},    {"--am", 1},    {"--tune", 1},    {"--personality", 1},
+        {"--n", 1},       {"--wd", 1},      {"--machinefile", 1}, {"--mapby", 1}, {"--rankby", 1}, {"--bindto", 1},
+        {"--ppr", 1},     {"--cpu-set", 1}, {"--cpu-list", 1}, {"--path", 1},  {"--app", 1},
+        {"--set-env", 1}, {"--unset-env", 1}, {"--prepend-env", 2}, {"--append-env", 2},
+        {"--runtime-options", 1}, {"--rtos", 1}, {"--max-restarts", 1}, {"--report-pid", 1}, {"--report-uri", 1},
+        {"--pid", 1},     {"--namespace", 1}, {"--wait-to-connect", 1}, {"--num-connect-retries", 1},
+        {"--preload-files", 1}, {"--xterm", 1},
     };
     return arity;
 }
@@ -48,7 +58,15 @@ const std::set<std::string>& single_dash_long_options()
                                                 "merge-stderr-to-stdout", "display-map", "display-allocation",
                                                 "enable-recovery", "disable-recovery", "output-filename", "mpi",
                                                 "forward-signals", "gmca", "omca", "am", "tune", "personality",
-                                                "spawn-timeout", "report-state-on-timeout", "get-stack-traces"};
+                                                "spawn-timeout", "report-state-on-timeout", "get-stack-traces",
+                                                "wd", "machinefile", "app", "set-env", "unset-env", "prepend-env",
+                                                "append-env", "fwd-environment", "path", "oversubscribe",
+                                                "nooversubscribe", "allow-run-as-root", "mapby", "rankby", "bindto",
+                                                "ppr", "bycore", "cpu-set", "cpu-list", "runtime-options", "rtos",
+                                                "max-restarts", "continuous", "xml", "report-pid", "report-uri", "pid",
+                                                "namespace", "preload-files", "preload-binary", "xterm", "quiet",
+                                                "system-server-first", "system-server-only", "wait-to-connect",
+                                                "num-connect-retries", "parseable", "parsable"};
     return names;
 }
 
@@ -82,6 +100,7 @@ std::vector<std::string> normalize(const std::vector<std::string>& args)
                 name = name.substr(0, eq);
             }
             if (single_dash_long_options().count(name)) t = "--" + name + value;
+            if (name == "rf") t = "--rankfile" + value;  // Open MPI's short form
         }
         out.push_back(t);
         if (t.size() > 1 && t[0] == '-') {
@@ -127,7 +146,16 @@ struct ContextTarget {
     bool display_map = false, display_allocation = false;
     // PRRTE's older placement spellings (apply_old_placement), each folded into --map-by or
     // --bind-to with a note.
-    std::string rankfile, cpus_per_rank, npersocket;
+    std::string rankfile, cpus_per_rank, npersocket, ppr, cpu_set;
+    bool oversubscribe = false, nooversubscribe = false, bycore = false;
+    std::vector<std::string> tune_exports;     // -x words of --tune files
+    std::vector<std::string> runtime_options;  // --runtime-options / --rtos
+    std::string max_restarts, xterm, report_uri, pid, nspace, preload_files, wait_to_connect, num_connect_retries;
+    bool continuous = false, xml = false, allow_run_as_root = false, preload_binary = false;
+    bool system_server_first = false, system_server_only = false, parseable = false;
+    std::string appfile;  // --app, read before parsing (expand_appfile): seen here only where it may not be
+    // The environment options' words, put in command-line order by collect_environment.
+    std::vector<std::string> env_words;
     bool nolocal = false, do_not_launch = false, use_hwthread_cpus = false, bind_to_core = false, bynode = false,
          byslot = false;
 };
@@ -146,34 +174,157 @@ const OldSpelling kOldSpellings[] = {
     {"--display-allocation", &ContextTarget::display_allocation, "--display allocation"},
 };
 
+
+// The environment options (environment_options.h). Their words all go to one sink: the order
+// that matters is recovered from CLI11's parse order (collect_environment).
+const char* const kEnvironmentOptions[] = {"-x", "--set-env", "--unset-env", "--prepend-env", "--append-env"};
+
+void add_environment_options(CLI::App& cli, ContextTarget& t)
+{
+    auto each = [](CLI::Option* o, int words, const char* type) {
+        o->expected(words)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->type_name(type);
+    };
+    // Distinct sinks are needed only for CLI11's bookkeeping; the words are read back in order.
+    each(cli.add_option("-x", t.env_words,
+                        "Export an environment variable to the job: NAME (its value here), NAME=value, or PREFIX* "
+                        "(every variable here starting with PREFIX); repeatable"),
+         1, "VAR[=value]|PREFIX*");
+    each(cli.add_option("--set-env", t.env_words, "Set a variable in the job's environment: NAME=value (as -x NAME=value)"),
+         1, "NAME=value");
+    each(cli.add_option("--unset-env", t.env_words,
+                        "Remove a variable from the job's environment: NAME, or PREFIX* for every variable starting "
+                        "with PREFIX"),
+         1, "NAME|PREFIX*");
+    each(cli.add_option("--prepend-env", t.env_words,
+                        "Put VALUE before the variable's value on the process's node, joined by c: "
+                        "--prepend-env PATH[:] /opt/bin"),
+         2, "NAME[c] VALUE");
+    each(cli.add_option("--append-env", t.env_words,
+                        "Put VALUE after the variable's value on the process's node, joined by c: "
+                        "--append-env LD_LIBRARY_PATH[:] /opt/lib"),
+         2, "NAME[c] VALUE");
+}
+
+// The environment options in the order given (PRRTE applies them in that order), after the -x
+// words of any --tune file.
+Status collect_environment(const CLI::App& cli, ContextTarget& t)
+{
+    for (const std::string& x : t.tune_exports) {
+        EnvOption o;
+        if (Status st = read_env_option("-x", {x}, o); !st) return st;
+        t.app.environment.push_back(o);
+    }
+    std::map<const CLI::Option*, size_t> taken;
+    std::map<const CLI::Option*, std::string> name;
+    for (const char* option : kEnvironmentOptions) name[cli.get_option(option)] = option;
+    const CLI::Option* pending = nullptr;
+    std::vector<std::string> pending_words;
+    for (const CLI::Option* o : cli.parse_order()) {
+        auto it = name.find(o);
+        if (it == name.end()) continue;
+        const std::vector<std::string>& results = o->results();
+        size_t& k = taken[o];
+        if (k >= results.size()) continue;
+        pending = o;
+        pending_words.push_back(results[k++]);
+        size_t needed = (it->second == "--prepend-env" || it->second == "--append-env") ? 2 : 1;
+        if (pending_words.size() < needed) continue;
+        EnvOption env;
+        if (Status st = read_env_option(it->second, pending_words, env); !st) return st;
+        t.app.environment.push_back(env);
+        pending_words.clear();
+        pending = nullptr;
+    }
+    if (pending) return {Errc::bad_param, fmt::format("{}: expected NAME[c] and a value", name[pending])};
+    return {};
+}
+
+// --runtime-options and the options PRRTE spells beside it.
+void add_runtime_options(CLI::App& cli, ContextTarget& t, Request& r)
+{
+    cli.add_option("--runtime-options,--rtos", t.runtime_options,
+                   std::string("How the job behaves at run time, a comma list (each word may be shortened, ")
+                       + "=value where it takes one): " + runtime_option_words())
+        ->type_name("LIST")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    cli.add_option("--max-restarts", t.max_restarts,
+                   "Refused: restarting failed processes is not done yet (use --enable-recovery)")
+        ->type_name("N");
+    cli.add_flag("--continuous", t.continuous, "Refused: restarting failed processes is not done yet (use --enable-recovery)");
+    cli.add_flag("--fwd-environment", r.forward_environment,
+                 "Give the job all of prun's environment (but the variables that describe prun's own process to "
+                 "PMIx, Open MPI or prte), before -x and the like");
+}
+
+// Choosing the DVM, and prun's own reports.
+void add_connection_options(CLI::App& cli, ContextTarget& t, Request& r)
+{
+    cli.add_option("--pid", t.pid, "The DVM to use: the pid of its prte (as --dvm pid:<n>)")->type_name("PID");
+    cli.add_option("--namespace", t.nspace, "The DVM to use: its namespace (as --dvm ns:<namespace>)")->type_name("NSPACE");
+    cli.add_flag("--system-server-first", t.system_server_first,
+                 "Accepted: there is no system server, the DVM is found as without it");
+    cli.add_flag("--system-server-only", t.system_server_only, "Refused: prte runs no system server (use --dvm)");
+    cli.add_option("--wait-to-connect", t.wait_to_connect,
+                   "Seconds between tries to find and reach the DVM (with --num-connect-retries; default 1)")
+        ->type_name("SECONDS");
+    cli.add_option("--num-connect-retries", t.num_connect_retries,
+                   "Try this many more times to find and reach the DVM, --wait-to-connect seconds apart")
+        ->type_name("N");
+    cli.add_option("--report-pid", r.report_pid, "Report prun's pid: - (stdout), + (stderr) or a file")->type_name("-|+|FILE");
+    cli.add_option("--report-uri", t.report_uri, "Refused: prun runs no PMIx server of its own (prte --report-uri gives the DVM's)")
+        ->type_name("-|+|FILE");
+}
+
+// Options PRRTE or mpirun documents that change nothing here, or cannot apply: accepted with a
+// note, or refused with the reason (finish_accepted).
+void add_accepted_options(CLI::App& cli, ContextTarget& t)
+{
+    cli.add_flag("--allow-run-as-root", t.allow_run_as_root, "Accepted: prte never refuses to run as root");
+    cli.add_option("--preload-files", t.preload_files,
+                   "Accepted, each file checked here: nothing is copied, every node must see the files at the same "
+                   "path (a shared file system)")
+        ->type_name("FILES");
+    cli.add_flag("-s,--preload-binary", t.preload_binary,
+                 "Accepted: nothing is copied, every node must see the program at the same path");
+    cli.add_option("--xterm", t.xterm, "Refused: it needs an X display; run 'prun ... xterm -e <program>' instead")
+        ->type_name("RANKS");
+    cli.add_flag("--xml", t.xml, "Refused: XML output is not supported (use --output tag)");
+    cli.add_flag("-p,--parseable,--parsable", t.parseable, "Accepted: the reports are already one line per item");
+}
+
 void add_options(CLI::App& cli, ContextTarget& t, Request& r)
 {
     auto take_each = [](CLI::Option* o) {
         return o->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     };
-    cli.add_option("-n,-c,--np", t.app.np, "Number of processes to run")->type_name("N");
-    take_each(cli.add_option("-x", t.app.exports,
-                             "Export an environment variable to the job: NAME (its value here) or NAME=value; "
-                             "repeatable"))
-        ->type_name("VAR[=value]");
+    cli.add_option("-n,-c,--np,--n", t.app.np, "Number of processes to run")->type_name("N");
+    add_environment_options(cli, t);
     take_each(cli.add_option("--host,-H", t.app.hosts, "Nodes to run on: h1,h2:2 (name[:slots],...)"))
         ->type_name("LIST");
-    cli.add_option("--hostfile", t.app.hostfile, "A hostfile naming the nodes to run on")->type_name("FILE");
+    cli.add_option("--hostfile,--machinefile", t.app.hostfile, "A hostfile naming the nodes to run on")->type_name("FILE");
     take_each(cli.add_option("--add-host", t.app.add_hosts,
                              "Grow the DVM onto these nodes first (an elastic DVM): h1,h2:2 (name[:slots],...)"))
         ->type_name("LIST");
     cli.add_option("--add-hostfile", t.app.add_hostfile, "Grow the DVM onto the nodes of this hostfile first")
         ->type_name("FILE");
-    cli.add_option("--wdir", t.app.wdir, "Working directory of the processes (default: prun's)")->type_name("DIR");
+    cli.add_option("--wdir,--wd", t.app.wdir, "Working directory of the processes (default: prun's)")->type_name("DIR");
+    cli.add_option("--path", t.app.path, "The directory the program is found in (a program without '/' is taken from it)")
+        ->type_name("DIR");
+    cli.add_option("--app", t.appfile,
+                   "Run the app contexts of FILE, one a line, each with the options of this command line (MPMD); "
+                   "lines starting with '#' are comments")
+        ->type_name("FILE");
 
-    cli.add_option("--map-by", t.map_by,
+    cli.add_option("--map-by,--mapby", t.map_by,
                    fmt::format("Where processes go (default core): {}; qualifiers after ':' {}",
                                runtime::kMapPolicies, runtime::kMapQualifiers))
         ->type_name("POLICY[:QUALIFIER...]");
-    cli.add_option("--rank-by", r.rank_by,
+    cli.add_option("--rank-by,--rankby", r.rank_by,
                    fmt::format("How ranks are numbered (default: as mapped): {}", runtime::kRankPolicies))
         ->type_name("POLICY[:SPAN]");
-    cli.add_option("--bind-to", r.bind_to,
+    cli.add_option("--bind-to,--bindto", r.bind_to,
                    fmt::format("What each process is bound to (default: its own CPU): {}; qualifiers after ':' {}",
                                runtime::kBindLevels, runtime::kBindQualifiers))
         ->type_name("LEVEL[:QUALIFIER...]");
@@ -279,10 +430,27 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
     cli.add_flag("--bynode", t.bynode, "PRRTE's older spelling of --map-by node");
     cli.add_flag("--byslot", t.byslot, "PRRTE's older spelling of --map-by slot");
     cli.add_option("--npersocket", t.npersocket, "PRRTE's older spelling of --map-by ppr:<n>:package")->type_name("N");
-    cli.add_flag("--verbose", r.verbose, "Say what prun does (DVM chosen, job namespace)");
+    cli.add_option("--ppr", t.ppr, "PRRTE's older spelling of --map-by ppr:N:RESOURCE")->type_name("N:RESOURCE");
+    cli.add_flag("--bycore", t.bycore, "PRRTE's older spelling of --map-by core");
+    cli.add_option("--cpu-set,--cpu-list", t.cpu_set, "PRRTE's older spelling of --map-by pe-list=LIST")->type_name("LIST");
+    cli.add_flag("--oversubscribe", t.oversubscribe, "PRRTE's older spelling of --map-by :OVERSUBSCRIBE");
+    cli.add_flag("--nooversubscribe", t.nooversubscribe, "PRRTE's older spelling of --map-by :NOOVERSUBSCRIBE");
+    add_runtime_options(cli, t, r);
+    add_connection_options(cli, t, r);
+    add_accepted_options(cli, t);
+    cli.add_flag("-v,--verbose", r.verbose, "Say what prun does (DVM chosen, job namespace)");
+    cli.add_flag("-q,--quiet", r.quiet, "Print no notes (the 'prun: note:' lines)");
     cli.add_flag("-V,--version", r.version, "Show the version");
-    cli.set_help_flag("-h,--help", "Show this help");
+    cli.set_help_flag("-h,--help", "Show this help; --help OPTION shows that option's page");
     cli.prefix_command();  // stop at the program: its own options are its own
+    // The older spellings and the options that are only accepted or refused go last, under a
+    // heading of their own, so that the options that do something here come first.
+    for (CLI::Option* o : cli.get_options()) {
+        const std::string& d = o->get_description();
+        if (d.rfind("PRRTE's older spelling", 0) == 0 || d.rfind("Accepted", 0) == 0 || d.rfind("Refused", 0) == 0) {
+            o->group("Older spellings, and options only accepted or refused with a reason");
+        }
+    }
 }
 
 void add_note(Request& r, std::string note)
@@ -354,6 +522,17 @@ Status apply_old_placement(const ContextTarget& t, std::string& map_by, Request&
         if (!n || *n <= 0) return {Errc::bad_param, fmt::format("--npersocket {}: expected a positive number", t.npersocket)};
         if (Status st = set_policy("--npersocket " + t.npersocket, fmt::format("ppr:{}:package", *n)); !st) return st;
     }
+    if (!t.ppr.empty()) {
+        if (Status st = set_policy("--ppr " + t.ppr, "ppr:" + t.ppr); !st) return st;
+    }
+    if (t.bycore) {
+        if (Status st = set_policy("--bycore", "core"); !st) return st;
+    }
+    if (!t.cpu_set.empty()) {
+        if (Status st = set_policy("--cpu-set " + t.cpu_set, "pe-list=" + t.cpu_set); !st) return st;
+    }
+    if (t.oversubscribe) add_qualifier("--oversubscribe", "OVERSUBSCRIBE");
+    if (t.nooversubscribe) add_qualifier("--nooversubscribe", "NOOVERSUBSCRIBE");
     if (t.nolocal) add_qualifier("--nolocal", "NOLOCAL");
     if (t.do_not_launch) add_qualifier("--do-not-launch", "DONOTLAUNCH");
     if (t.use_hwthread_cpus) add_qualifier("--use-hwthread-cpus", "HWTCPUS");
@@ -412,7 +591,7 @@ Status collect_routed(ContextTarget& t, std::vector<McaSetting>& routed)
     }
     for (const std::string& list : t.tune_files) {
         for (const std::string& path : util::split(list, ',', true)) {
-            if (Status st = read_tune_file(path, routed, t.app.exports); !st) return st;
+            if (Status st = read_tune_file(path, routed, t.tune_exports); !st) return st;
         }
     }
     return {};
@@ -436,12 +615,78 @@ void route_mca(const std::vector<McaSetting>& routed, Request& r)
     }
 }
 
-Status finish_context(ContextTarget& t, const std::vector<std::string>& program, bool after_dashes, Request& r,
-                      std::vector<McaSetting>& routed)
+
+// The options that change nothing here, or cannot apply, and choosing the DVM: a note, a refusal
+// naming why and what to use, or the setting they stand for.
+Status finish_accepted(const ContextTarget& t, Request& r)
+{
+    if (!t.appfile.empty()) {
+        return {Errc::bad_param, fmt::format("--app {}: only before the first program (the file gives the programs)", t.appfile)};
+    }
+    if (!t.max_restarts.empty() || t.continuous) {
+        return {Errc::bad_param, fmt::format("{}: not supported yet: a failed process is not restarted; use "
+                                             "--enable-recovery to let the others run on",
+                                             t.continuous ? "--continuous" : "--max-restarts " + t.max_restarts)};
+    }
+    if (!t.xterm.empty()) {
+        const char* display = std::getenv("DISPLAY");
+        return {Errc::bad_param,
+                fmt::format("--xterm {}: not supported: it needs an X display (DISPLAY is {}) on every node; run "
+                            "'prun ... xterm -hold -e <program>' instead",
+                            t.xterm, display && *display ? fmt::format("'{}'", display) : std::string("not set"))};
+    }
+    if (t.xml) return {Errc::bad_param, "--xml: XML output is not supported; use --output tag (or tag-fullname)"};
+    if (t.system_server_only) {
+        return {Errc::bad_param, "--system-server-only: prte runs no system server; choose the DVM with --dvm or --dvm-uri"};
+    }
+    if (!t.report_uri.empty()) {
+        return {Errc::bad_param, fmt::format("--report-uri {}: prun runs no PMIx server of its own, so it has no URI; "
+                                             "'prte --report-uri' reports the DVM's",
+                                             t.report_uri)};
+    }
+    if (t.allow_run_as_root) add_note(r, "--allow-run-as-root: accepted; prte never refuses to run as root");
+    if (t.system_server_first) add_note(r, "--system-server-first: accepted; there is no system server, the DVM is found as without it");
+    if (t.parseable) add_note(r, "--parseable: accepted; the reports are already one line per item");
+    if (t.preload_binary) {
+        add_note(r, "--preload-binary: nothing is copied; every node must see the program at the same path (a shared file system)");
+    }
+    for (const std::string& file : util::split(t.preload_files, ',', true)) {
+        if (::access(file.c_str(), R_OK) != 0) {
+            return {Errc::bad_param, fmt::format("--preload-files {}: cannot read '{}' here", t.preload_files, file)};
+        }
+    }
+    if (!t.preload_files.empty()) {
+        add_note(r, "--preload-files: nothing is copied; every node must see the files at the same path (a shared file system)");
+    }
+    std::string selector = !t.pid.empty() ? "pid:" + t.pid : !t.nspace.empty() ? "ns:" + t.nspace : std::string();
+    if (!selector.empty()) {
+        if (!t.pid.empty() && !t.nspace.empty()) return {Errc::bad_param, "--pid and --namespace cannot be combined"};
+        if (!r.dvm.empty() && r.dvm != selector) {
+            return {Errc::bad_param, fmt::format("--{} and --dvm {} cannot be combined", t.pid.empty() ? "namespace" : "pid", r.dvm)};
+        }
+        r.dvm = selector;
+    }
+    auto count = [](const char* option, const std::string& text, int& out) -> Status {
+        if (text.empty()) return {};
+        auto n = util::parse_int(text);
+        if (!n || *n < 0 || *n > 100000) return {Errc::bad_param, fmt::format("{} {}: expected a number (0 or more)", option, text)};
+        out = static_cast<int>(*n);
+        return {};
+    };
+    if (Status st = count("--num-connect-retries", t.num_connect_retries, r.connect_retries); !st) return st;
+    r.connect_wait = r.connect_retries > 0 ? 1 : 0;
+    if (Status st = count("--wait-to-connect", t.wait_to_connect, r.connect_wait); !st) return st;
+    return {};
+}
+
+Status finish_context(const CLI::App& cli, ContextTarget& t, const std::vector<std::string>& program, bool after_dashes,
+                      Request& r, std::vector<McaSetting>& routed)
 {
     if (Status st = take_pairs("--prtemca", t.prte_mca_words, r.mca); !st) return st;
     if (Status st = take_pairs("--omca", t.omca_words, r.ompi_mca); !st) return st;
     if (Status st = collect_routed(t, routed); !st) return st;
+    if (Status st = collect_environment(cli, t); !st) return st;
+    if (Status st = finish_accepted(t, r); !st) return st;
     if (!t.personality.empty()) {
         std::string p = lower(t.personality);
         if (p != "ompi" && p != "prte") {
@@ -451,7 +696,7 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
     }
     if (Status st = take_pairs("--pmixmca", t.pmix_mca_words, r.pmix_mca); !st) return st;
     for (const std::string& v : t.display_values) {
-        if (Status st = parse_display(v, r.reports); !st) return st;
+        if (Status st = parse_display(v, r.reports, &r.notes); !st) return st;
     }
     // The first context's --map-by (and the spellings folded into it) is the job's; a later
     // context's is its app's own (MPMD), the job's applying where it gives none.
@@ -459,6 +704,9 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
     map_by = t.map_by;
     if (Status st = apply_per_node(t, map_by); !st) return st;
     if (Status st = apply_old_placement(t, map_by, r); !st) return st;
+    for (const std::string& v : t.runtime_options) {
+        if (Status st = apply_runtime_options(v, r, map_by); !st) return st;
+    }
     for (const OldSpelling& old : kOldSpellings) {
         if (!(t.*old.flag)) continue;
         add_note(r, fmt::format("{} is PRRTE's older spelling of {}: accepted, but use {}", old.option, old.current,
@@ -474,10 +722,6 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
         return {Errc::bad_param, fmt::format("unknown option '{}'", program[0])};
     }
     if (t.app.np < 0) return {Errc::bad_param, fmt::format("-n {}: the number of processes cannot be negative", t.app.np)};
-    for (const std::string& x : t.app.exports) {
-        std::string name = x.substr(0, x.find('='));
-        if (name.empty()) return {Errc::bad_param, fmt::format("-x '{}': expected NAME or NAME=value", x)};
-    }
     for (const std::string& v : t.output_values) {
         if (Status st = parse_output(v, r.output); !st) return st;
     }
@@ -509,7 +753,11 @@ Status finish_context(ContextTarget& t, const std::vector<std::string>& program,
         } else if (auto rank = util::parse_int(v); rank && *rank >= 0) {
             r.stdin_target = {StdinTarget::rank, static_cast<int>(*rank)};
         } else {
-            return {Errc::bad_param, fmt::format("--stdin {}: expected a rank, all or none", t.stdin_value)};
+            return {Errc::bad_param,
+                    fmt::format("--stdin {}: expected one rank, all or none{}", t.stdin_value,
+                                v.find(',') != std::string::npos ? " (a list of ranks is not supported, as in PRRTE: "
+                                                                   "use all, and let the other ranks ignore it)"
+                                                                 : "")};
         }
     }
     t.app.command = program[0];
@@ -610,6 +858,35 @@ Status parse_output(const std::string& value, OutputOptions& out)
             if (Status st = parse_output_files("--output", word, out.files); !st) return st;
             continue;
         }
+        // Qualifiers after ':' (PRRTE's): raw, nocopy.
+        std::vector<std::string> parts = util::split(w, ':');
+        w = parts.empty() ? w : parts[0];
+        for (size_t i = 1; i < parts.size(); ++i) {
+            if (parts[i] == "raw") {
+                out.raw = true;
+            } else if (parts[i] == "nocopy") {
+                out.files.copy = false;
+            } else {
+                return {Errc::bad_param, fmt::format("--output {}: unknown qualifier '{}' (raw, nocopy)", value, parts[i])};
+            }
+        }
+        if (w.empty()) continue;  // only qualifiers
+        // A unique prefix stands for the word, as in PRRTE ("merge", "tag-f"); "tag" is tag itself.
+        static const char* const kWords[] = {"tag", "tag-fullname", "tag-detailed", "timestamp", "merge-stderr-to-stdout",
+                                             "raw", "xml"};
+        std::vector<std::string> matches;
+        for (const char* k : kWords) {
+            if (w == k) {
+                matches = {k};
+                break;
+            }
+            if (std::string(k).rfind(w, 0) == 0) matches.push_back(k);
+        }
+        if (matches.size() == 1) w = matches[0];
+        if (w == "tag-detailed" || w == "xml") {
+            return {Errc::bad_param, fmt::format("--output {}: '{}' is not supported: use tag or tag-fullname", value,
+                                                 w == "xml" ? "xml" : "tag-detailed ([namespace,rank][host:pid])")};
+        }
         if (w == "tag") {
             out.tag = true;
         } else if (w == "tag-fullname") {
@@ -623,15 +900,18 @@ Status parse_output(const std::string& value, OutputOptions& out)
         } else {
             return {Errc::bad_param,
                     fmt::format("--output {}: unknown format '{}' (tag, tag-fullname, timestamp, "
-                                "merge-stderr-to-stdout, raw, dir=DIR, file=PATH, nocopy, nojobid)",
+                                "merge-stderr-to-stdout, raw, dir=DIR, file=PATH, nocopy, nojobid; qualifiers :raw, :nocopy)",
                                 value, word)};
         }
     }
     return {};
 }
 
-Status parse_display(const std::string& value, Reports& out)
+Status parse_display(const std::string& value, Reports& out, std::vector<std::string>* notes)
 {
+    auto note = [notes](std::string text) {
+        if (notes && std::find(notes->begin(), notes->end(), text) == notes->end()) notes->push_back(std::move(text));
+    };
     for (std::string word : util::split(value, ',', true)) {
         // PRRTE's qualifiers come after a ':' and apply to the whole display: only `physical`
         // changes what this DVM shows.
@@ -641,13 +921,21 @@ Status parse_display(const std::string& value, Reports& out)
             std::string q = lower(parts[i]);
             if (q == "physical") {
                 out.physical = true;
+            } else if (q == "parseable" || q == "parsable") {
+                note(fmt::format("--display {}: :{} accepted; the reports are already one line per item", value, q));
             } else {
-                return {Errc::bad_param, fmt::format("--display {}: unknown or unsupported qualifier '{}' (physical)",
+                return {Errc::bad_param, fmt::format("--display {}: unknown or unsupported qualifier '{}' (physical, parseable)",
                                                      value, parts[i])};
             }
         }
         std::string w = lower(word);
-        if (w == "map") {
+        if (w == "map-devel" || w == "map-d" || w == "map-de" || w == "map-dev" || w == "map-deve") {
+            out.map = out.bindings = true;
+            note(fmt::format("--display {}: map-devel shows the map and each process's binding here (--display map,bind)", value));
+        } else if (w == "cpus" || w.rfind("cpus=", 0) == 0) {
+            return {Errc::bad_param, fmt::format("--display {}: 'cpus' is not supported: use topo (each node's hardware, "
+                                                 "its CPUs among it)", value)};
+        } else if (w == "map") {
             out.map = true;
         } else if (w == "allocation" || w == "alloc") {
             out.allocation = true;
@@ -665,10 +953,66 @@ Status parse_display(const std::string& value, Reports& out)
     return {};
 }
 
+namespace {
+
+// `--app FILE` among the first context's options: the command line becomes FILE's lines joined
+// by ':', each after the other options given (so that they apply to every line).
+Status expand_appfile(std::vector<std::string>& args)
+{
+    std::vector<std::string> options;
+    std::string file;
+    size_t i = 0;
+    for (; i < args.size(); ++i) {
+        const std::string& t = args[i];
+        if (t == ":" || t == "--" || t.empty() || t[0] != '-') break;
+        if (t == "--app" || t.rfind("--app=", 0) == 0) {
+            if (!file.empty()) return {Errc::bad_param, "--app: given twice (one file holds every app context)"};
+            if (t == "--app" && i + 1 >= args.size()) return {Errc::bad_param, "--app: expected a FILE"};
+            file = t == "--app" ? args[++i] : t.substr(6);
+            continue;
+        }
+        options.push_back(t);
+        if (t.find('=') != std::string::npos) continue;
+        for (int k = option_value_words(t); k > 0 && i + 1 < args.size(); --k) options.push_back(args[++i]);
+    }
+    if (file.empty()) return {};
+    if (i < args.size()) {
+        return {Errc::bad_param, fmt::format("--app {} and a program ('{}') on the command line: give every program in "
+                                             "the file",
+                                             file, args[i])};
+    }
+    std::vector<std::vector<std::string>> contexts;
+    if (Status st = read_appfile(file, contexts); !st) return st;
+    std::vector<std::string> expanded;
+    for (const auto& context : contexts) {
+        if (!expanded.empty()) expanded.push_back(":");
+        expanded.insert(expanded.end(), options.begin(), options.end());
+        expanded.insert(expanded.end(), context.begin(), context.end());
+    }
+    args = normalize(expanded);
+    return {};
+}
+
+// `--help <topic>` / `-h <topic>` as the first words: PRRTE's per-option help.
+bool help_topic(const std::vector<std::string>& args, std::string& topic)
+{
+    if (args.size() < 2 || (args[0] != "--help" && args[0] != "-h")) return false;
+    topic = args[1];
+    return true;
+}
+
+}  // namespace
+
 Status parse(const std::vector<std::string>& raw_args, Request& out)
 {
     Request r;
+    if (help_topic(raw_args, r.help_topic)) {
+        r.help = true;
+        out = std::move(r);
+        return {};
+    }
     std::vector<std::string> args = normalize(raw_args);
+    if (Status st = expand_appfile(args); !st) return st;
     std::vector<McaSetting> routed;  // --mca and the like, routed once --personality is known
 
     size_t start = 0;
@@ -697,7 +1041,7 @@ Status parse(const std::vector<std::string>& raw_args, Request& out)
         if (after_dashes) rest.erase(rest.begin());
         auto colon = std::find(rest.begin(), rest.end(), ":");
         std::vector<std::string> program(rest.begin(), colon);
-        if (Status st = finish_context(target, program, after_dashes, r, routed); !st) return st;
+        if (Status st = finish_context(cli, target, program, after_dashes, r, routed); !st) return st;
         if (colon == rest.end()) break;
         // The next context starts after that ':' in the normalized arguments.
         size_t consumed = args.size() - static_cast<size_t>(rest.end() - colon);
@@ -762,6 +1106,13 @@ void make_hostfiles_absolute(Request& request, const std::string& cwd)
     };
     absolute_file(request.map_by);
     for (AppContext& app : request.apps) absolute_file(app.map_by);
+    // --path DIR: a program named without '/' is DIR's, DIR taken from prun's working directory.
+    for (AppContext& app : request.apps) {
+        if (app.path.empty() || app.command.find('/') != std::string::npos) continue;
+        std::filesystem::path dir(app.path);
+        if (!dir.is_absolute()) dir = std::filesystem::path(cwd) / dir;
+        app.command = (dir / app.command).lexically_normal().string();
+    }
 }
 
 int option_value_words(const std::string& option)
@@ -786,6 +1137,53 @@ class ProgramUsage : public CLI::Formatter {
 };
 
 }  // namespace
+
+namespace {
+
+// `text` broken into lines of at most `width` characters, each indented by `indent` spaces.
+std::string wrap(const std::string& text, size_t width, size_t indent)
+{
+    std::string out, line;
+    for (const std::string& word : util::split(text, ' ', true)) {
+        if (!line.empty() && line.size() + 1 + word.size() > width) {
+            out += std::string(indent, ' ') + line + "\n";
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+    }
+    if (!line.empty()) out += std::string(indent, ' ') + line + "\n";
+    return out;
+}
+
+}  // namespace
+
+Status option_help(const std::string& program, const std::string& topic, std::string& page)
+{
+    Request r;
+    ContextTarget t;
+    CLI::App cli{program, program};
+    add_options(cli, t, r);
+    std::string bare = topic.substr(topic.find_first_not_of('-') == std::string::npos ? 0 : topic.find_first_not_of('-'));
+    const CLI::Option* option = nullptr;
+    for (const std::string& name : {topic, "--" + bare, "-" + bare}) {
+        if (!option && !name.empty() && name[0] == '-') option = cli.get_option_no_throw(name);
+    }
+    if (bare == "help" || bare == "h") option = nullptr;
+    if (!option) {
+        if (bare == "help" || bare == "h") {
+            page = usage(program);
+            return {};
+        }
+        return {Errc::bad_param, fmt::format("--help {}: {} has no option named '{}' ('{} --help' lists them)", topic,
+                                             program, bare, program)};
+    }
+    std::vector<std::string> names;
+    for (const std::string& s : option->get_snames()) names.push_back("-" + s);
+    for (const std::string& l : option->get_lnames()) names.push_back("--" + l);
+    std::string type = option->get_type_size() == 0 ? std::string() : " " + option->get_type_name();
+    page = fmt::format("{} {}{}\n\n{}", program, util::join(names, ", "), type, wrap(option->get_description(), 96, 4));
+    return {};
+}
 
 std::string usage(const std::string& program, const std::string& summary, const std::string& footer)
 {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "tools/prun/environment_options.h"
 #include "tools/prun/forward_signals.h"
 #include "tools/prun/mca_routing.h"
 #include "tools/prun/output_files.h"
@@ -21,12 +22,15 @@ struct AppContext {
     std::string command;                 // the program as given
     std::vector<std::string> argv;       // argv[0] is the program
     int np = 0;                          // 0: let the DVM decide (one per slot)
-    std::vector<std::string> exports;    // -x: NAME or NAME=value, as given
+    // -x, --set-env, --unset-env, --prepend-env, --append-env, in the order given (-x words of a
+    // --tune file first); resolved by spawn_request against prun's environment.
+    std::vector<EnvOption> environment;
     std::vector<std::string> hosts;      // --host: h1,h2:2 (each occurrence one list)
     std::string hostfile;                // --hostfile
     std::vector<std::string> add_hosts;  // --add-host: grow the DVM first (each occurrence one list)
     std::string add_hostfile;            // --add-hostfile
     std::string wdir;                    // --wdir; empty: prun's working directory
+    std::string path;                    // --path: the directory the program is found in
     // --map-by given in this context after the first ':' (MPMD): this app's own policy, in place
     // of the job's. The first context's --map-by is the job's (Request::map_by).
     std::string map_by;
@@ -70,6 +74,9 @@ struct Request {
     bool stack_traces_on_timeout = false;
     int spawn_timeout = 0;  // --spawn-timeout: seconds for every process to start; 0: none
     bool recoverable = false;  // --enable-recovery: a process's failure does not end the job
+    // --runtime-options error-nonzero-status=false: a process exiting non-zero does not end the job.
+    bool error_nonzero_status = true;
+    bool forward_environment = false;  // --fwd-environment: all of prun's environment, first
     std::string mpi;  // --mpi pmix|pmi1|pmi2|none; empty: both PMIx and PMI (the DVM's default)
     std::string dvm_uri;
     std::string dvm;
@@ -87,6 +94,12 @@ struct Request {
     // The signals prun passes on to every process of the job (--forward-signals; none: empty).
     std::vector<int> forward_signals = default_forwarded_signals();
     bool verbose = false;
+    bool quiet = false;    // -q: no notes
+    std::string report_pid;  // --report-pid: prun's pid to - (stdout), + (stderr) or a file
+    // Finding the DVM: --num-connect-retries more tries, --wait-to-connect seconds apart.
+    int connect_retries = 0;
+    int connect_wait = 0;
+    std::string help_topic;  // --help <option>: that option's page
     bool help = false;     // --help was given: print usage() and exit 0
     bool version = false;
 };
@@ -107,6 +120,10 @@ void make_hostfiles_absolute(Request& request, const std::string& cwd);
 // to find the program among prun's options.
 int option_value_words(const std::string& option);
 
+// `prun --help <topic>`: the page of the option named `topic` (with or without dashes), or an
+// error naming it.
+Status option_help(const std::string& program, const std::string& topic, std::string& page);
+
 // The --help text. `program` is "prun", or "prterun" whose options are prun's; `summary` replaces
 // the first lines (before the option list) and `footer` the first line after it.
 std::string usage(const std::string& program = "prun", const std::string& summary = {}, const std::string& footer = {});
@@ -120,6 +137,7 @@ Status parse_output(const std::string& value, OutputOptions& out);
 // One file destination of --output or --output-filename: dir=DIR or file=PATH, with :nocopy
 // (and :nojobid for dir=), or a bare nocopy / nojobid; `option` names it in errors.
 Status parse_output_files(const std::string& option, const std::string& word, FileOutput& files);
-Status parse_display(const std::string& value, Reports& out);
+// `notes` (optional) gets a line for a word accepted with a difference (map-devel, :parseable).
+Status parse_display(const std::string& value, Reports& out, std::vector<std::string>* notes = nullptr);
 
 }  // namespace prte::prun

@@ -15,25 +15,41 @@ namespace prte::prun {
 
 namespace {
 
-// The environment entries -x and the parameter options (--mca, --prtemca, ...) give an app.
-Status app_environment(const AppContext& app, const Request& request, std::vector<std::string>& env)
+// The environment entries the parameter options (--mca, --prtemca, ...) give an app. The user's
+// own settings (-x, --set-env, ...) follow as app directives (user_environment).
+void app_environment(const Request& request, std::vector<std::string>& env)
 {
-    for (const std::string& x : app.exports) {
-        if (x.find('=') != std::string::npos) {
-            env.push_back(x);
-            continue;
-        }
-        const char* value = std::getenv(x.c_str());
-        if (!value) {
-            return {Errc::bad_param,
-                    fmt::format("-x {}: {} is not set in this environment (use -x {}=<value>)", x, x, x)};
-        }
-        env.push_back(x + "=" + value);
-    }
     for (const auto& [name, value] : request.mca) env.push_back("PRTE_MCA_" + name + "=" + value);
     for (const auto& [name, value] : request.pmix_mca) env.push_back("PMIX_MCA_" + name + "=" + value);
     for (const auto& [name, value] : request.ompi_mca) env.push_back("OMPI_MCA_" + name + "=" + value);
-    return {};
+}
+
+// -x, --set-env, --unset-env, --prepend-env, --append-env and --fwd-environment, resolved against
+// prun's environment, in the order given: PMIx's PMIX_*_ENVAR app directives, which the DVM
+// applies in that order on each process's node, after the parameters above.
+Status user_environment(const AppContext& app, const Request& request, std::vector<EnvSetting>& settings,
+                        std::vector<std::string>& notes)
+{
+    std::vector<EnvOption> options;
+    if (request.forward_environment) options.push_back({EnvOption::forward_all, {}, {}, ':'});
+    options.insert(options.end(), app.environment.begin(), app.environment.end());
+    return resolve_environment(options, current_environment(), settings, notes);
+}
+
+void load_env_setting(pmix_info_t* info, const EnvSetting& setting)
+{
+    if (setting.kind == EnvSetting::unset) {
+        PMIx_Info_load(info, PMIX_UNSET_ENVAR, setting.name.c_str(), PMIX_STRING);
+        return;
+    }
+    pmix_envar_t envar;
+    envar.envar = const_cast<char*>(setting.name.c_str());
+    envar.value = const_cast<char*>(setting.value.c_str());
+    envar.separator = setting.separator;
+    const char* key = setting.kind == EnvSetting::set       ? PMIX_SET_ENVAR
+                      : setting.kind == EnvSetting::prepend ? PMIX_PREPEND_ENVAR
+                                                            : PMIX_APPEND_ENVAR;
+    PMIx_Info_load(info, key, &envar, PMIX_ENVAR);  // copies
 }
 
 void load_info(pmix_info_t* info, const char* key, const std::string& value)
@@ -69,14 +85,16 @@ std::string current_directory()
     return buffer.data();
 }
 
-Status fill_apps(const Request& request, Apps& apps)
+Status fill_apps(const Request& request, Apps& apps, std::vector<std::string>& notes)
 {
     std::string cwd = current_directory();
     for (size_t i = 0; i < request.apps.size(); ++i) {
         const AppContext& ctx = request.apps[i];
         pmix_app_t& app = apps[i];
         std::vector<std::string> env;
-        if (Status st = app_environment(ctx, request, env); !st) return st;
+        app_environment(request, env);
+        std::vector<EnvSetting> settings;
+        if (Status st = user_environment(ctx, request, settings, notes); !st) return st;
         app.cmd = strdup(ctx.command.c_str());
         app.argv = make_argv(ctx.argv);
         if (!env.empty()) app.env = make_argv(env);
@@ -86,7 +104,7 @@ Status fill_apps(const Request& request, Apps& apps)
         // --map-by.
         size_t ninfo = (ctx.hosts.empty() ? 0 : 1) + (ctx.hostfile.empty() ? 0 : 1) +
                        (ctx.add_hosts.empty() ? 0 : 1) + (ctx.add_hostfile.empty() ? 0 : 1) +
-                       (ctx.map_by.empty() ? 0 : 1);
+                       (ctx.map_by.empty() ? 0 : 1) + settings.size();
         if (ninfo > 0) {
             PMIX_INFO_CREATE(app.info, ninfo);
             app.ninfo = ninfo;
@@ -96,6 +114,7 @@ Status fill_apps(const Request& request, Apps& apps)
             if (!ctx.add_hosts.empty()) load_info(&app.info[k++], PMIX_ADD_HOST, util::join(ctx.add_hosts, ","));
             if (!ctx.add_hostfile.empty()) load_info(&app.info[k++], PMIX_ADD_HOSTFILE, ctx.add_hostfile);
             if (!ctx.map_by.empty()) load_info(&app.info[k++], PMIX_MAPBY, ctx.map_by);
+            for (const EnvSetting& setting : settings) load_env_setting(&app.info[k++], setting);
         }
     }
     return {};
@@ -114,6 +133,7 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
     }
     if (request.spawn_timeout > 0) job.add_int(PMIX_SPAWN_TIMEOUT, request.spawn_timeout);
     if (request.recoverable) job.add_bool(PMIX_JOB_RECOVERABLE, true);
+    if (!request.error_nonzero_status) job.add_bool(pmix::kErrorNonzeroStatus, false);
     if (!request.mpi.empty()) job.add_string(pmix::kMpiInterface, request.mpi);
     job.add_bool(PMIX_NOTIFY_COMPLETION, true);
     if (request.reports.map) job.add_bool(PMIX_DISPLAY_MAP, true);

@@ -37,9 +37,10 @@ char** make_argv(const std::vector<std::string>& words);
 // prun's working directory ("/" when it cannot be read).
 std::string current_directory();
 
-// One pmix_app_t per app context: program, arguments, environment (-x, --prtemca, --pmixmca),
-// working directory, process count, hosts. Fails on a -x NAME that is not set here.
-Status fill_apps(const Request& request, Apps& apps);
+// One pmix_app_t per app context: program, arguments, environment (--prtemca, --pmixmca ...; -x,
+// --set-env ... as PMIX_*_ENVAR directives), working directory, process count, hosts. Fails on a
+// -x NAME that is not set here; `notes` gets a line for a -x PREFIX* that matched nothing.
+Status fill_apps(const Request& request, Apps& apps, std::vector<std::string>& notes);
 
 // The job's attributes: mapping, binding, --timeout, reports, where its stdin and output go, and
 // who spawned it. `forwarding_stdin`: whether prun will feed the stdin target.

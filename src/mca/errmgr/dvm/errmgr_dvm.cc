@@ -61,6 +61,13 @@ pmix_status_t failure_event(const runtime::Proc& proc, ProcState state)
 // failed to start (the job never ran as asked), nor a PMIx_Abort, which asks for the job's end.
 bool survivable(ProcState state) { return state != ProcState::failed_to_start && state != ProcState::called_abort; }
 
+// A process that exited non-zero, in a job that asked not to treat that as an error
+// (--runtime-options error-nonzero-status=false); one killed by a signal still is one.
+bool normal_end(const runtime::Job& job, const runtime::Proc& proc, ProcState state)
+{
+    return !job.error_nonzero_status && survivable(state) && proc.term_signal == 0;
+}
+
 }  // namespace
 
 void DvmErrmgrModule::proc_failed(const runtime::JobPtr& job, runtime::Proc& proc, ProcState state)
@@ -68,14 +75,17 @@ void DvmErrmgrModule::proc_failed(const runtime::JobPtr& job, runtime::Proc& pro
     if (job->aborting) return;  // only the first failure decides the outcome
     proc.state = state;
     std::string what = describe_failure(*job, proc, state);
-    runtime::Runtime::instance().host().notify_proc_failure(*job, proc, failure_event(proc, state), what);
-    if (job->recoverable && survivable(state)) {
+    // An end the job asked to treat as normal is no failure to tell the others of.
+    bool normal = normal_end(*job, proc, state);
+    if (!normal) runtime::Runtime::instance().host().notify_proc_failure(*job, proc, failure_event(proc, state), what);
+    if ((job->recoverable && survivable(state)) || normal) {
         // The first failure is the job's status and message when it ends; the others carry on.
         if (job->exit_code == 0) {
             job->exit_code = proc.exit_code != 0 ? proc.exit_code : 1;
             job->abort_message = what;
         }
-        base::framework().verbose()(1, "{}: job {} carries on (recovery enabled)", what, job->nspace);
+        base::framework().verbose()(1, "{}: job {} carries on ({})", what, job->nspace,
+                                    job->recoverable ? "recovery enabled" : "error-nonzero-status=false");
         return;
     }
     job->aborting = true;

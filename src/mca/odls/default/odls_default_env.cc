@@ -3,6 +3,7 @@
 #include <array>
 #include <string>
 
+#include "runtime/env_edit.h"
 #include "util/strings.h"
 
 namespace prte::odls::default_component {
@@ -79,6 +80,23 @@ void Environment::put(std::string_view entry)
     set(entry.substr(0, eq), entry.substr(eq + 1));
 }
 
+void Environment::apply(std::string_view entry)
+{
+    std::optional<runtime::EnvEdit> edit = runtime::decode_env_edit(entry);
+    if (!edit) {
+        put(entry);
+        return;
+    }
+    if (edit->kind != runtime::EnvEdit::unset) {
+        set(edit->name, runtime::edited_value(*edit, value(edit->name)));
+        return;
+    }
+    const std::string& name = edit->name;
+    bool prefix = name.back() == '*';
+    std::string_view stem = prefix ? std::string_view(name).substr(0, name.size() - 1) : std::string_view(name);
+    erase_if([&](std::string_view n) { return prefix ? n.substr(0, stem.size()) == stem : n == stem; });
+}
+
 std::optional<std::string> Environment::value(std::string_view name) const
 {
     auto it = index_.find(std::string(name));
@@ -146,7 +164,7 @@ Environment build_child_environment(const ChildEnvironmentInput& in)
         }
     }
     if (!app.working_dir.empty()) env.set("PWD", app.working_dir);
-    for (const auto& entry : app.env) env.put(entry);  // prun -x: the user has the last word
+    for (const auto& entry : app.env) env.apply(entry);  // prun -x, --set-env ...: the user has the last word
     return env;
 }
 

@@ -24,6 +24,9 @@ class Environment {
     void set(std::string_view name, std::string_view value);
     // "NAME=value"; an entry without '=' is ignored (it cannot be a variable).
     void put(std::string_view entry);
+    // An app's environment entry: "NAME=value" as put(), or an edit of what is there
+    // (runtime/env_edit.h: prun --unset-env, --prepend-env, --append-env).
+    void apply(std::string_view entry);
     template <typename Predicate>
     void erase_if(Predicate drop);
 
