@@ -132,7 +132,8 @@ case_count() { case "$1" in n | np | c | N | npernode | npersocket | ppr | perno
 # prun and prterun: a job of /bin/true on the DVM of local nodes. prterun's options that describe
 # its own DVM (and --host/--hostfile, which it gives to it too) start a private DVM each; its job
 # options run with --dvm pid:<the test's DVM> added, prterun's path to prun without the start-up.
-PRTERUN_DVM_KEYS=" prefix noprefix launch-agent debug-daemons debug-daemons-file leave-session-attached report-uri report-pid tmpdir default-hostfile keepalive set-sid max-vm-size uniform-nodes hetero-nodes pmix-prefix system-server host H hostfile dvm "
+# --dvm and mpirun's --hnp choose a DVM themselves, and run without it.
+PRTERUN_DVM_KEYS=" prefix noprefix launch-agent debug-daemons debug-daemons-file leave-session-attached report-uri report-pid tmpdir default-hostfile keepalive set-sid max-vm-size uniform-nodes hetero-nodes pmix-prefix system-server host H hostfile dvm hnp "
 run_jobs() {
     R="$TEST_TMP/r.$1"
     grep "^$1$TAB" "$TEST_TMP/plan.jobs" | while IFS=$TAB read -r prog spelling key W; do

@@ -819,4 +819,47 @@ TEST(PrunOptions, HelpForOneOption)
     EXPECT_FALSE(prte::prun::option_help("prun", "no-such", page).ok());
 }
 
+// Issue 41: PRRTE's and mpirun's rarer names (rare_options.h): each becomes the option it stands
+// for, or is accepted with a note, or refused naming why; none is an unknown option, and none is
+// misread as another (-cf as -c f, -xml-file as -x ml-file).
+TEST(PrunOptions, RareNamesAreAliasesNotesOrRefusals)
+{
+    using prte::prun::FileOutput;
+    Request r = parse_ok({"--x", "A=1", "--N", "2", "--bind-to-socket", "--display-topo", "--output-directory", "/tmp/o", "a"});
+    EXPECT_EQ(env_words(r.apps[0]), (Words{"A=1"}));
+    EXPECT_EQ(r.map_by, "ppr:2:node");
+    EXPECT_EQ(r.bind_to, "package");
+    EXPECT_TRUE(r.reports.topology);
+    EXPECT_EQ(r.output.files.kind, FileOutput::Kind::dir);
+    EXPECT_EQ(r.output.files.path, "/tmp/o");
+    auto has_note = [](const Request& q, const std::string& text) {
+        for (const std::string& n : q.notes) {
+            if (n.find(text) != std::string::npos) return true;
+        }
+        return false;
+    };
+    EXPECT_TRUE(has_note(r, "--bind-to-socket is PRRTE's older spelling of --bind-to package"));
+    r = parse_ok({"-display-devel-map", "-hnp", "file:/x/uri", "a"});
+    EXPECT_TRUE(r.reports.map && r.reports.bindings);
+    EXPECT_EQ(r.dvm_uri, "file:/x/uri");
+    r = parse_ok({"--prefix", "/opt/x", "-cf", "carto", "-d", "a", "-cf"});
+    EXPECT_TRUE(has_note(r, "--prefix /opt/x: describes the DVM"));
+    EXPECT_TRUE(has_note(r, "--cf carto:"));
+    EXPECT_TRUE(has_note(r, "-d:"));
+    EXPECT_EQ(r.apps[0].np, 0);  // -cf was not read as -c f
+    EXPECT_EQ(r.apps[0].argv, (Words{"a", "-cf"}));  // the program's own words are left alone
+    EXPECT_EQ(parse_ok({"--gomca", "btl", "self", "a"}).ompi_mca.size(), 1u);
+    for (const char* debugger : {"--stop-in-init", "--stop-on-exec", "--stop-in-app", "--output-proctable", "-tv"}) {
+        EXPECT_NE(parse_error({debugger, "a"}).find("issue 42"), std::string::npos) << debugger;
+    }
+    EXPECT_NE(parse_error({"--debugger", "gdb", "a"}).find("--debugger: attaching a debugger"), std::string::npos);
+    EXPECT_NE(parse_error({"-xml-file", "f", "a"}).find("--xml-file: XML output is not supported"), std::string::npos);
+    EXPECT_NE(parse_error({"--hnp"}).find("--hnp: expected 1 value"), std::string::npos);
+    std::string page;
+    ASSERT_TRUE(prte::prun::option_help("prun", "display-topo", page).ok());
+    EXPECT_NE(page.find("PRRTE's older spelling of --display topo"), std::string::npos) << page;
+    ASSERT_TRUE(prte::prun::option_help("prun", "x", page).ok());
+    EXPECT_EQ(page.rfind("prun -x", 0), 0u) << page;  // -x itself, not --x
+}
+
 }  // namespace

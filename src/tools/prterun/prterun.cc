@@ -228,7 +228,8 @@ int main(int argc, char** argv)
             (prte::prun::option_value_words("-" + option) > 0 || dvm_only_option("-" + option) >= 0)) {
             option = "-" + option;
         }
-        if (option == "--dvm") use_dvm = true;
+        // --hnp URI (mpirun's) is prun's --dvm-uri: that DVM runs the job, as with --dvm.
+        if (option == "--dvm" || option == "--hnp") use_dvm = true;
         if (int own = dvm_only_option(option); own >= 0) {
             bool inline_value = a.find('=') != std::string::npos;
             if (own > 0 && !inline_value && i + 1 >= args.size()) {

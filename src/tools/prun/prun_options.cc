@@ -15,6 +15,7 @@
 
 #include "runtime/placement_spec.h"
 #include "tools/prun/appfile.h"
+#include "tools/prun/rare_options.h"
 #include "tools/prun/runtime_options.h"
 #include "util/strings.h"
 
@@ -70,11 +71,21 @@ const std::set<std::string>& single_dash_long_options()
     return names;
 }
 
-// Rewrites "-np" to "--np" (and the like) in the option part of each context, leaving the
-// programs' own arguments alone.
-std::vector<std::string> normalize(const std::vector<std::string>& args)
+// How many value words follow `option` (a spelling of prun's, or of rare_options.h's table).
+int value_words(const std::string& option)
 {
-    std::vector<std::string> out;
+    auto it = option_arity().find(option);
+    if (it != option_arity().end()) return it->second;
+    const RareOption* rare = find_rare_option(option);
+    return rare ? rare->words : 0;
+}
+
+// Rewrites "-np" to "--np" (and the like) in the option part of each context, leaving the
+// programs' own arguments alone; the rarer names of rare_options.h become what they stand for
+// (an alias), a note in `notes`, or the refusal.
+Status normalize(const std::vector<std::string>& args, std::vector<std::string>& out, std::vector<std::string>& notes)
+{
+    out.clear();
     bool in_program = false;
     for (size_t i = 0; i < args.size(); ++i) {
         std::string t = args[i];
@@ -99,20 +110,30 @@ std::vector<std::string> normalize(const std::vector<std::string>& args)
                 value = name.substr(eq);
                 name = name.substr(0, eq);
             }
-            if (single_dash_long_options().count(name)) t = "--" + name + value;
+            if (single_dash_long_options().count(name) || find_rare_option("--" + name)) t = "--" + name + value;
             if (name == "rf") t = "--rankfile" + value;  // Open MPI's short form
         }
-        out.push_back(t);
         if (t.size() > 1 && t[0] == '-') {
-            if (t.find('=') != std::string::npos) continue;
-            auto it = option_arity().find(t);
-            if (it == option_arity().end()) continue;
-            for (int k = 0; k < it->second && i + 1 < args.size(); ++k) out.push_back(args[++i]);
+            size_t eq = t.find('=');
+            if (const RareOption* rare = find_rare_option(t.substr(0, eq))) {
+                std::vector<std::string> values;
+                if (eq != std::string::npos) values.push_back(t.substr(eq + 1));
+                while (static_cast<int>(values.size()) < rare->words && i + 1 < args.size()) values.push_back(args[++i]);
+                if (static_cast<int>(values.size()) < rare->words) {
+                    return {Errc::bad_param, fmt::format("{}: expected {} value{}", t, rare->words, rare->words > 1 ? "s" : "")};
+                }
+                if (Status st = apply_rare_option(*rare, t.substr(0, eq), values, out, notes); !st) return st;
+                continue;
+            }
+            out.push_back(t);
+            if (eq != std::string::npos) continue;
+            for (int k = value_words(t); k > 0 && i + 1 < args.size(); --k) out.push_back(args[++i]);
             continue;
         }
+        out.push_back(t);
         in_program = true;  // the first word that is not an option is the program
     }
-    return out;
+    return {};
 }
 
 std::string lower(std::string s)
@@ -153,6 +174,9 @@ struct ContextTarget {
     std::string max_restarts, xterm, report_uri, pid, nspace, preload_files, wait_to_connect, num_connect_retries;
     bool continuous = false, xml = false, allow_run_as_root = false, preload_binary = false;
     bool system_server_first = false, system_server_only = false, parseable = false;
+    // rare_options.h's names, rewritten before parsing: the sinks CLI11 needs for --help.
+    std::vector<std::string> rare_words;
+    bool rare_flag = false;
     std::string appfile;  // --app, read before parsing (expand_appfile): seen here only where it may not be
     // The environment options' words, put in command-line order by collect_environment.
     std::vector<std::string> env_words;
@@ -277,6 +301,9 @@ void add_connection_options(CLI::App& cli, ContextTarget& t, Request& r)
         ->type_name("-|+|FILE");
 }
 
+// The heading of the help's last part.
+constexpr const char* kOlderGroup = "Older spellings, and options only accepted or refused with a reason";
+
 // Options PRRTE or mpirun documents that change nothing here, or cannot apply: accepted with a
 // note, or refused with the reason (finish_accepted).
 void add_accepted_options(CLI::App& cli, ContextTarget& t)
@@ -292,6 +319,18 @@ void add_accepted_options(CLI::App& cli, ContextTarget& t)
         ->type_name("RANKS");
     cli.add_flag("--xml", t.xml, "Refused: XML output is not supported (use --output tag)");
     cli.add_flag("-p,--parseable,--parsable", t.parseable, "Accepted: the reports are already one line per item");
+}
+
+// rare_options.h's table, known to CLI11 for --help only: prun rewrites them before parsing.
+void add_rare_options(CLI::App& cli, ContextTarget& t)
+{
+    for (const RareOption& o : rare_options()) {
+        CLI::Option* option = o.words == 0 ? cli.add_flag(o.names, t.rare_flag, rare_option_help(o))
+                                           : cli.add_option(o.names, t.rare_words, rare_option_help(o))
+                                                 ->expected(o.words)
+                                                 ->type_name(o.words == 2 ? "NAME VALUE" : "VALUE");
+        option->group(kOlderGroup);
+    }
 }
 
 void add_options(CLI::App& cli, ContextTarget& t, Request& r)
@@ -438,6 +477,7 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
     add_runtime_options(cli, t, r);
     add_connection_options(cli, t, r);
     add_accepted_options(cli, t);
+    add_rare_options(cli, t);
     cli.add_flag("-v,--verbose", r.verbose, "Say what prun does (DVM chosen, job namespace)");
     cli.add_flag("-q,--quiet", r.quiet, "Print no notes (the 'prun: note:' lines)");
     cli.add_flag("-V,--version", r.version, "Show the version");
@@ -448,7 +488,7 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
     for (CLI::Option* o : cli.get_options()) {
         const std::string& d = o->get_description();
         if (d.rfind("PRRTE's older spelling", 0) == 0 || d.rfind("Accepted", 0) == 0 || d.rfind("Refused", 0) == 0) {
-            o->group("Older spellings, and options only accepted or refused with a reason");
+            o->group(kOlderGroup);
         }
     }
 }
@@ -957,7 +997,7 @@ namespace {
 
 // `--app FILE` among the first context's options: the command line becomes FILE's lines joined
 // by ':', each after the other options given (so that they apply to every line).
-Status expand_appfile(std::vector<std::string>& args)
+Status expand_appfile(std::vector<std::string>& args, std::vector<std::string>& notes)
 {
     std::vector<std::string> options;
     std::string file;
@@ -973,7 +1013,7 @@ Status expand_appfile(std::vector<std::string>& args)
         }
         options.push_back(t);
         if (t.find('=') != std::string::npos) continue;
-        for (int k = option_value_words(t); k > 0 && i + 1 < args.size(); --k) options.push_back(args[++i]);
+        for (int k = value_words(t); k > 0 && i + 1 < args.size(); --k) options.push_back(args[++i]);
     }
     if (file.empty()) return {};
     if (i < args.size()) {
@@ -989,8 +1029,7 @@ Status expand_appfile(std::vector<std::string>& args)
         expanded.insert(expanded.end(), options.begin(), options.end());
         expanded.insert(expanded.end(), context.begin(), context.end());
     }
-    args = normalize(expanded);
-    return {};
+    return normalize(expanded, args, notes);
 }
 
 // `--help <topic>` / `-h <topic>` as the first words: PRRTE's per-option help.
@@ -1011,8 +1050,9 @@ Status parse(const std::vector<std::string>& raw_args, Request& out)
         out = std::move(r);
         return {};
     }
-    std::vector<std::string> args = normalize(raw_args);
-    if (Status st = expand_appfile(args); !st) return st;
+    std::vector<std::string> args;
+    if (Status st = normalize(raw_args, args, r.notes); !st) return st;
+    if (Status st = expand_appfile(args, r.notes); !st) return st;
     std::vector<McaSetting> routed;  // --mca and the like, routed once --personality is known
 
     size_t start = 0;
@@ -1115,11 +1155,7 @@ void make_hostfiles_absolute(Request& request, const std::string& cwd)
     }
 }
 
-int option_value_words(const std::string& option)
-{
-    auto it = option_arity().find(option);
-    return it == option_arity().end() ? 0 : it->second;
-}
+int option_value_words(const std::string& option) { return value_words(option); }
 
 namespace {
 
@@ -1165,7 +1201,10 @@ Status option_help(const std::string& program, const std::string& topic, std::st
     add_options(cli, t, r);
     std::string bare = topic.substr(topic.find_first_not_of('-') == std::string::npos ? 0 : topic.find_first_not_of('-'));
     const CLI::Option* option = nullptr;
-    for (const std::string& name : {topic, "--" + bare, "-" + bare}) {
+    // "x" is -x, "N" is -N: a single letter's one-dash option first (rare_options.h has --x, --N).
+    std::string one_dash = "-" + bare, two_dash = "--" + bare;
+    if (bare.size() == 1) std::swap(one_dash, two_dash);
+    for (const std::string& name : {topic, two_dash, one_dash}) {
         if (!option && !name.empty() && name[0] == '-') option = cli.get_option_no_throw(name);
     }
     if (bare == "help" || bare == "h") option = nullptr;
