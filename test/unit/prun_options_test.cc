@@ -826,6 +826,7 @@ TEST(PrunOptions, RareNamesAreAliasesNotesOrRefusals)
 {
     using prte::prun::FileOutput;
     Request r = parse_ok({"--x", "A=1", "--N", "2", "--bind-to-socket", "--display-topo", "--output-directory", "/tmp/o", "a"});
+    ASSERT_EQ(r.apps.size(), 1u);
     EXPECT_EQ(env_words(r.apps[0]), (Words{"A=1"}));
     EXPECT_EQ(r.map_by, "ppr:2:node");
     EXPECT_EQ(r.bind_to, "package");
@@ -843,6 +844,7 @@ TEST(PrunOptions, RareNamesAreAliasesNotesOrRefusals)
     EXPECT_TRUE(r.reports.map && r.reports.bindings);
     EXPECT_EQ(r.dvm_uri, "file:/x/uri");
     r = parse_ok({"--prefix", "/opt/x", "-cf", "carto", "-d", "a", "-cf"});
+    ASSERT_EQ(r.apps.size(), 1u);
     EXPECT_TRUE(has_note(r, "--prefix /opt/x: describes the DVM"));
     EXPECT_TRUE(has_note(r, "--cf carto:"));
     EXPECT_TRUE(has_note(r, "-d:"));
