@@ -69,10 +69,10 @@ run nobind "$PRUN" --bind-to core -n 2 true
 expect_no_line nobind err "bound to"
 
 # --- a --display value we do not offer is a usage error naming it ---
-run bad "$PRUN" --display map,map-devel -n 1 true
+run bad "$PRUN" --display map,no-such-report -n 1 true
 expect_status bad 2
 expect_one_line_errors bad
-expect_line bad err "unknown or unsupported report 'map-devel'"
+expect_line bad err "unknown or unsupported report 'no-such-report'"
 
 stop_dvm
 
