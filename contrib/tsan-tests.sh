@@ -3,8 +3,11 @@
 # PMIx's thread (the upcalls, the group and elastic bookkeeping it reaches) and the progress thread
 # that owns the runtime's state must not race. GCC's -fsanitize=thread at -O1, without the Slurm
 # components, and only what those tests run (programs, components, test clients), with the few
-# unit tests of code that crosses threads: about 7 minutes on 2 cores. Called by
-# contrib/run-tests.sh after the main build; $1 is the install prefix (nothing is installed).
+# unit tests of code that crosses threads: about 7 minutes on 2 cores. Line tables only (-g1):
+# enough for every frame of a report to name its function, file and line, and a fifth less
+# compile time than -g. $1 is the install prefix (nothing is installed); --build-only and
+# --test-only do one half: contrib/run-tests.sh builds while the first build's suite runs
+# (contrib/later-builds.sh) and tests afterwards.
 #
 # Being --without-slurm, it is also the check that the project builds and its components load
 # without libslurm (docs/slurm.md): component_loading runs here too, and the Slurm tests, which
@@ -19,26 +22,38 @@
 # the reports from inside them that are not races of ours are suppressed in contrib/tsan.supp,
 # each with its reason.
 set -e
+step=all
+case "$1" in --build-only) step=build; shift ;; --test-only) step=test; shift ;; esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 prefix=${1:-$top/_inst-tsan}
 build=$top/_build-tsan
-flags="-g -O1 -fsanitize=thread"
-mkdir -p "$build"
-cd "$build"
-[ -f Makefile ] || ../configure --prefix="$prefix" --without-slurm CFLAGS="$flags" CXXFLAGS="$flags" \
-    LDFLAGS="-fsanitize=thread" >configure.out
-make -j2 all
-# The clients and the test component those tests start (check_PROGRAMS without the unit tests).
-clients=$(make -pn 2>/dev/null | sed -n 's/^check_PROGRAMS = //p' | head -1 | tr ' ' '\n' | grep '^test/clients/' |
-    sed 's/\$(EXEEXT)//')
-[ -n "$clients" ] || { echo "tsan-tests: no test clients found in the Makefile's check_PROGRAMS" >&2; exit 1; }
-# The test components (component_loading's, and the elastic tests' ras/pushtest).
-components=$(make -pn 2>/dev/null | sed -n 's/^check_LTLIBRARIES = //p' | head -1)
-[ -n "$components" ] || { echo "tsan-tests: no test components found in the Makefile's check_LTLIBRARIES" >&2; exit 1; }
+flags="-g1 -O1 -fsanitize=thread"
 # The unit tests of the code that crosses threads: the event loop's posting from other threads, the
 # state machine's dispatcher, child processes watched from the loop, rml's connections and messenger.
 units="event_loop_test state_machine_test child_process_test rml_connection_test rml_messenger_test"
-make -j2 $clients $components $(for u in $units; do echo "test/unit/$u"; done) test/CTestTestfile.cmake
+mkdir -p "$build"
+cd "$build"
+build_tsan() {
+    [ -f Makefile ] || ../configure --prefix="$prefix" --without-slurm CFLAGS="$flags" CXXFLAGS="$flags" \
+        LDFLAGS="-fsanitize=thread" >configure.out
+    make -j2 all
+    # The clients and the test component those tests start (check_PROGRAMS without the unit tests).
+    clients=$(make -pn 2>/dev/null | sed -n 's/^check_PROGRAMS = //p' | head -1 | tr ' ' '\n' | grep '^test/clients/' |
+        sed 's/\$(EXEEXT)//')
+    [ -n "$clients" ] || { echo "tsan-tests: no test clients found in the Makefile's check_PROGRAMS" >&2; exit 1; }
+    # The test components (component_loading's, and the elastic tests' ras/pushtest).
+    components=$(make -pn 2>/dev/null | sed -n 's/^check_LTLIBRARIES = //p' | head -1)
+    [ -n "$components" ] || { echo "tsan-tests: no test components found in the Makefile's check_LTLIBRARIES" >&2; exit 1; }
+    make -j2 $clients $components $(for u in $units; do echo "test/unit/$u"; done) test/CTestTestfile.cmake
+    echo "tsan-tests: the ThreadSanitizer build is complete"
+}
+# Called as a plain command (not in an || list, where set -e would not stop a failing make).
+if [ "$step" != test ]; then
+    build_tsan
+fi
+if [ "$step" = build ]; then
+    exit 0
+fi
 
 # This build is also the project's build without the Slurm components (docs/slurm.md): it says so,
 # and the components' tests pass in it (the Slurm tests skip by design, saying why).
