@@ -210,9 +210,32 @@ Status NodeBinder::bind(Proc& proc, const Place* place, bool by_default, HwLevel
     return {};
 }
 
+// Why a node sharing its machine with `sharers` binds nothing by default: what --report-bindings
+// and --display map say of its processes (Proc::binding with an empty cpuset).
+std::string shared_machine_note(const Node& node, const std::vector<const Node*>& sharers)
+{
+    constexpr size_t kNamed = 3;  // a test-bed of 100 nodes need not list them all on every rank
+    std::string names;
+    for (size_t i = 0; i < sharers.size() && i < kNamed; ++i) names += (i ? ", " : "") + sharers[i]->name;
+    if (sharers.size() > kNamed) names += fmt::format(" and {} more", sharers.size() - kNamed);
+    return fmt::format("node {} shares its machine's CPUs with node{} {} (same host name and boot id), so nothing is "
+                       "bound there by default (--bind-to binds anyway)",
+                       node.name, sharers.size() > 1 ? "s" : "", names);
+}
+
 }  // namespace
 
-Status bind_procs(runtime::Job& job, const Places& places)
+std::vector<const Node*> machine_sharers(const Node& node, const runtime::NodePool& pool)
+{
+    std::vector<const Node*> out;
+    if (node.machine.empty()) return out;
+    for (const Node* other : pool.nodes()) {
+        if (other != &node && other->machine == node.machine && node_is_usable(*other)) out.push_back(other);
+    }
+    return out;
+}
+
+Status bind_procs(runtime::Job& job, const Places& places, const runtime::NodePool& pool)
 {
     const auto& m = job.mapping;
     if (m.by == MapBy::rankfile) {  // the rankfile set the CPUs: only count them
@@ -231,6 +254,7 @@ Status bind_procs(runtime::Job& job, const Places& places)
     std::unordered_map<Node*, size_t> ours;
     for (const auto& proc : job.procs) ours[proc->node]++;
     std::unordered_map<Node*, std::unique_ptr<NodeBinder>> binders;
+    std::unordered_map<const Node*, std::string> shared_notes;  // per node: why it is not bound, or empty
     for (auto& proc : job.procs) {
         Node& node = *proc->node;
         const HwTopology* topo = node.hw.get();
@@ -240,6 +264,17 @@ Status bind_procs(runtime::Job& job, const Places& places)
         }
         const bool given_cpus = m.pes_per_proc > 0 || m.by == MapBy::pe_list;
         if (by_default && !given_cpus && oversubscribed(job, node, *topo, ours[&node])) continue;
+        if (by_default && !given_cpus) {
+            auto [note, added] = shared_notes.try_emplace(&node);
+            if (added) {
+                auto sharers = machine_sharers(node, pool);
+                if (!sharers.empty()) note->second = shared_machine_note(node, sharers);
+            }
+            if (!note->second.empty()) {
+                proc->binding = note->second;
+                continue;
+            }
+        }
         auto& binder = binders[&node];
         if (!binder) binder.reset(new NodeBinder{job, node, *topo, {}, node.pu_load});
         auto it = places.find(proc.get());
