@@ -1,6 +1,7 @@
 // Step 3 of placement inside a node (rmaps_placement.h): the CPUs each process is bound to.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -223,17 +224,17 @@ std::string shared_machine_note(const Node& node, const std::vector<const Node*>
                        node.name, sharers.size() > 1 ? "s" : "", names);
 }
 
-}  // namespace
-
-std::vector<const Node*> machine_sharers(const Node& node, const runtime::NodePool& pool)
+// The usable nodes of each known machine, read once per job (a pass over the pool, not one per node).
+std::unordered_map<std::string, std::vector<const Node*>> nodes_by_machine(const runtime::NodePool& pool)
 {
-    std::vector<const Node*> out;
-    if (node.machine.empty()) return out;
-    for (const Node* other : pool.nodes()) {
-        if (other != &node && other->machine == node.machine && node_is_usable(*other)) out.push_back(other);
+    std::unordered_map<std::string, std::vector<const Node*>> out;
+    for (const Node* node : pool.nodes()) {
+        if (!node->machine.empty() && node_is_usable(*node)) out[node->machine].push_back(node);
     }
     return out;
 }
+
+}  // namespace
 
 Status bind_procs(runtime::Job& job, const Places& places, const runtime::NodePool& pool)
 {
@@ -255,6 +256,7 @@ Status bind_procs(runtime::Job& job, const Places& places, const runtime::NodePo
     for (const auto& proc : job.procs) ours[proc->node]++;
     std::unordered_map<Node*, std::unique_ptr<NodeBinder>> binders;
     std::unordered_map<const Node*, std::string> shared_notes;  // per node: why it is not bound, or empty
+    std::optional<std::unordered_map<std::string, std::vector<const Node*>>> machines;
     for (auto& proc : job.procs) {
         Node& node = *proc->node;
         const HwTopology* topo = node.hw.get();
@@ -266,8 +268,12 @@ Status bind_procs(runtime::Job& job, const Places& places, const runtime::NodePo
         if (by_default && !given_cpus && oversubscribed(job, node, *topo, ours[&node])) continue;
         if (by_default && !given_cpus) {
             auto [note, added] = shared_notes.try_emplace(&node);
-            if (added) {
-                auto sharers = machine_sharers(node, pool);
+            if (added && !node.machine.empty()) {
+                if (!machines) machines = nodes_by_machine(pool);
+                std::vector<const Node*> sharers;
+                for (const Node* other : (*machines)[node.machine]) {
+                    if (other != &node) sharers.push_back(other);
+                }
                 if (!sharers.empty()) note->second = shared_machine_note(node, sharers);
             }
             if (!note->second.empty()) {

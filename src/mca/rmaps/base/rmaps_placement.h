@@ -64,8 +64,4 @@ Status rank_procs(runtime::Job& job, const Places& places);
 // machine. Its processes' Proc::binding then says why (and Proc::cpuset stays empty).
 Status bind_procs(runtime::Job& job, const Places& places, const runtime::NodePool& pool);
 
-// The nodes of `pool` that can run processes and share `node`'s machine (runtime::Node::machine),
-// `node` left out; none when its machine is unknown.
-std::vector<const runtime::Node*> machine_sharers(const runtime::Node& node, const runtime::NodePool& pool);
-
 }  // namespace prte::rmaps::base
