@@ -31,4 +31,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
     slurmctld slurmd slurm-client libslurm-dev munge ccache gdb >/dev/null
 # OpenPMIx's own example programs, which the test pmix_examples runs against the DVM.
 sh "$(dirname "$0")/fetch-pmix-examples.sh"
+# MPICH's own spawn and name-publishing tests, which the test mpich_own_spawn_tests runs under prun.
+sh "$(dirname "$0")/fetch-mpich-tests.sh"
 echo "install-deps: build and test dependencies are installed"

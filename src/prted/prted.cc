@@ -147,7 +147,8 @@ int main(int argc, char** argv)
     auto topology = prte::runtime::HwTopology::local();
     prte::plm::msg::DaemonReport report{options.rank, rt.identity().node_name, messenger.uri(),
                                         prte::runtime::local_topology(),
-                                        topology ? prte::plm::msg::topology_xml_to_send(topology->xml()) : std::string()};
+                                        topology ? prte::plm::msg::topology_xml_to_send(topology->xml()) : std::string(),
+                                        prte::runtime::local_machine()};
     if (prte::Status st = messenger.send_direct(0, prte::rml::tag::daemon_report, prte::plm::msg::encode(report)); !st) {
         prte::output::error("daemon {}: cannot call home: {}", options.rank, st.message());
         rt.finalize();

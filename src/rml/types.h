@@ -23,7 +23,9 @@ using Tag = uint32_t;
 // 7: the heartbeat (prte_daemon_heartbeat_timeout): heartbeat, daemon_silent, declared_lost.
 // 8: a timed-out job's stack traces (prun --get-stack-traces): the daemon command stack_traces and
 //    its answer, stack_traces.
-inline constexpr uint32_t kProtocolVersion = 8;
+// 9: a daemon's call home names its machine (host name and boot id), so that the master knows
+//    which nodes share one machine's CPUs.
+inline constexpr uint32_t kProtocolVersion = 9;
 
 namespace tag {
 inline constexpr Tag daemon = 1;          // commands to daemons (incl. the shrink order)

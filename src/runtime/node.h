@@ -52,6 +52,10 @@ struct Node {
     // How many running processes are bound to each hwthread (hwloc logical index), over all jobs,
     // so that a job binds to the CPUs earlier jobs left free, as PRRTE does in a DVM.
     std::vector<uint16_t> pu_load;
+    // The machine the node's daemon runs on (runtime::local_machine: host name and boot id), empty
+    // when unknown. Nodes of the same machine (the local test-bed's) share its CPUs: placement
+    // binds nothing there by default (rmaps/base, rmaps_binding.cc).
+    std::string machine;
 
     // The daemon that serves this node, once one has been launched and reported.
     Rank daemon = kInvalidRank;

@@ -35,6 +35,7 @@ inline constexpr auto node = util::layout_of<Node>(
     PRTE_LAYOUT_FIELD(Node, slots_given), PRTE_LAYOUT_FIELD(Node, slots_max), PRTE_LAYOUT_FIELD(Node, slots_inuse),
     PRTE_LAYOUT_FIELD(Node, num_procs), PRTE_LAYOUT_FIELD(Node, state), PRTE_LAYOUT_FIELD(Node, topology),
     PRTE_LAYOUT_FIELD(Node, hw), PRTE_LAYOUT_FIELD(Node, simulated), PRTE_LAYOUT_FIELD(Node, pu_load),
+    PRTE_LAYOUT_FIELD(Node, machine),
     PRTE_LAYOUT_FIELD(Node, daemon), PRTE_LAYOUT_FIELD(Node, daemon_launched), PRTE_LAYOUT_FIELD(Node, ras_component),
     PRTE_LAYOUT_FIELD(Node, alloc_id), PRTE_LAYOUT_FIELD(Node, scheduler_job));
 

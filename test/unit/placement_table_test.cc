@@ -370,5 +370,60 @@ TEST_F(PlacementTable, PhysicalReportsNameTheOsIds)
     }
 }
 
+
+// Nodes that share one machine (the same Node::machine, as the local test-bed's daemons report)
+// are not bound by default: each node's placement would hand out the one machine's core 0 again.
+// A node of another machine, or one whose machine is unknown, binds as before; --bind-to binds.
+TEST_F(PlacementTable, NodesSharingAMachineAreNotBoundByDefault)
+{
+    NodePool pool;
+    for (const char* name : {"a1", "a2", "b1", "u1"}) {
+        Node& node = pool.add(test::make_node(name, 2));
+        test::set_hardware(node, "pack:1 core:2 pu:1");
+        node.state = prte::runtime::NodeState::up;
+        node.machine = name[0] == 'a' ? "host-a 1111" : name[0] == 'b' ? "host-b 2222" : "";
+    }
+    Job job;
+    job.nspace = "shared";
+    job.apps.push_back(test::make_app(0, 4));
+    job.mapping.by = prte::runtime::MapBy::node;
+    ASSERT_TRUE(base::map_job(job, pool).ok());
+    ASSERT_EQ(job.procs.size(), 4u);
+    for (const auto& proc : job.procs) {
+        const std::string& node = proc->node->name;
+        if (node == "a1" || node == "a2") {
+            EXPECT_EQ(proc->cpuset, "") << node;
+            EXPECT_EQ(proc->binding, "node " + node + " shares its machine's CPUs with node " +
+                                         (node == "a1" ? "a2" : "a1") +
+                                         " (same host name and boot id), so nothing is bound there by default "
+                                         "(--bind-to binds anyway)");
+        } else {
+            // 4 processes mapped by node: PRRTE's default binds each to its NUMA domain, here both cores.
+            EXPECT_EQ(proc->cpuset, "0-1") << node << ": a node alone on its machine (or of an unknown one) binds";
+        }
+    }
+    base::unmap_job(job);
+
+    // A sharer that is down does not count; asked for, binding is done on every node.
+    pool.find("a2")->state = prte::runtime::NodeState::down;
+    Job alone;
+    alone.nspace = "alone";
+    alone.apps.push_back(test::make_app(0, 1));
+    alone.apps[0].hosts = {"a1"};
+    ASSERT_TRUE(base::map_job(alone, pool).ok());
+    EXPECT_EQ(alone.procs[0]->cpuset, "0");
+    base::unmap_job(alone);
+    pool.find("a2")->state = prte::runtime::NodeState::up;
+    Job asked;
+    asked.nspace = "asked";
+    asked.apps.push_back(test::make_app(0, 2));
+    asked.mapping.by = prte::runtime::MapBy::node;
+    asked.mapping.bind_to = prte::runtime::BindTo::core;
+    asked.apps[0].hosts = {"a1", "a2"};
+    ASSERT_TRUE(base::map_job(asked, pool).ok());
+    for (const auto& proc : asked.procs) EXPECT_EQ(proc->cpuset, "0") << proc->node->name;
+    base::unmap_job(asked);
+}
+
 }  // namespace
 }  // namespace prte::rmaps

@@ -136,8 +136,9 @@ std::vector<Decoder> all_decoders()
 {
     std::vector<Decoder> out;
     out.push_back(simple<msg::DaemonReport>(
-        "daemon report", {{7, "node07", "tcp://127.0.0.1:4007", {1, 1, 4, 8}, "<topology version=\"2.0\"/>\n"},
-                          {1, "n", "", {0, 0, 0, 0}, ""}}));
+        "daemon report", {{7, "node07", "tcp://127.0.0.1:4007", {1, 1, 4, 8}, "<topology version=\"2.0\"/>\n",
+                           "host7 3c1a2b4e-5d6f-4a70-8b91-a2b3c4d5e6f7"},
+                          {1, "n", "", {0, 0, 0, 0}, "", ""}}));
     out.push_back(simple<msg::Wireup>("wireup", {sample_wireup(), msg::Wireup{1, {{0, "head", "u", 1, true}}, {}}}));
     out.push_back(simple<msg::DaemonCommand>(
         "daemon command", {{msg::Command::exit, "", 0, {}},
@@ -573,7 +574,8 @@ std::vector<GoldenMessage> golden_messages()
 {
     std::vector<GoldenMessage> out;
     out.push_back(golden("daemon report",
-                         msg::DaemonReport{7, "node07", "tcp://127.0.0.1:4007", {1, 2, 4, 8}, "<topology version=\"2.0\"/>\n"},
+                         msg::DaemonReport{7, "node07", "tcp://127.0.0.1:4007", {1, 2, 4, 8}, "<topology version=\"2.0\"/>\n",
+                                           "host7 3c1a2b4e-5d6f-4a70-8b91-a2b3c4d5e6f7"},
                          [](const msg::DaemonReport& g, const msg::DaemonReport& w) {
                              return first_of({differ("rank", g.rank, w.rank), differ("node_name", g.node_name, w.node_name),
                                               differ("uri", g.uri, w.uri),
@@ -581,7 +583,8 @@ std::vector<GoldenMessage> golden_messages()
                                               differ("numa_domains", g.topology.numa_domains, w.topology.numa_domains),
                                               differ("cores", g.topology.cores, w.topology.cores),
                                               differ("hwthreads", g.topology.hwthreads, w.topology.hwthreads),
-                                              differ("topology_xml", g.topology_xml, w.topology_xml)});
+                                              differ("topology_xml", g.topology_xml, w.topology_xml),
+                                              differ("machine", g.machine, w.machine)});
                          }));
     out.push_back(golden("wireup", sample_wireup(), [](const msg::Wireup& g, const msg::Wireup& w) {
         std::string d = first_of({differ("size", g.size, w.size), differ("departed", g.departed, w.departed),

@@ -213,8 +213,10 @@ void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, i
     if (job->reports.bindings) {
         request.binding_report =
             binding ? fmt::format("[{}] Rank {} bound to {}\n", input.node_name, rank, binding->description)
-                    : fmt::format("[{}] Rank {} is not bound (or bound to all available processors)\n",
-                                  input.node_name, rank);
+                    : proc.binding.empty()
+                    ? fmt::format("[{}] Rank {} is not bound (or bound to all available processors)\n", input.node_name, rank)
+                    // placement chose not to, and says why (a node sharing its machine's CPUs)
+                    : fmt::format("[{}] Rank {} is not bound: {}\n", input.node_name, rank, proc.binding);
     }
     pmi::Endpoint pmi_endpoint;
     if (pmi_server) {

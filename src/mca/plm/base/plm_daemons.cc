@@ -79,6 +79,7 @@ void on_report(Rank origin, rml::Payload&& payload)
         return;
     }
     messenger().set_contact(report.rank, report.uri);
+    node->machine = report.machine;
     if (report.node_name != node->name) {
         verbose()(2, "daemon {} launched for node {} calls itself {}", report.rank, node->name, report.node_name);
         node->aliases.push_back(report.node_name);
@@ -275,6 +276,7 @@ void reset_node(runtime::Node& node)
     node.state = runtime::NodeState::down;
     node.topology = {};
     node.hw = nullptr;
+    node.machine.clear();
     node.ras_component.clear();
     node.alloc_id.clear();
     node.scheduler_job.clear();

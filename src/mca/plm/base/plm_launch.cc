@@ -64,6 +64,7 @@ void adopt_master_node(runtime::NodePool& pool)
     // (the process's shared topology, already discovered or read from hwloc_use_topo_file).
     node->hw = runtime::HwTopology::local();
     node->topology = node->hw ? node->hw->counts() : runtime::local_topology();
+    node->machine = runtime::local_machine();
 }
 
 void setup_job(const JobPtr& job)

@@ -64,7 +64,7 @@ rml::Payload encode(const DaemonReport& d)
     rml::Writer w;
     w.u32(d.rank).str(d.node_name).str(d.uri);
     w.i32(d.topology.packages).i32(d.topology.numa_domains).i32(d.topology.cores).i32(d.topology.hwthreads);
-    w.str(d.topology_xml);
+    w.str(d.topology_xml).str(d.machine);
     return w.take();
 }
 
@@ -80,6 +80,7 @@ Status decode(const rml::Payload& in, DaemonReport& d)
         if (r.ok() && *count < 0) r.fail(fmt::format("a negative count ({}) in the node's topology", *count));
     }
     d.topology_xml = r.str();
+    d.machine = r.name("machine", 320);  // a host name (255 at most), a space, a boot id
     return finish(r);
 }
 

@@ -19,13 +19,16 @@ namespace prte::plm::msg {
 // A new daemon calls home (tag daemon_report) with its node's hardware: the counts, and the whole
 // hwloc topology as XML (HwTopology::xml) on which the master places processes; the XML is empty
 // when hwloc could not read the node. The decoder takes the XML as text: the master parses it
-// (plm_daemons.h, record_topology), where it can name the daemon and node it came from.
+// (plm_daemons.h, record_topology), where it can name the daemon and node it came from. `machine`
+// names the machine the daemon runs on (runtime::local_machine: host name and boot id, empty when
+// unknown), so that the master knows which nodes share one machine's CPUs (wire protocol 9).
 struct DaemonReport {
     runtime::Rank rank = runtime::kInvalidRank;
     std::string node_name;
     std::string uri;
     runtime::NodeTopology topology;
     std::string topology_xml;
+    std::string machine;
 };
 rml::Payload encode(const DaemonReport& r);
 Status decode(const rml::Payload& in, DaemonReport& out);

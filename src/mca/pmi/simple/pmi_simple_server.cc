@@ -262,6 +262,15 @@ void SimpleServer::answer(Client& client, std::string_view name, const Attribute
 {
     if (client.fd < 0) return;
     std::string bytes = encode(client.decoder.wire(), name, attributes);
+    // The conversation's other half, at the level of the commands (serve): what the process was
+    // told, as it reads it (cut short: a kvs value can be a long business card).
+    if (verbose().enabled(20)) {
+        constexpr size_t kShown = 200;
+        std::string shown = bytes.size() > kShown ? bytes.substr(0, kShown) + "..." : bytes;
+        while (!shown.empty() && shown.back() == '\n') shown.pop_back();
+        verbose()(20, "job {} rank {}: PMI-{} answer {}", client.space->job->nspace, client.rank,
+                  client.version == 0 ? 1 : client.version, shown);
+    }
     // Answers are small and the process reads each before it sends again: the socket's buffer
     // holds it. One that does not fit means a process that does not read its answers.
     ssize_t n;

@@ -32,13 +32,13 @@ void assign_ranks(runtime::Job& job)
 }
 
 // After the mapper chose the nodes: places, rank order, local ranks, then CPUs (rmaps_placement.h).
-Status place_inside_nodes(runtime::Job& job)
+Status place_inside_nodes(runtime::Job& job, const runtime::NodePool& pool)
 {
     Places places;
     if (Status st = assign_places(job, places); !st) return {st.code(), fmt::format("job {}: {}", job.nspace, st.message())};
     if (Status st = rank_procs(job, places); !st) return {st.code(), fmt::format("job {}: {}", job.nspace, st.message())};
     assign_ranks(job);
-    if (Status st = bind_procs(job, places); !st) return {st.code(), fmt::format("job {}: {}", job.nspace, st.message())};
+    if (Status st = bind_procs(job, places, pool); !st) return {st.code(), fmt::format("job {}: {}", job.nspace, st.message())};
     return {};
 }
 
@@ -138,7 +138,7 @@ Status map_apps(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& fi
             return st;
         }
         const auto nodes_chosen = std::chrono::steady_clock::now();
-        if (Status placed = place_inside_nodes(job); !placed) {
+        if (Status placed = place_inside_nodes(job, pool); !placed) {
             unmap_job(job);
             return placed;
         }

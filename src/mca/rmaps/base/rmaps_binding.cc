@@ -1,6 +1,7 @@
 // Step 3 of placement inside a node (rmaps_placement.h): the CPUs each process is bound to.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -210,9 +211,32 @@ Status NodeBinder::bind(Proc& proc, const Place* place, bool by_default, HwLevel
     return {};
 }
 
+// Why a node sharing its machine with `sharers` binds nothing by default: what --report-bindings
+// and --display map say of its processes (Proc::binding with an empty cpuset).
+std::string shared_machine_note(const Node& node, const std::vector<const Node*>& sharers)
+{
+    constexpr size_t kNamed = 3;  // a test-bed of 100 nodes need not list them all on every rank
+    std::string names;
+    for (size_t i = 0; i < sharers.size() && i < kNamed; ++i) names += (i ? ", " : "") + sharers[i]->name;
+    if (sharers.size() > kNamed) names += fmt::format(" and {} more", sharers.size() - kNamed);
+    return fmt::format("node {} shares its machine's CPUs with node{} {} (same host name and boot id), so nothing is "
+                       "bound there by default (--bind-to binds anyway)",
+                       node.name, sharers.size() > 1 ? "s" : "", names);
+}
+
+// The usable nodes of each known machine, read once per job (a pass over the pool, not one per node).
+std::unordered_map<std::string, std::vector<const Node*>> nodes_by_machine(const runtime::NodePool& pool)
+{
+    std::unordered_map<std::string, std::vector<const Node*>> out;
+    for (const Node* node : pool.nodes()) {
+        if (!node->machine.empty() && node_is_usable(*node)) out[node->machine].push_back(node);
+    }
+    return out;
+}
+
 }  // namespace
 
-Status bind_procs(runtime::Job& job, const Places& places)
+Status bind_procs(runtime::Job& job, const Places& places, const runtime::NodePool& pool)
 {
     const auto& m = job.mapping;
     if (m.by == MapBy::rankfile) {  // the rankfile set the CPUs: only count them
@@ -231,6 +255,8 @@ Status bind_procs(runtime::Job& job, const Places& places)
     std::unordered_map<Node*, size_t> ours;
     for (const auto& proc : job.procs) ours[proc->node]++;
     std::unordered_map<Node*, std::unique_ptr<NodeBinder>> binders;
+    std::unordered_map<const Node*, std::string> shared_notes;  // per node: why it is not bound, or empty
+    std::optional<std::unordered_map<std::string, std::vector<const Node*>>> machines;
     for (auto& proc : job.procs) {
         Node& node = *proc->node;
         const HwTopology* topo = node.hw.get();
@@ -240,6 +266,21 @@ Status bind_procs(runtime::Job& job, const Places& places)
         }
         const bool given_cpus = m.pes_per_proc > 0 || m.by == MapBy::pe_list;
         if (by_default && !given_cpus && oversubscribed(job, node, *topo, ours[&node])) continue;
+        if (by_default && !given_cpus) {
+            auto [note, added] = shared_notes.try_emplace(&node);
+            if (added && !node.machine.empty()) {
+                if (!machines) machines = nodes_by_machine(pool);
+                std::vector<const Node*> sharers;
+                for (const Node* other : (*machines)[node.machine]) {
+                    if (other != &node) sharers.push_back(other);
+                }
+                if (!sharers.empty()) note->second = shared_machine_note(node, sharers);
+            }
+            if (!note->second.empty()) {
+                proc->binding = note->second;
+                continue;
+            }
+        }
         auto& binder = binders[&node];
         if (!binder) binder.reset(new NodeBinder{job, node, *topo, {}, node.pu_load});
         auto it = places.find(proc.get());

@@ -13,7 +13,7 @@
 //    object (round the objects of each node; with :SPAN, of all nodes), fill (object by object);
 //  - binding: --bind-to's level, else the mapping's object (core for slot/node/seq with at most
 //    two processes, numa above), a CPU per process by default, or PE= CPUs; never on a node the
-//    job oversubscribes unless asked; an object with more processes bound to it than it has CPUs
+//    job oversubscribes or that shares its machine with another node unless asked; an object with more processes bound to it than it has CPUs
 //    is refused unless :overload-allowed.
 #pragma once
 
@@ -58,7 +58,10 @@ runtime::HwLevel default_binding_level(const runtime::Job& job);
 Status assign_places(runtime::Job& job, Places& places);
 // Step 2: reorders job.procs by --rank-by (within each app) and renumbers the ranks.
 Status rank_procs(runtime::Job& job, const Places& places);
-// Step 3: each process's CPUs (Proc::cpuset, Proc::binding), and the nodes' pu_load.
-Status bind_procs(runtime::Job& job, const Places& places);
+// Step 3: each process's CPUs (Proc::cpuset, Proc::binding), and the nodes' pu_load. Without
+// --bind-to, a node that shares its machine with another node of `pool` (Node::machine: the local
+// test-bed's) is not bound: each node's placement would pick the same first CPUs of the one
+// machine. Its processes' Proc::binding then says why (and Proc::cpuset stays empty).
+Status bind_procs(runtime::Job& job, const Places& places, const runtime::NodePool& pool);
 
 }  // namespace prte::rmaps::base

@@ -150,8 +150,11 @@ std::string map_report(const runtime::Job& job, const runtime::NodePool& pool)
         for (const runtime::Proc* proc : it->second) {
             out += fmt::format("        Process jobid: {} App: {} Process rank: {} Local rank: {}", job.nspace,
                                proc->app_index, proc->rank, proc->local_rank);
-            // Where placement bound it (rmaps/base fills it at map time); nothing while it is unbound.
-            if (!proc->binding.empty()) out += fmt::format(" Bound: {}", proc->binding);
+            // Where placement bound it (rmaps/base fills it at map time); nothing while it is unbound,
+            // or why not when a rule chose not to (a node sharing its machine's CPUs).
+            if (!proc->binding.empty()) {
+                out += fmt::format(" {}: {}", proc->cpuset.empty() ? "Not bound" : "Bound", proc->binding);
+            }
             out += "\n";
         }
     }
