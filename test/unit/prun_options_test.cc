@@ -675,6 +675,10 @@ TEST(PrunOptions, EverydaySpellingsOfExistingOptions)
     EXPECT_TRUE(parse_ok({"-q", "--bycore", "a.out"}).quiet);
     EXPECT_EQ(parse_ok({"--pid", "42", "a.out"}).dvm, "pid:42");
     EXPECT_EQ(parse_ok({"--namespace", "prte-x", "a.out"}).dvm, "ns:prte-x");
+    EXPECT_EQ(parse_ok({"--system-server-first", "a.out"}).dvm, "system-first");
+    EXPECT_EQ(parse_ok({"--system-server-only", "a.out"}).dvm, "system");
+    EXPECT_NE(parse_error({"--system-server-only", "--pid", "42", "a.out"}).find("each choose a DVM"), std::string::npos);
+    EXPECT_NE(parse_error({"--system-server-first", "--dvm", "pid:3", "a.out"}).find("cannot be combined"), std::string::npos);
     r = parse_ok({"--num-connect-retries", "3", "--wait-to-connect", "2", "a.out"});
     EXPECT_EQ(r.connect_retries, 3);
     EXPECT_EQ(r.connect_wait, 2);
@@ -691,7 +695,6 @@ TEST(PrunOptions, AcceptedWithANoteOrRefusedWithAReason)
     EXPECT_NE(parse_error({"--xterm", "0", "a.out"}).find("needs an X display"), std::string::npos);
     EXPECT_NE(parse_error({"--xml", "a.out"}).find("--output tag"), std::string::npos);
     EXPECT_NE(parse_error({"--report-uri", "-", "a.out"}).find("no PMIx server of its own"), std::string::npos);
-    EXPECT_NE(parse_error({"--system-server-only", "a.out"}).find("no system server"), std::string::npos);
     EXPECT_NE(parse_error({"--max-restarts", "2", "a.out"}).find("not restarted"), std::string::npos);
     EXPECT_NE(parse_error({"--continuous", "a.out"}).find("not restarted"), std::string::npos);
     EXPECT_NE(parse_error({"--stdin", "0,1", "a.out"}).find("a list of ranks is not supported"), std::string::npos);

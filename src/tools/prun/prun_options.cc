@@ -288,8 +288,10 @@ void add_connection_options(CLI::App& cli, ContextTarget& t, Request& r)
     cli.add_option("--pid", t.pid, "The DVM to use: the pid of its prte (as --dvm pid:<n>)")->type_name("PID");
     cli.add_option("--namespace", t.nspace, "The DVM to use: its namespace (as --dvm ns:<namespace>)")->type_name("NSPACE");
     cli.add_flag("--system-server-first", t.system_server_first,
-                 "Accepted: there is no system server, the DVM is found as without it");
-    cli.add_flag("--system-server-only", t.system_server_only, "Refused: prte runs no system server (use --dvm)");
+                 "The DVM to use: the one started with prte --system-server if there is one, else this user's "
+                 "only DVM (as --dvm system-first)");
+    cli.add_flag("--system-server-only", t.system_server_only,
+                 "The DVM to use: only the one started with prte --system-server (as --dvm system)");
     cli.add_option("--wait-to-connect", t.wait_to_connect,
                    "Seconds between tries to find and reach the DVM (with --num-connect-retries; default 1)")
         ->type_name("SECONDS");
@@ -676,16 +678,12 @@ Status finish_accepted(const ContextTarget& t, Request& r)
                             t.xterm, display && *display ? fmt::format("'{}'", display) : std::string("not set"))};
     }
     if (t.xml) return {Errc::bad_param, "--xml: XML output is not supported; use --output tag (or tag-fullname)"};
-    if (t.system_server_only) {
-        return {Errc::bad_param, "--system-server-only: prte runs no system server; choose the DVM with --dvm or --dvm-uri"};
-    }
     if (!t.report_uri.empty()) {
         return {Errc::bad_param, fmt::format("--report-uri {}: prun runs no PMIx server of its own, so it has no URI; "
                                              "'prte --report-uri' reports the DVM's",
                                              t.report_uri)};
     }
     if (t.allow_run_as_root) add_note(r, "--allow-run-as-root: accepted; prte never refuses to run as root");
-    if (t.system_server_first) add_note(r, "--system-server-first: accepted; there is no system server, the DVM is found as without it");
     if (t.parseable) add_note(r, "--parseable: accepted; the reports are already one line per item");
     if (t.preload_binary) {
         add_note(r, "--preload-binary: nothing is copied; every node must see the program at the same path (a shared file system)");
@@ -698,11 +696,19 @@ Status finish_accepted(const ContextTarget& t, Request& r)
     if (!t.preload_files.empty()) {
         add_note(r, "--preload-files: nothing is copied; every node must see the files at the same path (a shared file system)");
     }
-    std::string selector = !t.pid.empty() ? "pid:" + t.pid : !t.nspace.empty() ? "ns:" + t.nspace : std::string();
-    if (!selector.empty()) {
-        if (!t.pid.empty() && !t.nspace.empty()) return {Errc::bad_param, "--pid and --namespace cannot be combined"};
+    // Each of these names the DVM as a --dvm selector would (pterm maps them the same way).
+    std::vector<std::pair<std::string, std::string>> selectors;
+    if (!t.pid.empty()) selectors.emplace_back("--pid", "pid:" + t.pid);
+    if (!t.nspace.empty()) selectors.emplace_back("--namespace", "ns:" + t.nspace);
+    if (t.system_server_first) selectors.emplace_back("--system-server-first", "system-first");
+    if (t.system_server_only) selectors.emplace_back("--system-server-only", "system");
+    if (selectors.size() > 1) {
+        return {Errc::bad_param, fmt::format("{} and {} each choose a DVM: give only one", selectors[0].first, selectors[1].first)};
+    }
+    if (!selectors.empty()) {
+        const auto& [option, selector] = selectors.front();
         if (!r.dvm.empty() && r.dvm != selector) {
-            return {Errc::bad_param, fmt::format("--{} and --dvm {} cannot be combined", t.pid.empty() ? "namespace" : "pid", r.dvm)};
+            return {Errc::bad_param, fmt::format("{} and --dvm {} cannot be combined", option, r.dvm)};
         }
         r.dvm = selector;
     }
