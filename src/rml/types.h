@@ -23,7 +23,8 @@ using Tag = uint32_t;
 // 7: the heartbeat (prte_daemon_heartbeat_timeout): heartbeat, daemon_silent, declared_lost.
 // 8: a timed-out job's stack traces (prun --get-stack-traces): the daemon command stack_traces and
 //    its answer, stack_traces.
-inline constexpr uint32_t kProtocolVersion = 8;
+// 9: the daemon command restart_procs (prun --max-restarts, --continuous).
+inline constexpr uint32_t kProtocolVersion = 9;
 
 namespace tag {
 inline constexpr Tag daemon = 1;          // commands to daemons (incl. the shrink order)

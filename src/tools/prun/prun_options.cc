@@ -274,9 +274,12 @@ void add_runtime_options(CLI::App& cli, ContextTarget& t, Request& r)
         ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cli.add_option("--max-restarts", t.max_restarts,
-                   "Refused: restarting failed processes is not done yet (use --enable-recovery)")
+                   "Restart a process that fails (exits non-zero or is killed) up to N times, as the same rank on "
+                   "its node; its next failure ends the job with its status")
         ->type_name("N");
-    cli.add_flag("--continuous", t.continuous, "Refused: restarting failed processes is not done yet (use --enable-recovery)");
+    cli.add_flag("--continuous", t.continuous,
+                 "Restart a process that fails without limit (or up to --max-restarts), and let the job run on "
+                 "without one that may not be restarted again");
     cli.add_flag("--fwd-environment", r.forward_environment,
                  "Give the job all of prun's environment (but the variables that describe prun's own process to "
                  "PMIx, Open MPI or prte), before -x and the like");
@@ -665,11 +668,14 @@ Status finish_accepted(const ContextTarget& t, Request& r)
     if (!t.appfile.empty()) {
         return {Errc::bad_param, fmt::format("--app {}: only before the first program (the file gives the programs)", t.appfile)};
     }
-    if (!t.max_restarts.empty() || t.continuous) {
-        return {Errc::bad_param, fmt::format("{}: not supported yet: a failed process is not restarted; use "
-                                             "--enable-recovery to let the others run on",
-                                             t.continuous ? "--continuous" : "--max-restarts " + t.max_restarts)};
+    if (!t.max_restarts.empty()) {
+        auto n = util::parse_int(t.max_restarts);
+        if (!n || *n < 0 || *n > 100000) {
+            return {Errc::bad_param, fmt::format("--max-restarts {}: expected a number from 0 to 100000", t.max_restarts)};
+        }
+        r.max_restarts = static_cast<int>(*n);
     }
+    if (t.continuous) r.continuous = true;
     if (!t.xterm.empty()) {
         const char* display = std::getenv("DISPLAY");
         return {Errc::bad_param,
@@ -1097,6 +1103,7 @@ Status parse(const std::vector<std::string>& raw_args, Request& out)
 
     route_mca(routed, r);
     if (Status st = check_placement(r); !st) return st;
+    if (Status st = finish_restarts(r); !st) return st;
     if (r.output.files.kind != FileOutput::Kind::none) {
         // Ranks zero-padded to the width of the largest, when every app says how many it runs.
         int total = 0;
