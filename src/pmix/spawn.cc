@@ -89,6 +89,8 @@ void submit_spawn(const pmix_proc_t& requester, const runtime::Job& draft, const
     job->spawn_timeout_seconds = draft.spawn_timeout_seconds;
     job->recoverable = draft.recoverable;
     job->error_nonzero_status = draft.error_nonzero_status;
+    job->max_restarts = draft.max_restarts;
+    job->continuous = draft.continuous;
     job->mpi = draft.mpi;
     runtime::apply_job_defaults(rt.job_defaults(), *job);
     if (job->output.held_for_pull) {

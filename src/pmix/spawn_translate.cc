@@ -17,6 +17,9 @@
 namespace prte::pmix {
 namespace {
 
+// The most restarts per process a job may ask for (PMIX_MAX_RESTARTS); prun's limit too.
+constexpr int64_t kMostRestarts = 100000;
+
 using runtime::BindTo;
 using runtime::MapBy;
 using runtime::RankBy;
@@ -246,6 +249,16 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
     if (PMIX_CHECK_KEY(&info, PMIX_TIMEOUT_REPORT_STATE)) return need_flag(info, job.timeout_report_state);
     if (PMIX_CHECK_KEY(&info, PMIX_TIMEOUT_STACKTRACES)) return need_flag(info, job.timeout_stack_traces);
     if (PMIX_CHECK_KEY(&info, PMIX_JOB_RECOVERABLE)) return need_flag(info, job.recoverable);
+    if (PMIX_CHECK_KEY(&info, PMIX_JOB_CONTINUOUS)) return need_flag(info, job.continuous);
+    if (PMIX_CHECK_KEY(&info, PMIX_MAX_RESTARTS)) {
+        auto n = value_integer(info.value);
+        if (!n || *n < 0 || *n > kMostRestarts) {
+            return {Errc::bad_param, fmt::format("spawn directive {} must be a number of restarts (0 to {})", info.key,
+                                                 kMostRestarts)};
+        }
+        job.max_restarts = static_cast<int>(*n);
+        return {};
+    }
     if (PMIX_CHECK_KEY(&info, kErrorNonzeroStatus)) return need_flag(info, job.error_nonzero_status);
     if (PMIX_CHECK_KEY(&info, kMpiInterface)) {
         std::string text;
@@ -358,6 +371,11 @@ Status translate_spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_ap
     for (size_t i = 0; job_info && i < ninfo; ++i) {
         if (Status st = translate_job_directive(job_info[i], job, job_level, notes); !st) return st;
     }
+    // --continuous without a limit restarts without one.
+    if (job.continuous && !std::any_of(job_info, job_info + (job_info ? ninfo : 0),
+                                       [](const pmix_info_t& i) { return PMIX_CHECK_KEY(&i, PMIX_MAX_RESTARTS); })) {
+        job.max_restarts = -1;
+    }
     if (Status st = runtime::check_combination(job.mapping); !st) {
         return {Errc::bad_param, "spawn directives " PMIX_MAPBY "/" PMIX_RANKBY "/" PMIX_BINDTO ": " + st.message()};
     }
@@ -378,7 +396,7 @@ Status translate_spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_ap
 std::string supported_spawn_directives()
 {
     return util::join({PMIX_MAPBY, PMIX_RANKBY, PMIX_BINDTO, PMIX_PPR, PMIX_NO_PROCS_ON_HEAD, PMIX_CPUS_PER_PROC, PMIX_NO_OVERSUBSCRIBE, PMIX_TIMEOUT, PMIX_SPAWN_TIMEOUT,
-                       PMIX_TIMEOUT_REPORT_STATE, PMIX_TIMEOUT_STACKTRACES, PMIX_JOB_RECOVERABLE, kErrorNonzeroStatus,
+                       PMIX_TIMEOUT_REPORT_STATE, PMIX_TIMEOUT_STACKTRACES, PMIX_JOB_RECOVERABLE, PMIX_JOB_CONTINUOUS, PMIX_MAX_RESTARTS, kErrorNonzeroStatus,
                        PMIX_JOB_TIMEOUT, PMIX_IOF_TAG_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT, PMIX_IOF_MERGE_STDERR_STDOUT,
                        PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_FWD_STDDIAG, PMIX_HOST, PMIX_HOSTFILE, PMIX_ADD_HOST,
                        PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_UNSET_ENVAR, PMIX_PREPEND_ENVAR, PMIX_APPEND_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION, PMIX_FWD_STDIN,

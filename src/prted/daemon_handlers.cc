@@ -187,6 +187,31 @@ void on_stack_traces(HandlerState& state, const JobPtr& job, const std::string& 
     });
 }
 
+// The master restarts processes of the job that failed here (prun --max-restarts): each has
+// ended (its end reported), and starts again as the same rank.
+void on_restart(const JobPtr& job, const plm::msg::DaemonCommand& c)
+{
+    if (!job) {
+        output::warning("cannot restart processes of job {}: this daemon does not know the job", c.nspace);
+        return;
+    }
+    std::vector<Rank> ranks;
+    for (Rank rank : c.targets) {
+        runtime::Proc* proc = job->proc(rank);
+        if (!proc || !proc->node || proc->node->daemon != self()) {
+            output::warning("cannot restart rank {} of job {}: it does not run on this daemon", rank, c.nspace);
+            continue;
+        }
+        runtime::forget_ended_life(*proc);
+        ranks.push_back(rank);
+    }
+    if (ranks.empty()) return;
+    verbose()(5, "daemon {}: restarting {} process(es) of job {}", self(), ranks.size(), c.nspace);
+    if (Status st = odls::base::module()->launch(job, ranks); !st) {
+        output::warning("cannot restart processes of job {}: {}", c.nspace, st.message());
+    }
+}
+
 void on_command(HandlerState& state, rml::Payload&& payload)
 {
     plm::msg::DaemonCommand c;
@@ -205,6 +230,7 @@ void on_command(HandlerState& state, rml::Payload&& payload)
         break;
     case plm::msg::Command::shrink: on_shrink(state, c.targets); break;
     case plm::msg::Command::stack_traces: on_stack_traces(state, job, c.nspace); break;
+    case plm::msg::Command::restart_procs: on_restart(job, c); break;
     case plm::msg::Command::cleanup_job:
         if (job) {
             // A job the master ended before it knew its processes' pids (killed during launch)

@@ -24,7 +24,8 @@ using Tag = uint32_t;
 // 8: a timed-out job's stack traces (prun --get-stack-traces): the daemon command stack_traces and
 //    its answer, stack_traces.
 // 9: a daemon's call home names its machine (host name and boot id), so that the master knows
-//    which nodes share one machine's CPUs.
+//    which nodes share one machine's CPUs; the daemon command restart_procs (prun --max-restarts,
+//    --continuous).
 inline constexpr uint32_t kProtocolVersion = 9;
 
 namespace tag {

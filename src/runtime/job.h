@@ -57,6 +57,8 @@ struct Proc {
     bool counted_running = false;
     bool counted_registered = false;
     ProcState counted_error = ProcState::init;  // the last error state counted
+    // Times the master restarted it after a failure (prun --max-restarts, --continuous).
+    int restarts = 0;
     // The last text the process asked the DVM to log (PMIx_Log): Open MPI 4.1 says why it aborts
     // that way just before PMIx_Abort, whose own message is "N/A" (pmix/upcalls.cc).
     std::string last_logged;
@@ -66,6 +68,19 @@ struct Proc {
     std::string binding;
     bool cpus_counted = false;  // its CPUs are in its node's pu_load (to give back once)
 };
+
+// A process that ended is about to be started again (prun --max-restarts): what its last life
+// left is forgotten, but for what the master counted once per rank (running, registered).
+inline void forget_ended_life(Proc& proc)
+{
+    proc.state = ProcState::running;
+    proc.pid = 0;
+    proc.exit_code = 0;
+    proc.term_signal = 0;
+    proc.iof_complete = false;
+    proc.waitpid_fired = false;
+    proc.counted_terminated = false;
+}
 
 // Both appended to, never reordered: the values travel in launch messages.
 enum class MapBy { unset, slot, node, core, package, numa, hwthread, ppr, seq, l1cache, l2cache, l3cache, rankfile, pe_list };
@@ -186,6 +201,12 @@ struct Job {
     // prun --runtime-options error-nonzero-status=false (pmix::kErrorNonzeroStatus): a process
     // that exits non-zero (not one killed by a signal) does not end the job.
     bool error_nonzero_status = true;
+    // prun --max-restarts N, --runtime-options autorestart (PMIX_MAX_RESTARTS): a process that
+    // fails is started again, same rank on the same node, up to this many times each; -1: without
+    // limit (--continuous alone). prun --continuous (PMIX_JOB_CONTINUOUS): also, once a process
+    // may not be restarted again, the job carries on without it (as recoverable).
+    int max_restarts = 0;
+    bool continuous = false;
     bool is_daemon_job = false;
 
     // The tool or process that asked for the job (PMIx spawn), told of its start and its end.

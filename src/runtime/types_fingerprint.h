@@ -52,7 +52,7 @@ inline constexpr auto proc = util::layout_of<Proc>(
     PRTE_LAYOUT_FIELD(Proc, pid), PRTE_LAYOUT_FIELD(Proc, exit_code), PRTE_LAYOUT_FIELD(Proc, term_signal),
     PRTE_LAYOUT_FIELD(Proc, iof_complete), PRTE_LAYOUT_FIELD(Proc, waitpid_fired),
     PRTE_LAYOUT_FIELD(Proc, counted_terminated), PRTE_LAYOUT_FIELD(Proc, counted_running),
-    PRTE_LAYOUT_FIELD(Proc, counted_registered), PRTE_LAYOUT_FIELD(Proc, counted_error),
+    PRTE_LAYOUT_FIELD(Proc, counted_registered), PRTE_LAYOUT_FIELD(Proc, counted_error), PRTE_LAYOUT_FIELD(Proc, restarts),
     PRTE_LAYOUT_FIELD(Proc, last_logged), PRTE_LAYOUT_FIELD(Proc, cpuset), PRTE_LAYOUT_FIELD(Proc, binding),
     PRTE_LAYOUT_FIELD(Proc, cpus_counted));
 
@@ -84,7 +84,7 @@ inline constexpr auto job = util::layout_of<Job>(
     PRTE_LAYOUT_FIELD(Job, procs), PRTE_LAYOUT_FIELD(Job, mapping), PRTE_LAYOUT_FIELD(Job, output),
     PRTE_LAYOUT_FIELD(Job, reports), PRTE_LAYOUT_FIELD(Job, stdin_target), PRTE_LAYOUT_FIELD(Job, mpi),
     PRTE_LAYOUT_FIELD(Job, timeout_seconds), PRTE_LAYOUT_FIELD(Job, timeout_report_state),
-    PRTE_LAYOUT_FIELD(Job, timeout_stack_traces), PRTE_LAYOUT_FIELD(Job, spawn_timeout_seconds), PRTE_LAYOUT_FIELD(Job, recoverable), PRTE_LAYOUT_FIELD(Job, error_nonzero_status),
+    PRTE_LAYOUT_FIELD(Job, timeout_stack_traces), PRTE_LAYOUT_FIELD(Job, spawn_timeout_seconds), PRTE_LAYOUT_FIELD(Job, recoverable), PRTE_LAYOUT_FIELD(Job, error_nonzero_status), PRTE_LAYOUT_FIELD(Job, max_restarts), PRTE_LAYOUT_FIELD(Job, continuous),
     PRTE_LAYOUT_FIELD(Job, is_daemon_job),
     PRTE_LAYOUT_FIELD(Job, originator), PRTE_LAYOUT_FIELD(Job, spawner_pid), PRTE_LAYOUT_FIELD(Job, spawner_host),
     PRTE_LAYOUT_FIELD(Job, outlives_parent), PRTE_LAYOUT_FIELD(Job, awaiting_children),

@@ -2,7 +2,7 @@
 # What PRRTE's prte, prterun, pterm and prte_info options do here (issue 41 item 6), each seen
 # from outside: prte's DVM-wide job defaults (-x, --timeout, --display) reach every job and a
 # job's own setting wins; --no-ready-msg; --keepalive ends the DVM when its pipe closes;
-# --system-server is what pterm --system-server-only stops; pterm --pid, --namespace and
+# --system-server is what prun --system-server-only/-first use and pterm --system-server-only stops; pterm --pid, --namespace and
 # --num-connect-retries; prterun --dvm pid:N runs in that DVM and starts none, prterun
 # --report-pid - and --tmpdir; prte_info --path, --arch, --show-version.
 . "$PRTE_SRCDIR/test/integration/lib.sh"
@@ -35,11 +35,24 @@ expect_no_line quiet out "DVM ready"
 SYS=$(cat "$TEST_TMP/sys.pid")
 start_dvm --report-pid "$TEST_TMP/other.pid"
 OTHER=$(cat "$TEST_TMP/other.pid")
+# prun's --system-server-only and --system-server-first find the system server among two DVMs.
+SYS_NS=$(sed -n 's/^nspace=//p' "$TEST_TMP/prte.$(id -u)/dvm.$SYS")
+for choice in only first; do
+    run "prun_sys_$choice" "$PRUN" --system-server-$choice -n 1 sh -c 'echo "ns=$PMIX_NAMESPACE"'
+    expect_status "prun_sys_$choice" 0
+    expect_line "prun_sys_$choice" out "ns=${SYS_NS%%@*}"
+done
 run stop_sys "$PTERM" --system-server-only
 expect_status stop_sys 0
 alive "$SYS" && fail "pterm --system-server-only left the system server (pid $SYS) running"
 alive "$OTHER" || fail "pterm --system-server-only stopped the other DVM (pid $OTHER)"
 NS=$(sed -n 's/^nspace=//p' "$TEST_TMP/prte.$(id -u)/dvm.$OTHER")
+run prun_first_other "$PRUN" --system-server-first -n 1 sh -c 'echo "ns=$PMIX_NAMESPACE"'
+expect_status prun_first_other 0
+expect_line prun_first_other out "ns=${NS%%@*}"
+run prun_no_sys "$PRUN" --system-server-only -n 1 true
+expect_status prun_no_sys 1
+expect_line prun_no_sys err "no DVM started with prte --system-server"
 run stop_ns "$PTERM" --namespace "$NS"
 expect_status stop_ns 0
 alive "$OTHER" && fail "pterm --namespace $NS left the DVM running"

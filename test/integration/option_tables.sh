@@ -67,7 +67,8 @@ export FOO
 mkfifo "$TEST_TMP/keepalive.fifo"
 exec 8<>"$TEST_TMP/keepalive.fifo"
 
-start_local_nodes_dvm 2 2 --report-uri "$TEST_TMP/dvm.uri"
+# A system server, so that prun --system-server-only finds it (and --system-server-first too).
+start_local_nodes_dvm 2 2 --report-uri "$TEST_TMP/dvm.uri" --system-server
 PRUN_DVM_PID=$DVM_PID
 nspace_of() { sed -n 's/^nspace=//p' "$1/prte.$(id -u)/dvm.$2"; }
 PRUN_DVM_NS=$(nspace_of "$TEST_TMP" "$PRUN_DVM_PID")

@@ -5,8 +5,9 @@
 # --fwd-environment shape each process's environment; --runtime-options error-nonzero-status=false
 # lets the job run on past a rank that exits non-zero (and prun exits with that status), where by
 # default the job is ended; --oversubscribe, --wd, --path, -q, --report-pid, --pid and
-# --help <option> do what they say; --xterm says it needs a display; autorestart is refused with
-# its reason.
+# --help <option> do what they say; --xterm says it needs a display; autorestart restarts a
+# rank that always fails, which then ends the job with its status (prun_restarts_failed_rank.sh
+# tests restarts in full).
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
@@ -76,8 +77,8 @@ run nonzero_false "$PRUN" -n 2 --runtime-options error-nonzero-status=false sh -
 expect_status nonzero_false 3
 expect_line nonzero_false out "survived"
 run autorestart "$PRUN" -n 1 --runtime-options autorestart,max-restarts=2 false
-expect_status autorestart 2
-expect_line autorestart err "not supported yet: a failed process is not restarted"
+expect_status autorestart 1
+expect_line autorestart err "exited with status 1"
 
 # --- placement, directories, reports ---
 run five "$PRUN" -n 5 hostname

@@ -143,7 +143,8 @@ std::vector<Decoder> all_decoders()
     out.push_back(simple<msg::DaemonCommand>(
         "daemon command", {{msg::Command::exit, "", 0, {}},
                            {msg::Command::signal_job, "prte-job-3", 15, {}},
-                           {msg::Command::shrink, "", 0, {4, 5, 9}}}));
+                           {msg::Command::shrink, "", 0, {4, 5, 9}},
+                           {msg::Command::restart_procs, "prte-job-5", 0, {2, 7}}}));
     out.push_back(simple<msg::ProcUpdate>("process update", {sample_update(), {"j", 0, ProcState::running, 0, 0, 0, ""}}));
     out.push_back(simple<msg::Output>(
         "output", {{"prte-job-1", 2, PMIX_FWD_STDERR_CHANNEL, {'h', 'i', '\n'}}, {"j", 0, PMIX_FWD_STDOUT_CHANNEL, {}}}));
@@ -541,6 +542,17 @@ TEST(PlmMessages, StackTracesCommandDecodes)
     EXPECT_EQ(got.nspace, "prte-job-4");
 }
 
+TEST(PlmMessages, RestartCommandCarriesRanks)
+{
+    msg::DaemonCommand got;
+    ASSERT_TRUE(msg::decode(msg::encode(msg::DaemonCommand{msg::Command::restart_procs, "prte-job-5", 0, {2, 7}}), got).ok());
+    EXPECT_EQ(got.command, msg::Command::restart_procs);
+    EXPECT_EQ(got.targets, (std::vector<Rank>{2, 7}));
+    Status st = msg::decode(msg::encode(msg::DaemonCommand{msg::Command::restart_procs, "j", 0, {PMIX_RANK_WILDCARD}}), got);
+    EXPECT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("not a process's rank"), std::string::npos) << st.message();
+}
+
 // ---- Golden encodings: the bytes of each message, per wire protocol version (wire_golden.h).
 using wire_golden::differ;
 using wire_golden::first_of;
@@ -621,6 +633,8 @@ std::vector<GoldenMessage> golden_messages()
     }));
     out.push_back(
         golden("daemon command (stack traces)", msg::DaemonCommand{msg::Command::stack_traces, "prte-job-4", 0, {}}, command));
+    out.push_back(
+        golden("daemon command (restart)", msg::DaemonCommand{msg::Command::restart_procs, "prte-job-5", 0, {2, 7}}, command));
     out.push_back(golden("stack traces", sample_stack_traces(), [](const msg::StackTraces& g, const msg::StackTraces& w) {
         std::string d = first_of({differ("nspace", g.nspace, w.nspace), differ("daemon", g.daemon, w.daemon),
                                   differ("node", g.node.node, w.node.node), differ("note", g.node.note, w.node.note),

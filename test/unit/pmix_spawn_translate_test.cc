@@ -562,6 +562,30 @@ TEST(PmixSpawnTranslate, WrongValueTypesAreErrors)
     EXPECT_NE(st.message().find(PMIX_MAPBY), std::string::npos) << st.message();
 }
 
+// prun --max-restarts N (PMIX_MAX_RESTARTS) and --continuous (PMIX_JOB_CONTINUOUS): continuous
+// without a limit restarts without one (-1).
+TEST(PmixSpawnTranslate, RestartsOfFailedProcesses)
+{
+    auto restarts = [](auto fill) {
+        Request r;
+        r.app("/bin/true", {}, 1);
+        fill(r);
+        Job job;
+        std::vector<std::string> notes;
+        EXPECT_TRUE(r.translate(job, notes).ok());
+        return std::make_pair(job.max_restarts, job.continuous);
+    };
+    uint32_t two = 2;
+    EXPECT_EQ(restarts([](Request&) {}), std::make_pair(0, false));
+    EXPECT_EQ(restarts([&](Request& r) { r.job(PMIX_MAX_RESTARTS, two, PMIX_UINT32); }), std::make_pair(2, false));
+    EXPECT_EQ(restarts([](Request& r) { r.job_flag(PMIX_JOB_CONTINUOUS, true); }), std::make_pair(-1, true));
+    EXPECT_EQ(restarts([&](Request& r) {
+                  r.job_flag(PMIX_JOB_CONTINUOUS, true);
+                  r.job(PMIX_MAX_RESTARTS, two, PMIX_UINT32);
+              }),
+              std::make_pair(2, true));
+}
+
 TEST(PmixSpawnTranslate, SupportedDirectivesAreListed)
 {
     std::string list = prte::pmix::supported_spawn_directives();

@@ -675,11 +675,24 @@ TEST(PrunOptions, EverydaySpellingsOfExistingOptions)
     EXPECT_TRUE(parse_ok({"-q", "--bycore", "a.out"}).quiet);
     EXPECT_EQ(parse_ok({"--pid", "42", "a.out"}).dvm, "pid:42");
     EXPECT_EQ(parse_ok({"--namespace", "prte-x", "a.out"}).dvm, "ns:prte-x");
+    EXPECT_EQ(parse_ok({"--system-server-first", "a.out"}).dvm, "system-first");
+    EXPECT_EQ(parse_ok({"--system-server-only", "a.out"}).dvm, "system");
+    EXPECT_NE(parse_error({"--system-server-only", "--pid", "42", "a.out"}).find("each choose a DVM"), std::string::npos);
+    EXPECT_NE(parse_error({"--system-server-first", "--dvm", "pid:3", "a.out"}).find("cannot be combined"), std::string::npos);
     r = parse_ok({"--num-connect-retries", "3", "--wait-to-connect", "2", "a.out"});
     EXPECT_EQ(r.connect_retries, 3);
     EXPECT_EQ(r.connect_wait, 2);
     EXPECT_EQ(parse_ok({"--report-pid", "-", "a.out"}).report_pid, "-");
     EXPECT_NE(parse_error({"--ppr", "2:package", "--map-by", "slot", "a.out"}).find("cannot be combined"), std::string::npos);
+}
+
+TEST(PrunOptions, RestartsOfFailedProcesses)
+{
+    EXPECT_EQ(parse_ok({"--max-restarts", "2", "a.out"}).max_restarts, 2);
+    Request r = parse_ok({"--continuous", "a.out"});
+    EXPECT_TRUE(r.continuous);
+    EXPECT_EQ(r.max_restarts, -1);
+    EXPECT_NE(parse_error({"--max-restarts", "-1", "a.out"}).find("--max-restarts -1: expected a number"), std::string::npos);
 }
 
 TEST(PrunOptions, AcceptedWithANoteOrRefusedWithAReason)
@@ -691,9 +704,6 @@ TEST(PrunOptions, AcceptedWithANoteOrRefusedWithAReason)
     EXPECT_NE(parse_error({"--xterm", "0", "a.out"}).find("needs an X display"), std::string::npos);
     EXPECT_NE(parse_error({"--xml", "a.out"}).find("--output tag"), std::string::npos);
     EXPECT_NE(parse_error({"--report-uri", "-", "a.out"}).find("no PMIx server of its own"), std::string::npos);
-    EXPECT_NE(parse_error({"--system-server-only", "a.out"}).find("no system server"), std::string::npos);
-    EXPECT_NE(parse_error({"--max-restarts", "2", "a.out"}).find("not restarted"), std::string::npos);
-    EXPECT_NE(parse_error({"--continuous", "a.out"}).find("not restarted"), std::string::npos);
     EXPECT_NE(parse_error({"--stdin", "0,1", "a.out"}).find("a list of ranks is not supported"), std::string::npos);
     EXPECT_NE(parse_error({"--output", "tag-detailed", "a.out"}).find("use tag or tag-fullname"), std::string::npos);
     EXPECT_NE(parse_error({"--display", "cpus", "a.out"}).find("use topo"), std::string::npos);
@@ -779,7 +789,13 @@ TEST(PrunOptions, RuntimeOptions)
               std::string::npos);
     EXPECT_NE(parse_error({"--rtos", "bogus", "a.out"}).find("unknown option 'bogus'"), std::string::npos);
     EXPECT_NE(parse_error({"--rtos", "s", "a.out"}).find("could be any of"), std::string::npos);
-    EXPECT_NE(parse_error({"--rtos", "autorestart,max-restarts=2", "a.out"}).find("not supported yet"), std::string::npos);
+    EXPECT_EQ(parse_ok({"--rtos", "autorestart,max-restarts=2", "a.out"}).max_restarts, 2);
+    EXPECT_NE(parse_error({"--rtos", "autorestart", "a.out"}).find("max-restarts=N"), std::string::npos);
+    EXPECT_NE(parse_error({"--rtos", "max-restarts=x", "a.out"}).find("expected max-restarts=N"), std::string::npos);
+    EXPECT_EQ(parse_ok({"--rtos", "autorestart=false", "--max-restarts", "3", "a.out"}).max_restarts, -1);
+    r = parse_ok({"--rtos", "continuous", "a.out"});
+    EXPECT_TRUE(r.continuous);
+    EXPECT_EQ(r.max_restarts, -1);
     EXPECT_NE(parse_error({"--rtos", "stop-in-init", "a.out"}).find("issue 42"), std::string::npos);
 }
 
@@ -856,6 +872,8 @@ TEST(PrunOptions, RareNamesAreAliasesNotesOrRefusals)
     }
     EXPECT_NE(parse_error({"--debugger", "gdb", "a"}).find("--debugger: attaching a debugger"), std::string::npos);
     EXPECT_NE(parse_error({"-xml-file", "f", "a"}).find("--xml-file: XML output is not supported"), std::string::npos);
+    EXPECT_NE(parse_error({"--activate", "node1", "a"}).find("palloc -w NODES"), std::string::npos);
+    EXPECT_TRUE(has_note(parse_ok({"--pset", "ocean", "a"}), "PMIX_PSET_NAME"));
     EXPECT_NE(parse_error({"--hnp"}).find("--hnp: expected 1 value"), std::string::npos);
     std::string page;
     ASSERT_TRUE(prte::prun::option_help("prun", "display-topo", page).ok());

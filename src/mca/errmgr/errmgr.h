@@ -19,10 +19,11 @@ namespace prte::errmgr {
 
 // 2: runtime::Job's placement policy and Proc (cpuset), and runtime::Node (hw, pu_load), grew (issue 25).
 // 3: runtime::AppContext (map_by, an MPMD app's own --map-by) and runtime::JobReports (topology) grew.
+// 4: restart (prun --max-restarts, --continuous).
 // Changes only with this framework's own interface (its Module's virtual functions and the types
 // this header declares): a change of the runtime types is caught by runtime::kTypesFingerprint,
 // which the component repository checks for every component (runtime/types_fingerprint.h).
-inline constexpr uint32_t kInterfaceVersion = 3;
+inline constexpr uint32_t kInterfaceVersion = 4;
 
 class Module : public mca::Module {
   public:
@@ -32,6 +33,11 @@ class Module : public mca::Module {
 
     // An application process reached an error state (or ended with a non-zero status).
     virtual void proc_failed(const runtime::JobPtr& job, runtime::Proc& proc, runtime::ProcState state) = 0;
+
+    // A process that failed (exited non-zero or was killed) has ended, reaped and its output
+    // closed, and no failure of its job was decided yet: true when the module starts it again
+    // instead (the job asked for restarts), and proc_failed is then not called. Default: never.
+    virtual bool restart(const runtime::JobPtr& job, runtime::Proc& proc);
 
     // A daemon left the DVM (connection lost, failed to start, failed to connect). Called once per
     // detection; it must tolerate a rank the master has already torn down (spec:

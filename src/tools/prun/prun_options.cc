@@ -274,9 +274,12 @@ void add_runtime_options(CLI::App& cli, ContextTarget& t, Request& r)
         ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cli.add_option("--max-restarts", t.max_restarts,
-                   "Refused: restarting failed processes is not done yet (use --enable-recovery)")
+                   "Restart a process that fails (exits non-zero or is killed) up to N times, as the same rank on "
+                   "its node; its next failure ends the job with its status")
         ->type_name("N");
-    cli.add_flag("--continuous", t.continuous, "Refused: restarting failed processes is not done yet (use --enable-recovery)");
+    cli.add_flag("--continuous", t.continuous,
+                 "Restart a process that fails without limit (or up to --max-restarts), and let the job run on "
+                 "without one that may not be restarted again");
     cli.add_flag("--fwd-environment", r.forward_environment,
                  "Give the job all of prun's environment (but the variables that describe prun's own process to "
                  "PMIx, Open MPI or prte), before -x and the like");
@@ -288,8 +291,10 @@ void add_connection_options(CLI::App& cli, ContextTarget& t, Request& r)
     cli.add_option("--pid", t.pid, "The DVM to use: the pid of its prte (as --dvm pid:<n>)")->type_name("PID");
     cli.add_option("--namespace", t.nspace, "The DVM to use: its namespace (as --dvm ns:<namespace>)")->type_name("NSPACE");
     cli.add_flag("--system-server-first", t.system_server_first,
-                 "Accepted: there is no system server, the DVM is found as without it");
-    cli.add_flag("--system-server-only", t.system_server_only, "Refused: prte runs no system server (use --dvm)");
+                 "The DVM to use: the one started with prte --system-server if there is one, else this user's "
+                 "only DVM (as --dvm system-first)");
+    cli.add_flag("--system-server-only", t.system_server_only,
+                 "The DVM to use: only the one started with prte --system-server (as --dvm system)");
     cli.add_option("--wait-to-connect", t.wait_to_connect,
                    "Seconds between tries to find and reach the DVM (with --num-connect-retries; default 1)")
         ->type_name("SECONDS");
@@ -663,11 +668,14 @@ Status finish_accepted(const ContextTarget& t, Request& r)
     if (!t.appfile.empty()) {
         return {Errc::bad_param, fmt::format("--app {}: only before the first program (the file gives the programs)", t.appfile)};
     }
-    if (!t.max_restarts.empty() || t.continuous) {
-        return {Errc::bad_param, fmt::format("{}: not supported yet: a failed process is not restarted; use "
-                                             "--enable-recovery to let the others run on",
-                                             t.continuous ? "--continuous" : "--max-restarts " + t.max_restarts)};
+    if (!t.max_restarts.empty()) {
+        auto n = util::parse_int(t.max_restarts);
+        if (!n || *n < 0 || *n > 100000) {
+            return {Errc::bad_param, fmt::format("--max-restarts {}: expected a number from 0 to 100000", t.max_restarts)};
+        }
+        r.max_restarts = static_cast<int>(*n);
     }
+    if (t.continuous) r.continuous = true;
     if (!t.xterm.empty()) {
         const char* display = std::getenv("DISPLAY");
         return {Errc::bad_param,
@@ -676,16 +684,12 @@ Status finish_accepted(const ContextTarget& t, Request& r)
                             t.xterm, display && *display ? fmt::format("'{}'", display) : std::string("not set"))};
     }
     if (t.xml) return {Errc::bad_param, "--xml: XML output is not supported; use --output tag (or tag-fullname)"};
-    if (t.system_server_only) {
-        return {Errc::bad_param, "--system-server-only: prte runs no system server; choose the DVM with --dvm or --dvm-uri"};
-    }
     if (!t.report_uri.empty()) {
         return {Errc::bad_param, fmt::format("--report-uri {}: prun runs no PMIx server of its own, so it has no URI; "
                                              "'prte --report-uri' reports the DVM's",
                                              t.report_uri)};
     }
     if (t.allow_run_as_root) add_note(r, "--allow-run-as-root: accepted; prte never refuses to run as root");
-    if (t.system_server_first) add_note(r, "--system-server-first: accepted; there is no system server, the DVM is found as without it");
     if (t.parseable) add_note(r, "--parseable: accepted; the reports are already one line per item");
     if (t.preload_binary) {
         add_note(r, "--preload-binary: nothing is copied; every node must see the program at the same path (a shared file system)");
@@ -698,11 +702,19 @@ Status finish_accepted(const ContextTarget& t, Request& r)
     if (!t.preload_files.empty()) {
         add_note(r, "--preload-files: nothing is copied; every node must see the files at the same path (a shared file system)");
     }
-    std::string selector = !t.pid.empty() ? "pid:" + t.pid : !t.nspace.empty() ? "ns:" + t.nspace : std::string();
-    if (!selector.empty()) {
-        if (!t.pid.empty() && !t.nspace.empty()) return {Errc::bad_param, "--pid and --namespace cannot be combined"};
+    // Each of these names the DVM as a --dvm selector would (pterm maps them the same way).
+    std::vector<std::pair<std::string, std::string>> selectors;
+    if (!t.pid.empty()) selectors.emplace_back("--pid", "pid:" + t.pid);
+    if (!t.nspace.empty()) selectors.emplace_back("--namespace", "ns:" + t.nspace);
+    if (t.system_server_first) selectors.emplace_back("--system-server-first", "system-first");
+    if (t.system_server_only) selectors.emplace_back("--system-server-only", "system");
+    if (selectors.size() > 1) {
+        return {Errc::bad_param, fmt::format("{} and {} each choose a DVM: give only one", selectors[0].first, selectors[1].first)};
+    }
+    if (!selectors.empty()) {
+        const auto& [option, selector] = selectors.front();
         if (!r.dvm.empty() && r.dvm != selector) {
-            return {Errc::bad_param, fmt::format("--{} and --dvm {} cannot be combined", t.pid.empty() ? "namespace" : "pid", r.dvm)};
+            return {Errc::bad_param, fmt::format("{} and --dvm {} cannot be combined", option, r.dvm)};
         }
         r.dvm = selector;
     }
@@ -1091,6 +1103,7 @@ Status parse(const std::vector<std::string>& raw_args, Request& out)
 
     route_mca(routed, r);
     if (Status st = check_placement(r); !st) return st;
+    if (Status st = finish_restarts(r); !st) return st;
     if (r.output.files.kind != FileOutput::Kind::none) {
         // Ranks zero-padded to the width of the largest, when every app says how many it runs.
         int total = 0;

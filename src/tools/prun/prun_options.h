@@ -77,6 +77,11 @@ struct Request {
     // --runtime-options error-nonzero-status=false: a process exiting non-zero does not end the job.
     bool error_nonzero_status = true;
     bool forward_environment = false;  // --fwd-environment: all of prun's environment, first
+    // Restarting a failed process (runtime_options.h, finish_restarts): --max-restarts N and
+    // --runtime-options max-restarts=N (-1: not given), autorestart, --continuous.
+    int max_restarts = -1;
+    std::optional<bool> autorestart;
+    bool continuous = false;
     std::string mpi;  // --mpi pmix|pmi1|pmi2|none; empty: both PMIx and PMI (the DVM's default)
     std::string dvm_uri;
     std::string dvm;

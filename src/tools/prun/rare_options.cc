@@ -26,14 +26,18 @@ constexpr const char* kDebugger =
 // Sorted by name. PRRTE's single-dash spellings ("-hnp", "-cf") are these names after prun's
 // normalize() has given them two dashes.
 const RareOption kRareOptions[] = {
-    {"--activate", 1, K::note, kSchedulerOption},
+    {"--activate", 1, K::refuse,
+     "PRRTE starts daemons on nodes of the DVM's allocation that have none (an elastic DVM only); here an elastic "
+     "DVM grows onto named nodes with 'palloc -w NODES' (docs/elastic.md) and a job names the nodes with --host"},
     {"--alloc-id", 1, K::note, kSchedulerOption},
     {"--alloc-refid", 1, K::note, kSchedulerOption},
     {"--amca", 1, K::alias, "--am {}", true},
     {"--app-pmix-prefix", 1, K::note,
      "the PMIx library the job's processes load is the one they were built with (or LD_LIBRARY_PATH, set with -x); "
      "changes nothing here"},
-    {"--arch", 1, K::note, "every node of this DVM runs this build of prte; changes nothing here"},
+    {"--arch", 1, K::note,
+     "the MPI standard's mpiexec key naming the architecture to run on; every node of this DVM runs this build of "
+     "prte on this architecture: changes nothing here"},
     {"--bind-to-socket", 0, K::alias, "--bind-to package", true},
     {"--cartofile,--cf", 1, K::note, "a cartography file is not read (PRRTE reads none either); changes nothing here"},
     {"--debug", 0, K::note,
@@ -58,7 +62,10 @@ const RareOption kRareOptions[] = {
     {"--do-not-resolve", 0, K::note, "node names are given to the DVM as typed, never resolved here; changes nothing"},
     {"--enable-instant-on-support", 0, K::note,
      "the job's processes get their PMIx information from their node's daemon as they start; changes nothing here"},
-    {"--file", 1, K::note, "Open MPI's mpirun option; prun reads no such file: changes nothing here"},
+    {"--file", 1, K::note,
+     "the MPI standard's mpiexec key (a file of launch directions of the implementation's own), which PRRTE's "
+     "mpirun personality accepts and reads not; prun reads no such file (--app FILE reads one context a line): "
+     "changes nothing here"},
     {"--fwd-mpirun-port", 0, K::note, "the daemons reach each other as the DVM was started; changes nothing here"},
     {"--gomca", 2, K::alias, "--omca {}", true},
     {"--gpu-support", 1, K::note, kOpenMpiOption},
@@ -85,7 +92,9 @@ const RareOption kRareOptions[] = {
     {"--output-directory", 1, K::alias, "--output dir={}", true},
     {"--output-proctable", 0, K::refuse, kDebugger},
     {"--prefix", 1, K::note, kDvmOption},
-    {"--pset", 1, K::note, "process sets are not supported: the job belongs to no named set; changes nothing here"},
+    {"--pset", 1, K::note,
+     "PRRTE tells the app's processes this name as their PMIx process set (PMIX_PSET_NAME); process sets are not "
+     "served here, the processes belong to no named set: changes nothing here"},
     {"--report-child-jobs-separately", 0, K::note,
      "prun's exit status is its own job's in any case; changes nothing here"},
     {"--report-events", 1, K::note, "no events are sent to another tool; changes nothing here"},
@@ -93,7 +102,9 @@ const RareOption kRareOptions[] = {
     {"--set-cwd-to-session-dir", 0, K::refuse,
      "not supported: the processes have no per-job session directory of their own; use --wdir DIR"},
     {"--show-progress", 0, K::note, "the DVM prints no launch progress; changes nothing here"},
-    {"--soft", 0, K::note, "a job's process count is what -n gives; changes nothing here"},
+    {"--soft", 0, K::note,
+     "the MPI standard's mpiexec key for a range of acceptable process counts; as in PRRTE's mpirun personality it "
+     "takes no value and the count is what -n gives: changes nothing here"},
     {"--stop-in-app", 0, K::refuse, kDebugger},
     {"--stop-in-init", 0, K::refuse, kDebugger},
     {"--stop-on-exec", 0, K::refuse, kDebugger},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -18,6 +19,9 @@ std::string lower(std::string s)
 }
 
 // PRRTE's words, in the order of its documentation (cli-runtime-options.rst).
+// The most restarts per process (the DVM's limit too, pmix/spawn_translate.cc).
+constexpr int64_t kMostRestarts = 100000;
+
 const std::vector<std::string>& known_words()
 {
     static const std::vector<std::string> words = {
@@ -133,10 +137,19 @@ Status apply_one(const std::string& word, const std::string& value, bool has_val
                             : word == "aggregate-help-messages"   ? "each message is printed as it comes"
                             : word == "report-child-jobs-separately" ? "prun reports its own job's status only"
                                                                      : "processes are always started directly"));
-    } else if (word == "autorestart" || word == "continuous" || word == "max-restarts") {
-        return {Errc::bad_param,
-                fmt::format("--runtime-options {}: not supported yet: a failed process is not restarted; use "
-                            "--enable-recovery to let the others run on", word)};
+    } else if (word == "autorestart") {
+        if (Status st = flag(); !st) return st;
+        r.autorestart = on;
+    } else if (word == "continuous") {
+        if (Status st = flag(); !st) return st;
+        r.continuous = on;
+    } else if (word == "max-restarts") {
+        auto n = has_value ? util::parse_int(value) : std::nullopt;
+        if (!n || *n < 0 || *n > kMostRestarts) {
+            return {Errc::bad_param, fmt::format("--runtime-options max-restarts{}{}: expected max-restarts=N, a number "
+                                                 "from 0 to {}", has_value ? "=" : "", value, kMostRestarts)};
+        }
+        r.max_restarts = static_cast<int>(*n);
     } else if (word == "stop-on-exec" || word == "stop-in-init" || word == "stop-in-app" || word == "output-proctable") {
         return {Errc::bad_param, fmt::format("--runtime-options {}: not supported yet: debugger support (issue 42) is not "
                                              "done; start the program under a debugger yourself", word)};
@@ -152,9 +165,23 @@ Status apply_one(const std::string& word, const std::string& value, bool has_val
 const char* runtime_option_words()
 {
     return "error-nonzero-status[=bool], recoverable[=bool], notifyerrors[=bool], donotlaunch, timeout=T, "
-           "spawn-timeout=T, report-state-on-timeout, get-stack-traces, fwd-environment, show-progress, "
-           "aggregate-help-messages, report-child-jobs-separately; refused with a reason: autorestart, continuous, "
-           "max-restarts, stop-on-exec, stop-in-init, stop-in-app, output-proctable, donotspawn, exec-agent";
+           "spawn-timeout=T, report-state-on-timeout, get-stack-traces, fwd-environment, autorestart[=bool] (with "
+           "max-restarts=N), max-restarts=N, continuous[=bool], show-progress, aggregate-help-messages, "
+           "report-child-jobs-separately; refused with a reason: stop-on-exec, stop-in-init, stop-in-app, "
+           "output-proctable, donotspawn, exec-agent";
+}
+
+Status finish_restarts(Request& r)
+{
+    if (r.autorestart.has_value() && !*r.autorestart) {
+        r.max_restarts = -1;
+        return {};
+    }
+    if (r.autorestart.value_or(false) && r.max_restarts < 0 && !r.continuous) {
+        return {Errc::bad_param, "--runtime-options autorestart: say how many times with max-restarts=N (or "
+                                 "--max-restarts N); --continuous restarts without limit"};
+    }
+    return {};
 }
 
 Status apply_runtime_options(const std::string& value, Request& request, std::string& map_by)

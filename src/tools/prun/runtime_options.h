@@ -15,6 +15,11 @@ namespace prte::prun {
 // --map-by, which donotlaunch qualifies. An error names the word and what to do.
 Status apply_runtime_options(const std::string& value, Request& request, std::string& map_by);
 
+// Once every context is read: how failed processes are restarted. --max-restarts N (or
+// max-restarts=N) restarts each up to N times; --continuous without a limit; autorestart needs
+// one of them, autorestart=false turns restarts off. An error says what to add.
+Status finish_restarts(Request& request);
+
 // The words --runtime-options knows, for --help.
 const char* runtime_option_words();
 

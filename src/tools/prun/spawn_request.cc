@@ -133,6 +133,10 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
     }
     if (request.spawn_timeout > 0) job.add_int(PMIX_SPAWN_TIMEOUT, request.spawn_timeout);
     if (request.recoverable) job.add_bool(PMIX_JOB_RECOVERABLE, true);
+    if (request.max_restarts > 0 || (request.continuous && request.max_restarts == 0)) {
+        job.add_uint32(PMIX_MAX_RESTARTS, static_cast<uint32_t>(request.max_restarts));
+    }
+    if (request.continuous) job.add_bool(PMIX_JOB_CONTINUOUS, true);
     if (!request.error_nonzero_status) job.add_bool(pmix::kErrorNonzeroStatus, false);
     if (!request.mpi.empty()) job.add_string(pmix::kMpiInterface, request.mpi);
     job.add_bool(PMIX_NOTIFY_COMPLETION, true);

@@ -4,6 +4,8 @@ namespace prte::errmgr {
 
 Module::~Module() = default;
 
+bool Module::restart(const runtime::JobPtr&, runtime::Proc&) { return false; }
+
 namespace base {
 
 mca::Framework& framework()

@@ -78,14 +78,17 @@ void DvmErrmgrModule::proc_failed(const runtime::JobPtr& job, runtime::Proc& pro
     // An end the job asked to treat as normal is no failure to tell the others of.
     bool normal = normal_end(*job, proc, state);
     if (!normal) runtime::Runtime::instance().host().notify_proc_failure(*job, proc, failure_event(proc, state), what);
-    if ((job->recoverable && survivable(state)) || normal) {
+    // --continuous: a process past its restarts leaves the job running, as with recovery.
+    if (((job->recoverable || job->continuous) && survivable(state)) || normal) {
         // The first failure is the job's status and message when it ends; the others carry on.
         if (job->exit_code == 0) {
             job->exit_code = proc.exit_code != 0 ? proc.exit_code : 1;
             job->abort_message = what;
         }
         base::framework().verbose()(1, "{}: job {} carries on ({})", what, job->nspace,
-                                    job->recoverable ? "recovery enabled" : "error-nonzero-status=false");
+                                    job->recoverable  ? "recovery enabled"
+                                    : job->continuous ? "continuous"
+                                                      : "error-nonzero-status=false");
         return;
     }
     job->aborting = true;
@@ -96,6 +99,27 @@ void DvmErrmgrModule::proc_failed(const runtime::JobPtr& job, runtime::Proc& pro
     job->exit_code = proc.exit_code != 0 ? proc.exit_code : 1;
     base::framework().verbose()(1, "{}: aborting job {}", job->abort_message, job->nspace);
     plm::base::kill_job_procs(job);
+}
+
+// PRRTE's autorestart: the same rank again, on its node, by its daemon, while the job allows
+// (max_restarts, -1 without limit). Only a process that ran and failed; an end the job treats as
+// normal (error-nonzero-status=false) is no failure. Its peers are not told: to them the rank
+// goes on (a PMIx program among them sees a new connection of the same rank).
+bool DvmErrmgrModule::restart(const runtime::JobPtr& job, runtime::Proc& proc)
+{
+    if (job->aborting || job->max_restarts == 0) return false;
+    if (job->max_restarts > 0 && proc.restarts >= job->max_restarts) return false;
+    if (normal_end(*job, proc, ProcState::term_non_zero)) return false;
+    std::string what = describe_failure(*job, proc, ProcState::term_non_zero);
+    if (Status st = plm::base::restart_proc(job, proc); !st) {
+        base::framework().verbose()(1, "{}: cannot restart it ({}); it fails the job as without restarts", what,
+                                    st.message());
+        return false;
+    }
+    ++proc.restarts;
+    base::framework().verbose()(1, "{}: restarted it (restart {} of {})", what, proc.restarts,
+                                job->max_restarts < 0 ? std::string("no limit") : std::to_string(job->max_restarts));
+    return true;
 }
 
 // A daemon is gone. Outside elastic mode this is PRRTE's outcome: the loss is reported with the

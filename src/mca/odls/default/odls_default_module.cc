@@ -146,7 +146,13 @@ Status DefaultModule::launch(const runtime::JobPtr& job, const std::vector<runti
         return {Errc::bad_param, fmt::format("job {}: none of the {} ranks to launch is a process of the job",
                                              job->nspace, ranks.size())};
     }
-    for (runtime::Rank rank : valid) launch_one(job, rank, static_cast<int>(valid.size()));
+    // The job's processes on this node, also when one of them is started again alone (a restart).
+    int local_size = 0;
+    for (const auto& p : job->procs) {
+        if (p && p->node && p->node->name == services_.node_name) ++local_size;
+    }
+    if (local_size < static_cast<int>(valid.size())) local_size = static_cast<int>(valid.size());
+    for (runtime::Rank rank : valid) launch_one(job, rank, local_size);
     return {};
 }
 

@@ -341,6 +341,20 @@ void signal_job_procs(const JobPtr& job, int signal)
     }
 }
 
+Status restart_proc(const JobPtr& job, runtime::Proc& proc)
+{
+    if (!proc.node) return {Errc::internal, fmt::format("rank {} of job {} has no node", proc.rank, job->nspace)};
+    Rank daemon = proc.node->daemon;
+    if (daemon != rt().identity().rank) {
+        msg::DaemonCommand c{msg::Command::restart_procs, job->nspace, 0, {proc.rank}};
+        if (Status st = messenger().send(daemon, rml::tag::daemon, msg::encode(c)); !st) return st;
+        runtime::forget_ended_life(proc);
+        return {};
+    }
+    runtime::forget_ended_life(proc);
+    return odls::base::module()->launch(job, {proc.rank});
+}
+
 void release_job_on_daemons(const JobPtr& job)
 {
     if (table().live_remote() == 0) return;

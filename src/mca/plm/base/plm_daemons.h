@@ -82,6 +82,9 @@ Status broadcast(rml::Tag tag, rml::Payload payload, grpcomm::XcastCompletion on
 void kill_job_procs(const runtime::JobPtr& job);
 // Sends `signal` to the job's processes on every node (each to its process group, as odls does).
 void signal_job_procs(const runtime::JobPtr& job, int signal);
+// Starts a process of the job that failed and ended again, same rank, on its node, by its daemon
+// (the master's own odls for its node). An error when its daemon cannot be reached.
+Status restart_proc(const runtime::JobPtr& job, runtime::Proc& proc);
 // Tells the daemons to forget a job that ended.
 void release_job_on_daemons(const runtime::JobPtr& job);
 // At shutdown, once no job is left: orders the daemons to exit and runs `then` when they have all

@@ -164,7 +164,7 @@ rml::Payload encode(const DaemonCommand& c)
 {
     rml::Writer w;
     w.u8(static_cast<uint8_t>(c.command)).str(c.nspace).i32(c.signal);
-    if (c.command == Command::shrink) {
+    if (c.command == Command::shrink || c.command == Command::restart_procs) {
         w.u32(static_cast<uint32_t>(c.targets.size()));
         for (auto r : c.targets) w.u32(r);
     }
@@ -175,7 +175,7 @@ Status decode(const rml::Payload& in, DaemonCommand& c)
 {
     rml::Reader r(in, "daemon command");
     uint8_t cmd = r.u8();
-    if (r.ok() && (cmd < static_cast<uint8_t>(Command::exit) || cmd > static_cast<uint8_t>(Command::stack_traces))) {
+    if (r.ok() && (cmd < static_cast<uint8_t>(Command::exit) || cmd > static_cast<uint8_t>(Command::restart_procs))) {
         r.fail(fmt::format("unknown command {}", cmd));
     }
     c.command = static_cast<Command>(cmd);
@@ -184,6 +184,14 @@ Status decode(const rml::Payload& in, DaemonCommand& c)
     if (r.ok() && c.command == Command::shrink) {
         uint32_t n = r.count("shrink targets");
         for (uint32_t i = 0; i < n && r.ok(); ++i) c.targets.push_back(daemon_rank(r, "shrink target"));
+    }
+    if (r.ok() && c.command == Command::restart_procs) {
+        uint32_t n = r.count("ranks to restart");
+        for (uint32_t i = 0; i < n && r.ok(); ++i) {
+            uint32_t rank = r.u32();
+            if (r.ok() && rank >= PMIX_RANK_VALID) r.fail(fmt::format("rank to restart {} is not a process's rank", rank));
+            c.targets.push_back(rank);
+        }
     }
     return finish(r);
 }

@@ -59,13 +59,23 @@ Status decode(const rml::Payload& in, Wireup& out);
 // Commands to daemons (tag daemon). shrink carries the campaign's targets: every daemon repairs
 // its tree from them, and a target enters leaving mode (spec: collective-shrink-completion.txt).
 // stack_traces (sent to each daemon with live processes of a job that timed out, prun
-// --get-stack-traces) is answered with StackTraces.
-enum class Command : uint8_t { exit = 1, kill_job = 2, cleanup_job = 3, signal_job = 4, shrink = 5, stack_traces = 6 };
+// --get-stack-traces) is answered with StackTraces. restart_procs (wire protocol 9) starts the
+// job's processes `targets` (ranks of the job) again on the daemon that ran them (prun
+// --max-restarts, --continuous): each has ended, and the master counts its new life.
+enum class Command : uint8_t {
+    exit = 1,
+    kill_job = 2,
+    cleanup_job = 3,
+    signal_job = 4,
+    shrink = 5,
+    stack_traces = 6,
+    restart_procs = 7
+};
 struct DaemonCommand {
     Command command = Command::exit;
     std::string nspace;
     int32_t signal = 0;
-    std::vector<runtime::Rank> targets;  // shrink only
+    std::vector<runtime::Rank> targets;  // shrink: daemons; restart_procs: the job's ranks
 };
 rml::Payload encode(const DaemonCommand& c);
 Status decode(const rml::Payload& in, DaemonCommand& out);

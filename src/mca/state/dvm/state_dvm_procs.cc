@@ -38,9 +38,11 @@ void registered(const JobPtr& job, runtime::Proc& proc)
 void maybe_terminated(const JobPtr& job, runtime::Proc& proc, bool reported = false)
 {
     if (!proc.iof_complete || !proc.waitpid_fired || proc.counted_terminated) return;
+    bool failed = runtime::is_error(proc.state) || proc.term_signal != 0 || proc.exit_code != 0;
+    // A job that asked for restarts (prun --max-restarts) may start it again: not gone, then.
+    if (failed && !reported && !runtime::is_error(proc.state) && errmgr::base::module()->restart(job, proc)) return;
     proc.counted_terminated = true;
     ++job->num_terminated;
-    bool failed = runtime::is_error(proc.state) || proc.term_signal != 0 || proc.exit_code != 0;
     if (failed && !job->aborting && !reported) {
         errmgr::base::module()->proc_failed(job, proc, runtime::is_error(proc.state) ? proc.state
                                                                                     : ProcState::term_non_zero);

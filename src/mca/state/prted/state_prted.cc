@@ -110,7 +110,11 @@ void report(Reported& r, const JobPtr& job, Rank rank, ProcState state)
     if (prte::runtime::is_error(state)) proc->state = state;
     if (r.route.empty()) r.route = route_to_master();
     if (!r.by_job.count(job->nspace)) forget_released_jobs(r);
-    r.by_job[job->nspace][rank].push_back(state);
+    std::vector<ProcState>& states = r.by_job[job->nspace][rank];
+    // A process restarted (prun --max-restarts) starts a new life: its last one's end, which the
+    // master has, must not be sent again.
+    if (state == ProcState::running) states.clear();
+    states.push_back(state);
     send_update(job, rank, state);
     // While the daemon is going away, a job whose local processes are all reaped is done here.
     if (rt.shutting_down() && !job->has_live_procs_on(rt.identity().rank)) {
