@@ -7,9 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "elastic/admission.h"
 #include "elastic/campaign_engine.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/ras/base/ras_base.h"
+#include "mca/rmaps/base/rmaps_base.h"
 #include "runtime/hostfile.h"
 #include "util/strings.h"
 
@@ -135,10 +137,10 @@ std::string Autoscaler::cap_text(uint64_t cap, bool from_param) const
                       : fmt::format("the {} node(s) its lender can lend", cap);
 }
 
-void Autoscaler::enqueue(const JobPtr& job, std::string reason, bool front)
+void Autoscaler::enqueue(const JobPtr& job, runtime::WaitReason why, std::string reason, bool front)
 {
-    job->parked = true;
-    rt_.state().mark_job_state(*job, JobState::waiting_for_daemons, reason);
+    // A job whose turn came back to wait (`front`) has said so already.
+    begin_wait(rt_, *job, why, reason, !front);
     WaitingJob w{job, std::move(reason), Clock::now()};
     if (front) {
         waiting_.push_front(std::move(w));
@@ -157,7 +159,13 @@ bool Autoscaler::hold_for_turn(const JobPtr& job)
     }
     prune();
     if (waiting_.empty() && !admitting_) return false;
-    enqueue(job,
+    if (may_pass(*job)) {
+        for (auto& w : waiting_) ++w.passes;
+        verbose()(2, "autoscale: job {} may map before the {} job(s) waiting: it fits in the slots they do not need",
+                  job->nspace, waiting_.size());
+        return false;
+    }
+    enqueue(job, runtime::WaitReason::autoscaler_turn,
             fmt::format("waiting its turn: {} earlier job(s) wait for nodes", waiting_.size() + (admitting_ ? 1 : 0)),
             false);
     verbose()(2, "autoscale: job {} waits its turn behind {} earlier job(s)", job->nspace, waiting_.size() - 1);
@@ -172,6 +180,7 @@ bool Autoscaler::hold_for_slots(const JobPtr& job, Status& why)
     bool was_admitted = admitting_ == job;
     if (was_admitted) admitting_ = nullptr;
     if (names_hosts(*job)) return false;
+    if (no_grow_helps(*job, why)) return false;
     // Could it fit even with every node the autoscaler may borrow? If not, refused at once.
     const auto& s = rt_.settings();
     auto lendable = ras::base::lendable();
@@ -208,11 +217,37 @@ bool Autoscaler::hold_for_slots(const JobPtr& job, Status& why)
         if (job_need(*job) > at_cap) return refuse("slot", job_need(*job), at_cap, "");
     }
     prune();
-    enqueue(job, fmt::format("waiting for nodes: needs {} slot(s), {} free", job_need(*job), free_slots()),
-            was_admitted);
+    enqueue(job, runtime::WaitReason::autoscaler_nodes,
+            fmt::format("waiting for nodes: needs {} slot(s), {} free", job_need(*job), free_slots()), was_admitted);
     verbose()(2, "autoscale: job {} waits for nodes: needs {} slot(s), {} free; {} job(s) waiting", job->nspace,
               job_need(*job), free_slots(), waiting_.size());
     schedule_plan();
+    return true;
+}
+
+bool Autoscaler::may_pass(const runtime::Job& job) const
+{
+    const auto& s = rt_.settings();
+    if (s.admission_strict || names_hosts(job)) return false;
+    int64_t needed = 0;
+    for (const auto& w : waiting_) {
+        if (w.passes >= s.admission_max_passes) return false;
+        if (!names_hosts(*w.job)) needed += job_need(*w.job);
+    }
+    if (admitting_) needed += job_need(*admitting_);
+    return job_need(job) <= free_slots() - std::min(free_slots(), needed);
+}
+
+bool Autoscaler::no_grow_helps(runtime::Job& job, Status& why)
+{
+    if (job_need(job) > free_slots() || nodes_needed(job) > usable_nodes()) return false;
+    Status idle = rmaps::base::fits_when_idle(job, rt_.pool());
+    if (idle) return false;
+    why = {Errc::out_of_resource,
+           fmt::format("job {} cannot wait for nodes: the DVM has the {} slot(s) it asks for, yet it does not fit even "
+                       "with nothing else running, so no more nodes of this kind can help: {}",
+                       job.nspace, job_need(job), idle.message())};
+    verbose()(2, "autoscale: {}", why.message());
     return true;
 }
 
@@ -230,7 +265,8 @@ bool Autoscaler::hold_for_hosts(const JobPtr& job, Status& why)
         if (!requested_hosts_.count(name)) asking.push_back(name);
     }
     prune();
-    enqueue(job, fmt::format("waiting for host(s) {} to join the DVM", util::join(missing, ", ")), was_admitted);
+    enqueue(job, runtime::WaitReason::autoscaler_nodes,
+            fmt::format("waiting for host(s) {} to join the DVM", util::join(missing, ", ")), was_admitted);
     verbose()(2, "autoscale: job {} waits for the host(s) it names: {} ({})", job->nspace, util::join(missing, ", "),
               why.message());
     if (asking.empty()) return true;  // already asked for, by a grow in progress
@@ -352,7 +388,7 @@ void Autoscaler::admit_next()
     if (!enabled() || admitting_ || rt_.elastic().fence() != 0 || waiting_.empty()) return;
     admitting_ = waiting_.front().job;
     waiting_.pop_front();
-    admitting_->parked = false;
+    end_wait(*admitting_);
     verbose()(2, "autoscale: job {} may map now", admitting_->nspace);
     rt_.state().activate_job_state(admitting_, JobState::map);
 }
@@ -376,7 +412,7 @@ void Autoscaler::end_waiting(const std::vector<std::string>& nspaces, const std:
         return true;
     });
     for (const JobPtr& job : jobs) {
-        job->parked = false;
+        end_wait(*job);
         verbose()(2, "autoscale: job {} ends: {}", job->nspace, why);
         plm::base::terminate_job(job, fmt::format("job {} was waiting for the DVM to grow and is aborted: {}", job->nspace, why),
                                  JobState::failed_to_launch, 1);
@@ -436,7 +472,7 @@ void Autoscaler::shrink_failed(const runtime::ShrinkCampaign& c)
 }
 
 // Idle borrowed nodes go back, longest idle first, never below prte_autoscale_min_nodes, never
-// while a job waits (it may be about to use them), never one with a process.
+// while a job that could use them waits or maps, never one with a process.
 void Autoscaler::check_idle()
 {
     if (!enabled() || rt_.shutting_down()) return;
@@ -458,7 +494,11 @@ void Autoscaler::check_idle()
         ++it;
     }
     prune();
-    if (idle.empty() || !waiting_.empty() || admitting_) return;
+    // Kept while a job that could use it waits or maps; a job waiting for the hosts it names
+    // (--host) cannot, and does not keep idle nodes from going back.
+    bool wanted = admitting_ != nullptr ||
+                  std::any_of(waiting_.begin(), waiting_.end(), [](const WaitingJob& w) { return !names_hosts(*w.job); });
+    if (idle.empty() || wanted) return;
     uint64_t keep = static_cast<uint64_t>(s.autoscale_min_nodes);
     uint64_t staying = borrowed_.size() - releasing_.size();
     if (staying <= keep) return;

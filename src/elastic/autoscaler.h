@@ -2,7 +2,8 @@
 // for lack of slots (or, with -N/ppr, of nodes) wait instead of failing, as do jobs whose --host
 // names hosts the DVM lacks (borrowed by name); the DVM borrows just enough nodes for the jobs waiting
 // together (one grow, through the campaign engine's submit(), as palloc -N would), they are
-// admitted in arrival order, and borrowed nodes idle for prte_autoscale_idle_timeout go back
+// admitted in arrival order (a later job that fits in the slots they do not need runs first, within
+// prte_admission_order and prte_admission_max_passes), and borrowed nodes idle for prte_autoscale_idle_timeout go back
 // through a release (a shrink campaign), as palloc --shrink would. It never writes a grow or a
 // shrink of its own: every size change it decides is an AllocationRequest like a user's.
 //
@@ -75,6 +76,7 @@ class Autoscaler {
         runtime::JobPtr job;
         std::string reason;
         std::chrono::steady_clock::time_point since;
+        int passes = 0;  // later jobs let map before it (prte_admission_order backfill)
     };
     // A grow the autoscaler asked for, by allocation id: how many nodes, the slots expected of
     // them, and the jobs waiting when it was asked for (a failure ends them).
@@ -85,8 +87,14 @@ class Autoscaler {
     };
 
     bool hold_for_hosts(const runtime::JobPtr& job, Status& why);
+    // Backfill: whether a job arriving while others wait may map now, in the free slots the
+    // waiting jobs do not need, without passing one passed too often.
+    bool may_pass(const runtime::Job& job) const;
+    // A shortage no grow counted in slots or nodes can cure (PE=, binding, max_slots): the job
+    // does not fit even an idle DVM, though the DVM has the slots and nodes it asks for.
+    bool no_grow_helps(runtime::Job& job, Status& why);
     void forget_hosts_of(const std::string& alloc_id);
-    void enqueue(const runtime::JobPtr& job, std::string reason, bool front);
+    void enqueue(const runtime::JobPtr& job, runtime::WaitReason why, std::string reason, bool front);
     void schedule_plan();
     void plan();
     void after_admit(const runtime::JobPtr& job);

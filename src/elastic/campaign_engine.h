@@ -15,7 +15,7 @@
 // launch_fence.cc (the two hold points and the release), grow.cc, shrink.cc, campaign_log.cc (what
 // both kinds share: logging, allocation phases, the requester's event), dvm_status.cc (what pstat
 // shows); the autoscaler, which asks the engine for grows and releases, is its own class
-// (autoscaler.h). Progress thread only.
+// (autoscaler.h), and so is the queue of jobs waiting for slots (job_queue.h). Progress thread only.
 #pragma once
 
 #include <chrono>
@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "elastic/autoscaler.h"
+#include "elastic/job_queue.h"
 #include "runtime/loop_timer.h"
 #include "mca/ras/base/ras_base.h"
 #include "runtime/campaigns.h"
@@ -49,9 +50,20 @@ class CampaignEngine final : public runtime::Campaigns {
     bool daemon_reported(runtime::Rank rank) override;
     bool daemon_lost(runtime::Rank rank, runtime::ProcState reason, const std::string& why) override;
     void drain(const std::string& why) override;
-    bool hold_for_turn(const runtime::JobPtr& job) override { return autoscaler_.hold_for_turn(job); }
-    bool hold_for_slots(const runtime::JobPtr& job, Status& why) override { return autoscaler_.hold_for_slots(job, why); }
-    void slots_freed(const runtime::Job& job) override { autoscaler_.slots_freed(job); }
+    // The autoscaler first (it grows the DVM for the job), then the queue (it waits for slots).
+    bool hold_for_turn(const runtime::JobPtr& job) override
+    {
+        return autoscaler_.hold_for_turn(job) || queue_.hold_for_turn(job);
+    }
+    bool hold_for_slots(const runtime::JobPtr& job, Status& why) override
+    {
+        return autoscaler_.hold_for_slots(job, why) || queue_.hold_for_slots(job, why);
+    }
+    void slots_freed(const runtime::Job& job) override
+    {
+        autoscaler_.slots_freed(job);
+        queue_.slots_freed();
+    }
     // dvm_status.cc
     std::string dvm_status(bool json) const override;
 
@@ -61,7 +73,8 @@ class CampaignEngine final : public runtime::Campaigns {
     Answer take_answer(uint64_t serial);
 
     // launch_fence.cc
-    void park(std::deque<runtime::ParkedJob>& where, const runtime::JobPtr& job, const char* boundary);
+    // At the launch boundary (`where_is_launch`) or the map boundary.
+    void park(std::deque<runtime::ParkedJob>& where, const runtime::JobPtr& job, bool where_is_launch);
     void fence_release();
     void lower_fence(uint32_t n);
     void campaign_started();
@@ -104,6 +117,8 @@ class CampaignEngine final : public runtime::Campaigns {
     std::map<uint64_t, runtime::LoopTimer> unreached_watches_;
     // prte_autoscale: its grows and releases go through submit() like any other request.
     Autoscaler autoscaler_;
+    // prte_queue / prun --queue: jobs waiting for slots other jobs hold (job_queue.h).
+    JobQueue queue_;
 };
 
 // Shared by the engine's files: the verbose lines of a campaign go to both streams the spec

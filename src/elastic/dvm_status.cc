@@ -81,27 +81,41 @@ std::vector<NodeRow> gather_nodes(const runtime::NodePool& pool, const Autoscale
     return nodes;
 }
 
-// Every live job but the daemons': waiting for the autoscaler, parked behind a campaign, running,
-// or on its way.
+// Every live job but the daemons': why it waits (its Job::waiting, in the words of what holds
+// it: the autoscaler, the queue, the fence's campaigns), running, or on its way.
 std::vector<JobRow> gather_jobs(const std::vector<runtime::JobPtr>& all, const Autoscaler& autoscaler,
-                                runtime::ElasticState& state)
+                                const JobQueue& queue, runtime::ElasticState& state)
 {
-    std::map<std::string, std::string> waiting;
-    for (const auto& w : autoscaler.waiting()) waiting[w.nspace] = w.reason;
-    std::map<std::string, std::set<uint64_t>> parked;
+    std::map<std::string, std::string> detail;
+    for (const auto& w : autoscaler.waiting()) detail[w.nspace] = w.reason;
+    const auto in_queue = queue.waiting();
+    size_t place = 0;
+    for (const auto& w : in_queue) {
+        detail[w.nspace] =
+            fmt::format("{} of {} in the queue, for {:.1f} s: {}", ++place, in_queue.size(), w.waiting_s, w.reason);
+    }
     for (const auto* held : {&state.held_at_map(), &state.held_at_launch()}) {
-        for (const auto& p : *held) parked[p.job->nspace] = p.waiting_on;
+        for (const auto& p : *held) detail[p.job->nspace] = fmt::format("on campaign(s) {}", fmt::join(p.waiting_on, ","));
     }
     std::vector<JobRow> jobs;
     for (const auto& job : all) {
         if (job->is_daemon_job || !runtime::is_alive(job->state)) continue;
         JobRow row{job->nspace, {}, {}, job->num_procs()};
-        if (auto it = waiting.find(job->nspace); it != waiting.end()) {
-            row.status = "waiting";
+        switch (job->waiting) {
+        case runtime::WaitReason::none: break;
+        case runtime::WaitReason::fence_at_map:
+        case runtime::WaitReason::fence_at_launch: row.status = "parked"; break;
+        case runtime::WaitReason::autoscaler_turn:
+        case runtime::WaitReason::autoscaler_nodes: row.status = "waiting"; break;
+        case runtime::WaitReason::test_hold: row.status = "held"; break;
+        case runtime::WaitReason::queue: row.status = "queued"; break;
+        }
+        if (job->waits()) {
+            auto it = detail.find(job->nspace);
+            row.why = it != detail.end() ? it->second : runtime::to_string(job->waiting);
+        } else if (auto it = detail.find(job->nspace); it != detail.end()) {
+            row.status = "waiting";  // the autoscaler's job mapping now (its turn)
             row.why = it->second;
-        } else if (auto pt = parked.find(job->nspace); pt != parked.end()) {
-            row.status = "parked";
-            row.why = fmt::format("on campaign(s) {}", fmt::join(pt->second, ","));
         } else if (job->state == JobState::running) {
             row.status = "running";
         } else {
@@ -179,7 +193,7 @@ std::string CampaignEngine::dvm_status(bool json) const
     DvmView view;
     view.autoscale = autoscaler_.enabled();
     view.nodes = gather_nodes(std::as_const(rt_.pool()), autoscaler_);
-    view.jobs = gather_jobs(rt_.jobs().all(), autoscaler_, state_);
+    view.jobs = gather_jobs(rt_.jobs().all(), autoscaler_, queue_, state_);
     view.campaigns = gather_campaigns(state_);
     return json ? render_json(view) : render_table(view);
 }

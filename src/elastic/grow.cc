@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "elastic/admission.h"
 #include "elastic/campaign_engine.h"
 #include "mca/plm/base/daemon_table.h"
 #include "mca/plm/base/plm_base.h"
@@ -32,7 +33,7 @@ const output::VerboseStream& plm_verbose() { return plm::base::framework().verbo
 void introduce_jobs(runtime::Runtime& rt, const std::vector<Rank>& targets)
 {
     for (const auto& job : rt.jobs().all()) {
-        if (job->is_daemon_job || !runtime::is_alive(job->state) || job->parked ||
+        if (job->is_daemon_job || !runtime::is_alive(job->state) || job->waits() ||
             static_cast<int>(job->state) < static_cast<int>(JobState::send_launch_msg)) {
             continue;
         }
@@ -106,7 +107,7 @@ void CampaignEngine::fail_grow(uint64_t id, const std::string& cause, pmix_statu
             }
             JobPtr job = jt->job;
             jt = held->erase(jt);
-            job->parked = false;
+            end_wait(*job);
             plm::base::terminate_job(
                 job, fmt::format("job {} was waiting for the DVM to grow and is aborted: {}", job->nspace, why),
                 JobState::failed_to_launch, 1);

@@ -4,6 +4,7 @@
 // its mapping, or is remapped onto the survivors.
 #include <fmt/format.h>
 
+#include "elastic/admission.h"
 #include "elastic/campaign_engine.h"
 #include "mca/rmaps/base/rmaps_base.h"
 
@@ -26,13 +27,12 @@ bool on_departed_node(const runtime::Job& job)
 
 }  // namespace
 
-void CampaignEngine::park(std::deque<runtime::ParkedJob>& where, const JobPtr& job, const char* boundary)
+void CampaignEngine::park(std::deque<runtime::ParkedJob>& where, const JobPtr& job, bool where_is_launch)
 {
-    job->parked = true;
-    rt_.state().mark_job_state(*job, JobState::waiting_for_daemons,
-                               fmt::format("parked at the {} boundary: launch fence {}, {} grow(s) and {} shrink(s) "
-                                           "in progress",
-                                           boundary, state_.fence(), state_.grows().size(), state_.shrinks().size()));
+    begin_wait(rt_, *job, where_is_launch ? runtime::WaitReason::fence_at_launch : runtime::WaitReason::fence_at_map,
+               fmt::format("parked at the {} boundary: launch fence {}, {} grow(s) and {} shrink(s) in progress",
+                           where_is_launch ? "launch" : "map", state_.fence(), state_.grows().size(),
+                           state_.shrinks().size()));
     where.push_back({job, state_.campaign_ids()});
 }
 
@@ -44,12 +44,13 @@ void CampaignEngine::fence_release()
     if (state_.fence() != 0) return;
     // Jobs waiting for nodes have their turn before the jobs parked meanwhile (arrival order).
     autoscaler_.admit_next();
+    queue_.slots_freed();  // a grow may have brought the slots queued jobs wait for
     auto launch = std::exchange(state_.held_at_launch(), {});
     auto mapping = std::exchange(state_.held_at_map(), {});
     const output::VerboseStream& verbose = rt_.state_verbose();
     for (auto& parked : launch) {
         JobPtr job = parked.job;
-        job->parked = false;
+        end_wait(*job);
         if (!runtime::is_alive(job->state) || job->aborting) continue;
         if (on_departed_node(*job)) {
             verbose(5, "job {}: released from the launch boundary; remapped onto the surviving nodes", job->nspace);
@@ -62,7 +63,7 @@ void CampaignEngine::fence_release()
     }
     for (auto& parked : mapping) {
         JobPtr job = parked.job;
-        job->parked = false;
+        end_wait(*job);
         if (!runtime::is_alive(job->state) || job->aborting) continue;
         verbose(5, "job {}: released from the map boundary", job->nspace);
         rt_.state().activate_job_state(job, JobState::map);
@@ -78,7 +79,7 @@ void CampaignEngine::lower_fence(uint32_t n)
 void CampaignEngine::campaign_started()
 {
     for (auto& job : std::exchange(test_held_, {})) {
-        job->parked = false;
+        end_wait(*job);
         if (runtime::is_alive(job->state) && !job->aborting) rt_.state().activate_job_state(job, JobState::launch_apps);
     }
 }
@@ -86,7 +87,7 @@ void CampaignEngine::campaign_started()
 bool CampaignEngine::hold_at_map(const JobPtr& job)
 {
     if (!state_.enabled() || state_.fence() == 0 || job->is_daemon_job) return false;
-    park(state_.held_at_map(), job, "map");
+    park(state_.held_at_map(), job, false);
     return true;
 }
 
@@ -94,15 +95,14 @@ bool CampaignEngine::hold_at_launch(const JobPtr& job)
 {
     if (!state_.enabled() || job->is_daemon_job) return false;
     // Each job once: one already held is in test_held_once_ too.
-    if (rt_.settings().test_hold_launch && !job->parked && test_held_once_.insert(job->nspace).second) {
-        job->parked = true;
-        rt_.state().mark_job_state(*job, JobState::waiting_for_daemons,
-                                   "held at the launch boundary until the next size change (prte_test_hold_launch)");
+    if (rt_.settings().test_hold_launch && !job->waits() && test_held_once_.insert(job->nspace).second) {
+        begin_wait(rt_, *job, runtime::WaitReason::test_hold,
+                   "held at the launch boundary until the next size change (prte_test_hold_launch)");
         test_held_.push_back(job);
         return true;
     }
     if (state_.shrinks().empty()) return false;
-    park(state_.held_at_launch(), job, "launch");
+    park(state_.held_at_launch(), job, true);
     return true;
 }
 

@@ -67,7 +67,7 @@ Status check_request(const runtime::AllocationRequest& r)
 
 }  // namespace
 
-CampaignEngine::CampaignEngine(runtime::Runtime& rt) : rt_(rt), state_(rt.elastic()), autoscaler_(rt, *this)
+CampaignEngine::CampaignEngine(runtime::Runtime& rt) : rt_(rt), state_(rt.elastic()), autoscaler_(rt, *this), queue_(rt)
 {
     ras::base::set_completion_handler([this](ras::base::CompletedRequest& done) { on_completed(done); });
 }

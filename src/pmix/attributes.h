@@ -69,4 +69,10 @@ inline constexpr const char kSpawnChildSeparate[] = "pmix.spchildsep";
 // (runtime::MpiInterface).
 inline constexpr const char kMpiInterface[] = "prte.mpi";
 
+// (bool) Spawn directive, prun --queue: the job waits in the DVM's queue while other jobs hold the
+// slots it needs, instead of failing (runtime::Job::queue).
+inline constexpr const char kQueue[] = "prte.queue";
+// (int) Spawn directive, prun --queue-timeout: seconds the job may wait in the queue (0: no limit).
+inline constexpr const char kQueueTimeout[] = "prte.queue.timeout";
+
 }  // namespace prte::pmix

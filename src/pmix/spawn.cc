@@ -87,6 +87,8 @@ void submit_spawn(const pmix_proc_t& requester, const runtime::Job& draft, const
     job->timeout_report_state = draft.timeout_report_state;
     job->timeout_stack_traces = draft.timeout_stack_traces;
     job->spawn_timeout_seconds = draft.spawn_timeout_seconds;
+    job->queue = draft.queue;
+    job->queue_timeout_seconds = draft.queue_timeout_seconds;
     job->recoverable = draft.recoverable;
     job->error_nonzero_status = draft.error_nonzero_status;
     job->max_restarts = draft.max_restarts;

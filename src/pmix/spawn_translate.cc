@@ -299,6 +299,15 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
         }
         return {};
     }
+    if (PMIX_CHECK_KEY(&info, kQueue)) return need_flag(info, job.queue);
+    if (PMIX_CHECK_KEY(&info, kQueueTimeout)) {
+        auto seconds = value_integer(info.value);
+        if (!seconds || *seconds < 0 || *seconds > INT32_MAX) {
+            return {Errc::bad_param, fmt::format("spawn directive {} must be a number of seconds (0: none)", info.key)};
+        }
+        job.queue_timeout_seconds = static_cast<int>(*seconds);
+        return {};
+    }
     if (PMIX_CHECK_KEY(&info, kSpawnerPid)) {
         std::optional<int64_t> pid = value_integer(info.value);
         if (!pid || *pid <= 0) return {Errc::bad_param, fmt::format("spawn directive {} must be a positive pid", info.key)};

@@ -58,6 +58,19 @@ void register_runtime_params(mca::ParamRegistry& registry)
                           "Milliseconds jobs that do not fit gather before the autoscaler asks for the nodes they "
                           "need together, in one grow",
                           {0, 60000});
+    registry.register_bool({"prte", "", "queue"}, defaults.queue,
+                           "A job whose mapping fails only because other jobs hold the slots it needs waits in the "
+                           "DVM's queue until they end, instead of failing (prun --queue asks it for one job); a job "
+                           "that could never fit the DVM still fails at once");
+    registry.register_enum({"prte", "", "admission_order"}, defaults.admission_strict ? "strict" : "backfill",
+                           {"strict", "backfill"},
+                           "The order of jobs that wait (the queue, the autoscaler's nodes): strict (arrival order: "
+                           "a job waits while any earlier job waits) or backfill (a later job that fits now runs "
+                           "first, at most prte_admission_max_passes times past any waiting job)");
+    registry.register_int({"prte", "", "admission_max_passes"}, defaults.admission_max_passes,
+                          "With prte_admission_order backfill: how many later jobs may run before a waiting job; "
+                          "then the jobs behind it wait too, so that it cannot starve",
+                          {0, 1000000});
     registry.register_string({"prte", "", "stack_trace_debugger"}, defaults.stack_trace_debugger,
                              "The gdb each daemon runs (as '<it> -p PID -batch -ex \"thread apply all bt\"') to take the "
                              "stacks of its live processes when a job with prun --get-stack-traces times out: a name "
@@ -161,6 +174,9 @@ runtime::Settings runtime_settings(mca::ParamRegistry& registry)
     s.autoscale_min_nodes = static_cast<int>(core_param(registry, "prte_autoscale_min_nodes").as_int());
     s.autoscale_idle_timeout = std::chrono::seconds(core_param(registry, "prte_autoscale_idle_timeout").as_int());
     s.autoscale_batch = std::chrono::milliseconds(core_param(registry, "prte_autoscale_batch_ms").as_int());
+    s.queue = core_param(registry, "prte_queue").as_bool();
+    s.admission_strict = core_param(registry, "prte_admission_order").as_string() == "strict";
+    s.admission_max_passes = static_cast<int>(core_param(registry, "prte_admission_max_passes").as_int());
     s.daemon_exit_timeout = std::chrono::seconds(core_param(registry, "prte_daemon_exit_timeout").as_int());
     int64_t heartbeat = core_param(registry, "prte_daemon_heartbeat_timeout").as_int();
     s.daemon_heartbeat_timeout = heartbeat == kHeartbeatByMode

@@ -2,6 +2,20 @@
 
 namespace prte::runtime {
 
+const char* to_string(WaitReason reason)
+{
+    switch (reason) {
+    case WaitReason::none: return "not waiting";
+    case WaitReason::fence_at_map: return "parked at the map boundary while the DVM changes size";
+    case WaitReason::fence_at_launch: return "parked at the launch boundary while the DVM shrinks";
+    case WaitReason::autoscaler_turn: return "waiting its turn behind jobs waiting for nodes";
+    case WaitReason::autoscaler_nodes: return "waiting for the nodes the DVM borrows for it";
+    case WaitReason::test_hold: return "held at the launch boundary (prte_test_hold_launch)";
+    case WaitReason::queue: return "waiting in the queue for slots other jobs hold";
+    }
+    return "?";
+}
+
 const char* to_string(MpiInterface mpi)
 {
     switch (mpi) {

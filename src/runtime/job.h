@@ -176,6 +176,21 @@ const char* to_string(MpiInterface mpi);
 // "pmix", "pmi1", "pmi2", "none" (and "auto"); nullopt for anything else.
 std::optional<MpiInterface> parse_mpi_interface(const std::string& text);
 
+// Why a live job does not move on (docs/elastic.md, "Admission"). A job that waits is in the
+// passive state JobState::waiting_for_daemons, held at one of the DVM's admission points, and only
+// the one that holds it moves it on: activations posted before it began to wait are dropped
+// (runtime/state_machine.cc). Each reason has one owner (src/elastic/):
+//   fence_at_map, fence_at_launch  the launch fence: a size change (any, at the map boundary; a
+//                                  shrink, at the launch boundary) is under way (launch_fence.cc)
+//   autoscaler_turn                prte_autoscale: behind earlier jobs waiting for nodes
+//   autoscaler_nodes               prte_autoscale: for the nodes a grow brings (autoscaler.cc)
+//   test_hold                      prte_test_hold_launch, tests only (launch_fence.cc)
+//   queue                          prte_queue / prun --queue: for slots other jobs hold (job_queue.cc)
+enum class WaitReason : uint8_t { none, fence_at_map, fence_at_launch, autoscaler_turn, autoscaler_nodes, test_hold, queue };
+
+// In words, as pstat, --display and the log say it: "waiting in the queue for slots other jobs hold".
+const char* to_string(WaitReason reason);
+
 struct Job {
     std::string nspace;
     JobState state = JobState::init;
@@ -195,6 +210,11 @@ struct Job {
     // prun --spawn-timeout (PMIX_SPAWN_TIMEOUT): fail the job if it is not running this long after
     // it was submitted (0: none).
     int spawn_timeout_seconds = 0;
+    // prun --queue (or the DVM's prte_queue): a job whose mapping fails only because other jobs
+    // hold the slots waits in the DVM's queue for them (src/elastic/job_queue.h) instead of
+    // failing; prun --queue-timeout: it ends if still queued after this long (0: never).
+    bool queue = false;
+    int queue_timeout_seconds = 0;
     // prun --enable-recovery (PMIX_JOB_RECOVERABLE): a process that dies or exits non-zero does
     // not end the job; its peers are told (PMIx event) and carry on.
     bool recoverable = false;
@@ -233,9 +253,8 @@ struct Job {
     // Set when the job is being torn down (a process failed, a timeout, a kill request): the
     // remaining processes are being killed and their own exits no longer change the outcome.
     bool aborting = false;
-    // Parked by the elastic launch fence: activations posted before it parked are dropped, and
-    // only the fence's release moves it on (spec: elastic-dvm-spec.txt, "Parked job").
-    bool parked = false;
+    // Why it waits, if it does (WaitReason above; spec: elastic-dvm-spec.txt, "Parked job").
+    WaitReason waiting = WaitReason::none;
     JobState abort_state = JobState::aborted;  // the error state the job ends in when aborting
     // The --timeout timer (plm/base arms it at launch): the job's own, so it is cancelled when the
     // job table forgets the job, or with the job, never left armed after it.
@@ -246,6 +265,7 @@ struct Job {
     // request it was is answered PMIX_ERR_TIMEOUT.
     bool timed_out = false;
 
+    bool waits() const { return waiting != WaitReason::none; }
     size_t num_procs() const { return procs.size(); }
     Proc* proc(Rank rank) { return rank < procs.size() ? procs[rank].get() : nullptr; }
     // Processes that daemon `daemon` forked and has not reaped yet.

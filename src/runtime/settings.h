@@ -1,5 +1,5 @@
 // The runtime's settings as plain values. The parameters behind them (prte_node_name,
-// prte_elastic_*, prte_autoscale*, prte_daemon_exit_timeout, prte_daemon_heartbeat_timeout, prte_stack_trace_*, the test-only prte_test_*) are registered and read by
+// prte_elastic_*, prte_autoscale*, prte_queue, prte_admission_*, prte_daemon_exit_timeout, prte_daemon_heartbeat_timeout, prte_stack_trace_*, the test-only prte_test_*) are registered and read by
 // the program wiring (program/core_params.h); the runtime never sees the parameter registry.
 #pragma once
 
@@ -27,6 +27,15 @@ struct Settings {
     std::chrono::seconds autoscale_idle_timeout{60};
     // prte_autoscale_batch_ms: how long jobs that do not fit gather before their one shared grow.
     std::chrono::milliseconds autoscale_batch{20};
+    // prte_queue: every job whose mapping fails only because other jobs hold the slots waits for
+    // them in the DVM's queue (src/elastic/job_queue.h); off, only jobs submitted with prun --queue do.
+    bool queue = false;
+    // prte_admission_order: the order in which jobs that wait (in the queue, or for the
+    // autoscaler's nodes) are admitted: strict arrival order, or backfill (a later job that fits
+    // now runs first); prte_admission_max_passes: in backfill, how many later jobs may pass a
+    // waiting one before the jobs behind it wait too (starvation is bounded).
+    bool admission_strict = false;
+    int admission_max_passes = 8;
     // prte_daemon_exit_timeout: from a daemon's order to exit, or its loss of the master, to its end
     // (prted's exit watchdog).
     std::chrono::seconds daemon_exit_timeout{5};

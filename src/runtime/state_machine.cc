@@ -72,11 +72,11 @@ void StateMachine::run_job_state(const JobPtr& job, runtime::JobState state)
 #ifdef PRTE_DEBUG_CHECKS
     assert(dispatcher_.on_owner_thread());
 #endif
-    // Late activations (posted before the job parked or ended) must not move it on: a parked job
-    // moves only when the fence releases it, an ended job never comes back to life.
-    if (runtime::is_alive(state) && (job->parked || !runtime::is_alive(job->state))) {
+    // Late activations (posted before the job began to wait, or ended) must not move it on: a
+    // waiting job moves only when what holds it lets it go, an ended job never comes back to life.
+    if (runtime::is_alive(state) && (job->waits() || !runtime::is_alive(job->state))) {
         verbose_(5, "job {}: {} dropped: the job is {}", job->nspace, runtime::to_string(state),
-                 job->parked ? "parked" : runtime::to_string(job->state));
+                 job->waits() ? runtime::to_string(job->waiting) : runtime::to_string(job->state));
         return;
     }
     auto it = job_table_.find(state);

@@ -1,7 +1,8 @@
 // Job and process state numbers. Names and values are those of the job-launch state machine
 // specification (spec: job-launch-state-machine.txt, 7.4.2 and 7.4.4), plus
-// WAITING_FOR_DAEMONS for jobs parked by the elastic launch fence (spec: elastic-dvm-spec.txt,
-// "Observability"). Tools and logs print these numbers, so they never change.
+// WAITING_FOR_DAEMONS for jobs that wait to be admitted (spec: elastic-dvm-spec.txt,
+// "Observability"; why each waits is its Job::waiting, runtime/job.h). Tools and logs print these
+// numbers, so they never change.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +27,10 @@ enum class JobState : int32_t {
     running = 14,
     suspended = 15,
     registered = 16,
-    // A passive marker: the job is parked at the map or launch boundary until every size
-    // change it waits on has completed. No callback is registered for it.
+    // A passive marker: the job waits to be admitted, for one of the reasons of
+    // runtime::WaitReason (the launch fence at the map or launch boundary, the autoscaler's turn
+    // or nodes, the test hold, the queue); only what holds it moves it on. No callback is
+    // registered for it.
     waiting_for_daemons = 17,
     local_launch_complete = 18,
     ready_for_debug = 19,

@@ -84,13 +84,15 @@ inline constexpr auto job = util::layout_of<Job>(
     PRTE_LAYOUT_FIELD(Job, procs), PRTE_LAYOUT_FIELD(Job, mapping), PRTE_LAYOUT_FIELD(Job, output),
     PRTE_LAYOUT_FIELD(Job, reports), PRTE_LAYOUT_FIELD(Job, stdin_target), PRTE_LAYOUT_FIELD(Job, mpi),
     PRTE_LAYOUT_FIELD(Job, timeout_seconds), PRTE_LAYOUT_FIELD(Job, timeout_report_state),
-    PRTE_LAYOUT_FIELD(Job, timeout_stack_traces), PRTE_LAYOUT_FIELD(Job, spawn_timeout_seconds), PRTE_LAYOUT_FIELD(Job, recoverable), PRTE_LAYOUT_FIELD(Job, error_nonzero_status), PRTE_LAYOUT_FIELD(Job, max_restarts), PRTE_LAYOUT_FIELD(Job, continuous),
+    PRTE_LAYOUT_FIELD(Job, timeout_stack_traces), PRTE_LAYOUT_FIELD(Job, spawn_timeout_seconds),
+    PRTE_LAYOUT_FIELD(Job, queue), PRTE_LAYOUT_FIELD(Job, queue_timeout_seconds), PRTE_LAYOUT_FIELD(Job, recoverable),
+    PRTE_LAYOUT_FIELD(Job, error_nonzero_status), PRTE_LAYOUT_FIELD(Job, max_restarts), PRTE_LAYOUT_FIELD(Job, continuous),
     PRTE_LAYOUT_FIELD(Job, is_daemon_job),
     PRTE_LAYOUT_FIELD(Job, originator), PRTE_LAYOUT_FIELD(Job, spawner_pid), PRTE_LAYOUT_FIELD(Job, spawner_host),
     PRTE_LAYOUT_FIELD(Job, outlives_parent), PRTE_LAYOUT_FIELD(Job, awaiting_children),
     PRTE_LAYOUT_FIELD(Job, on_spawned), PRTE_LAYOUT_FIELD(Job, num_launched), PRTE_LAYOUT_FIELD(Job, num_reported),
     PRTE_LAYOUT_FIELD(Job, num_terminated), PRTE_LAYOUT_FIELD(Job, exit_code), PRTE_LAYOUT_FIELD(Job, abort_message),
-    PRTE_LAYOUT_FIELD(Job, aborting), PRTE_LAYOUT_FIELD(Job, parked), PRTE_LAYOUT_FIELD(Job, abort_state),
+    PRTE_LAYOUT_FIELD(Job, aborting), PRTE_LAYOUT_FIELD(Job, waiting), PRTE_LAYOUT_FIELD(Job, abort_state),
     PRTE_LAYOUT_FIELD(Job, timeout_timer), PRTE_LAYOUT_FIELD(Job, spawn_timer), PRTE_LAYOUT_FIELD(Job, timed_out));
 
 inline constexpr auto process_name = util::layout_of<ProcessName>(PRTE_LAYOUT_FIELD(ProcessName, nspace),

@@ -158,6 +158,7 @@ struct ContextTarget {
     std::string timeout_text;
     std::string forward_signals_text;
     std::string spawn_timeout_text;
+    std::string queue_timeout_text;  // --queue-timeout
     std::string npernode_text;  // -N / --npernode
     bool pernode = false;
     std::vector<std::string> pmix_mca_words;
@@ -396,6 +397,13 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
     cli.add_option("--spawn-timeout", t.spawn_timeout_text,
                    "Fail the job, exit status 110, if its processes have not all started within this many seconds "
                    "of its submission")
+        ->type_name("SECONDS");
+    cli.add_flag("--queue", r.queue,
+                 "When the DVM's free slots are held by other jobs, wait in its queue until they end instead of "
+                 "failing (a job that could never fit the DVM still fails at once); pstat shows the queue");
+    cli.add_option("--queue-timeout", t.queue_timeout_text,
+                   "With --queue (implied): end the job, exit status 1, if it is still queued after this many "
+                   "seconds; --timeout counts from its launch")
         ->type_name("SECONDS");
     cli.add_flag("--enable-recovery", r.recoverable,
                  "A process that dies or exits non-zero does not end the job: the others carry on and are told "
@@ -789,6 +797,8 @@ Status finish_context(const CLI::App& cli, ContextTarget& t, const std::vector<s
         if (Status st = parse_forward_signals(t.forward_signals_text, r.forward_signals); !st) return st;
     }
     if (Status st = read_seconds("--spawn-timeout", t.spawn_timeout_text, r.spawn_timeout); !st) return st;
+    if (Status st = read_seconds("--queue-timeout", t.queue_timeout_text, r.queue_timeout); !st) return st;
+    if (r.queue_timeout > 0) r.queue = true;
     if (!r.mpi.empty()) {
         r.mpi = lower(r.mpi);
         if (r.mpi != "pmix" && r.mpi != "pmi1" && r.mpi != "pmi2" && r.mpi != "none") {

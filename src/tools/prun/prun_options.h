@@ -73,6 +73,10 @@ struct Request {
     bool report_state_on_timeout = false;
     bool stack_traces_on_timeout = false;
     int spawn_timeout = 0;  // --spawn-timeout: seconds for every process to start; 0: none
+    // --queue: wait for slots other jobs hold instead of failing; --queue-timeout (implies it):
+    // for at most this many seconds (0: no limit).
+    bool queue = false;
+    int queue_timeout = 0;
     bool recoverable = false;  // --enable-recovery: a process's failure does not end the job
     // --runtime-options error-nonzero-status=false: a process exiting non-zero does not end the job.
     bool error_nonzero_status = true;

@@ -132,6 +132,8 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
         if (request.stack_traces_on_timeout) job.add_bool(PMIX_TIMEOUT_STACKTRACES, true);
     }
     if (request.spawn_timeout > 0) job.add_int(PMIX_SPAWN_TIMEOUT, request.spawn_timeout);
+    if (request.queue) job.add_bool(pmix::kQueue, true);
+    if (request.queue_timeout > 0) job.add_int(pmix::kQueueTimeout, request.queue_timeout);
     if (request.recoverable) job.add_bool(PMIX_JOB_RECOVERABLE, true);
     if (request.max_restarts > 0 || (request.continuous && request.max_restarts == 0)) {
         job.add_uint32(PMIX_MAX_RESTARTS, static_cast<uint32_t>(request.max_restarts));

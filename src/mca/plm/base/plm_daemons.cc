@@ -288,7 +288,7 @@ void end_jobs_on_node(const runtime::Node* node, const std::string& why, bool sp
         if (job->is_daemon_job || !runtime::is_alive(job->state)) continue;
         // A job not launched yet (parked, or still mapping) has nothing running there: it is
         // remapped, not ended.
-        if (job->parked || static_cast<int>(job->state) < static_cast<int>(runtime::JobState::send_launch_msg)) continue;
+        if (job->waits() || static_cast<int>(job->state) < static_cast<int>(runtime::JobState::send_launch_msg)) continue;
         std::vector<Rank> lost;
         for (const auto& p : job->procs) {
             if (p->node == node && !p->counted_terminated) lost.push_back(p->rank);

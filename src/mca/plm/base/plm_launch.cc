@@ -186,17 +186,23 @@ void report_to_spawner(const JobPtr& job, const std::string& text)
 
 void map(const JobPtr& job)
 {
-    // prte_autoscale: jobs waiting for nodes map first, in arrival order.
+    // prte_autoscale: jobs waiting for nodes map first, in arrival order; prte_queue: a queued job
+    // may not be passed (src/elastic/job_queue.h).
     if (rt().campaigns().hold_for_turn(job)) return;
-    if (job->reports.allocation) report_to_spawner(job, rmaps::base::allocation_report(rt().pool()));
-    if (job->reports.topology) report_to_spawner(job, rmaps::base::topology_report(*job, rt().pool()));
+    // Said once: a job that waits (for nodes, in the queue) maps again later, and says it then.
+    std::string reports;
+    if (job->reports.allocation) reports += rmaps::base::allocation_report(rt().pool());
+    if (job->reports.topology) reports += rmaps::base::topology_report(*job, rt().pool());
     Status st = rmaps::base::map_job(*job, rt().pool());
     if (!st) {
-        // prte_autoscale: a job short of slots waits while the DVM grows for it.
+        // prte_autoscale: a job short of slots waits while the DVM grows for it; prte_queue: while
+        // other jobs hold them.
         if (rt().campaigns().hold_for_slots(job, st)) return;
+        if (!reports.empty()) report_to_spawner(job, reports);
         fail_job(job, JobState::map_failed, st);
         return;
     }
+    if (!reports.empty()) report_to_spawner(job, reports);
     if (job->reports.map) report_to_spawner(job, rmaps::base::map_report(*job, rt().pool()));
     activate(job, JobState::map_complete);
 }

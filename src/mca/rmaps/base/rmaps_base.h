@@ -25,6 +25,12 @@ bool node_is_usable(const runtime::Node& node);
 // the DVM, fails the job with a one-line message.
 Status map_job(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& filter = node_is_usable);
 
+// Whether `job` could be mapped on the pool's nodes if no other job held any of their slots or
+// CPUs (rmaps_room.cc): a dry run of map_job, which leaves the job unmapped and every node as it
+// was. Its failure is the mapper's own reason: the job could never fit the DVM as it is. The
+// queue (src/elastic/job_queue.h) asks it before holding a job that did not fit now.
+Status fits_when_idle(runtime::Job& job, runtime::NodePool& pool, const NodeFilter& filter = node_is_usable);
+
 // Creates the next proc of `job` on `node` for app `app_index` and counts it against the node.
 runtime::Proc& claim_slot(runtime::Job& job, runtime::Node& node, int app_index);
 
