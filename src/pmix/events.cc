@@ -149,6 +149,29 @@ void notify_job_end(const runtime::JobPtr& job)
     detail::notify_job_end_event(job->nspace, job->exit_code, job->abort_message, job->originator);
 }
 
+// PMIX_EVENT_JOB_START, then PMIX_LAUNCH_COMPLETE: every process of the job has started. To
+// every process and tool of the DVM that registered for them, wherever it runs (the job's own
+// tool among them, and a debugger waiting for its target), once each: raised on every node, each
+// server handing it to its own registrants. Non-default (a default handler, such as Open MPI's,
+// takes any event for an error) and not cached (a later registrant has no use for a past start).
+void notify_job_start(const runtime::JobPtr& job)
+{
+    if (!detail::server_running() || job->is_daemon_job) return;
+    pmix_proc_t affected;
+    PMIX_LOAD_PROCID(&affected, job->nspace.c_str(), PMIX_RANK_WILDCARD);
+    for (pmix_status_t code : {PMIX_EVENT_JOB_START, PMIX_LAUNCH_COMPLETE}) {
+        InfoArray info;
+        info.add_proc(PMIX_EVENT_AFFECTED_PROC, affected);
+        info.add_string(PMIX_NSPACE, job->nspace);
+        info.add_bool(PMIX_EVENT_NON_DEFAULT, true);
+        info.add_bool(PMIX_EVENT_DO_NOT_CACHE, true);
+        verbose()(2, "job {}: {}; telling every node", job->nspace, PMIx_Error_string(code));
+        if (!detail::raise_everywhere(code, detail::server_proc(), PMIX_RANGE_SESSION, info)) {
+            verbose()(1, "cannot notify {} of job {}: its info cannot be packed", PMIx_Error_string(code), job->nspace);
+        }
+    }
+}
+
 // A process ended abnormally. Processes anywhere that registered for the code hear of it, with
 // PMIX_EVENT_AFFECTED_PROC naming it (a handler registered with PMIX_EVENT_AFFECTED_PROC or
 // _PROCS hears only of those, PMIx filters); the source is the process itself, as PRRTE sends it.

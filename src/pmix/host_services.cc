@@ -21,6 +21,7 @@ runtime::HostServices host_services()
     h.process_ended = process_ended;
     h.job_killing = job_killing;
     h.notify_job_end = notify_job_end;
+    h.notify_job_start = notify_job_start;
     h.notify_proc_failure = notify_proc_failure;
     h.notify_allocation_outcome = notify_allocation_outcome;
     h.daemons_lost = daemons_lost;

@@ -185,6 +185,8 @@ struct HostState {
     std::map<std::string, std::string> allocation_refusals;
     Published published;
     GroupRecords group_records;
+    // groups/directory.cc: every group with a member here, by id (progress thread only).
+    std::map<std::string, std::vector<pmix_proc_t>> group_directory;
     std::map<std::string, Invitation> invitations;
     Leaders leaders;
     // process_ended.cc: the jobs this daemon was told to kill, until they are deregistered.

@@ -13,7 +13,14 @@
 //                                could not start, PMIX_EVENT_JOB_END once it is ending otherwise
 //   PMIX_QUERY_PROC_TABLE        (PMIX_NSPACE) array of pmix_proc_info_t for every process
 //   PMIX_QUERY_LOCAL_PROC_TABLE  (PMIX_NSPACE) the same, for this node's processes
-//   PMIX_QUERY_NUM_PSETS 0, PMIX_QUERY_PSET_NAMES "": no process sets are defined
+//   PMIX_QUERY_NUM_PSETS 0, PMIX_QUERY_PSET_NAMES "": no process sets are defined, so
+//   PMIX_QUERY_PSET_MEMBERSHIP (PMIX_PSET_NAME qualifier) is known but never answered (NOT_FOUND)
+//   PMIX_QUERY_NUM_GROUPS        the number of PMIx groups this server knows (groups/directory.cc:
+//                                those with a member on its node)
+//   PMIX_QUERY_GROUP_NAMES       their ids, an array of strings
+//   PMIX_QUERY_GROUP_MEMBERSHIP  (PMIX_GROUP_ID qualifier) that group's members, an array of
+//                                pmix_proc_t; a group it does not know is not answered
+//   PMIX_QUERY_DEBUG_SUPPORT     the debugger attributes honoured (debugger.cc)
 //   PMIX_QUERY_SPAWN_SUPPORT     the spawn directives we honour
 //                                (with it, prte.job.state: the state's name, which shows a job
 //                                parked while the DVM changes size: PRTE_JOB_STATE_WAITING_FOR_DAEMONS)
@@ -26,7 +33,11 @@
 //                                With PMIX_ALLOC_REQ_ID too, the phase is that request's outcome
 //                                (the master's tools only: a daemon's relay carries no request)
 //   prte.dvm.status[.json]       the DVM at a glance for pstat (runtime::Campaigns::dvm_status)
-// Anything else is not answered; the status is PMIX_QUERY_PARTIAL_SUCCESS when some keys were.
+// The status is PMIX_SUCCESS when any key was answered, with one info per answered key: an
+// OpenPMIx 4.2.2 tool drops every info under any other status (its src/common/pmix_query.c), so
+// PMIX_QUERY_PARTIAL_SUCCESS would lose the answers. When none was: PMIX_ERR_NOT_SUPPORTED if no
+// key is one of the above, PMIX_ERR_NOT_FOUND if some is but could not be answered (an unknown
+// job, group or allocation).
 #include <pmix.h>
 #include <unistd.h>
 
@@ -37,6 +48,7 @@
 #include <fmt/format.h>
 
 #include "pmix/attributes.h"
+#include "pmix/debugger.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
 #include "pmix/server.h"
@@ -182,6 +194,7 @@ struct Question {
     std::optional<std::string> alloc_id;  // PMIX_ALLOC_ID qualifier
     std::optional<std::string> req_id;    // PMIX_ALLOC_REQ_ID qualifier
     std::optional<std::string> hostname;  // PMIX_HOSTNAME qualifier
+    std::optional<std::string> group_id;  // PMIX_GROUP_ID qualifier
     std::optional<pmix_proc_t> proc;      // PMIX_PROCID qualifier (PMIx 4.2 names the server, not a
                                           // tool, as a tool query's requester)
     uint64_t acked_bytes = 0;           // kOutputAckedBytes qualifier (output acknowledgements)
@@ -344,6 +357,41 @@ bool answer_pset_names(const KeyContext& c)
     return true;
 }
 
+// No process set is ever defined, so no name has members.
+bool answer_pset_membership(const KeyContext&) { return false; }
+
+bool answer_num_groups(const KeyContext& c)
+{
+    c.results.add_size(PMIX_QUERY_NUM_GROUPS, listed_group_names().size());
+    return true;
+}
+
+bool answer_group_names(const KeyContext& c)
+{
+    std::vector<std::string> names = listed_group_names();
+    pmix_data_array_t* array = nullptr;
+    PMIX_DATA_ARRAY_CREATE(array, names.size(), PMIX_STRING);
+    auto* out = static_cast<char**>(array->array);
+    for (size_t i = 0; i < names.size(); ++i) out[i] = copy_text(names[i]);
+    c.results.add_data_array(PMIX_QUERY_GROUP_NAMES, array);
+    return true;
+}
+
+bool answer_group_membership(const KeyContext& c)
+{
+    if (!c.q.group_id) return false;
+    std::optional<std::vector<pmix_proc_t>> members = listed_group_members(*c.q.group_id);
+    if (!members) return false;
+    c.results.add_proc_array(PMIX_QUERY_GROUP_MEMBERSHIP, members->data(), members->size());
+    return true;
+}
+
+bool answer_debug_support(const KeyContext& c)
+{
+    c.results.add_string(PMIX_QUERY_DEBUG_SUPPORT, supported_debug_attributes());
+    return true;
+}
+
 // prun acknowledging the output it took (flow control, output_flow.cc).
 bool answer_output_ack(const KeyContext& c)
 {
@@ -421,6 +469,11 @@ constexpr KeyHandler kKeyHandlers[] = {
     {PMIX_SERVER_URI, answer_server_uri},
     {PMIX_QUERY_NUM_PSETS, answer_num_psets},
     {PMIX_QUERY_PSET_NAMES, answer_pset_names},
+    {PMIX_QUERY_PSET_MEMBERSHIP, answer_pset_membership},
+    {PMIX_QUERY_NUM_GROUPS, answer_num_groups},
+    {PMIX_QUERY_GROUP_NAMES, answer_group_names},
+    {PMIX_QUERY_GROUP_MEMBERSHIP, answer_group_membership},
+    {PMIX_QUERY_DEBUG_SUPPORT, answer_debug_support},
     {kOutputAck, answer_output_ack},
     {PMIX_QUERY_SPAWN_SUPPORT, answer_spawn_support},
     {PMIX_QUERY_JOB_STATUS, answer_job},
@@ -432,13 +485,16 @@ constexpr KeyHandler kKeyHandlers[] = {
     {PMIX_QUERY_ALLOC_STATUS, answer_alloc_status},
 };
 
-// Answers one key into `results`; false when it cannot (or does not know the key).
-bool answer_key(const std::string& key, const Question& q, const pmix_proc_t& requester, InfoArray& results)
+enum class Answer { answered, not_answered, unknown_key };
+
+// Answers one key into `results`.
+Answer answer_key(const std::string& key, const Question& q, const pmix_proc_t& requester, InfoArray& results)
 {
     for (const KeyHandler& handler : kKeyHandlers) {
-        if (key == handler.key) return handler.answer({key, q, requester, results});
+        if (key != handler.key) continue;
+        return handler.answer({key, q, requester, results}) ? Answer::answered : Answer::not_answered;
     }
-    return false;
+    return Answer::unknown_key;
 }
 
 void release_results(void* cbdata) { delete static_cast<InfoArray*>(cbdata); }
@@ -524,6 +580,7 @@ pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, p
                 questions[n].proc = *info.value.data.proc;
             }
             if (PMIX_CHECK_KEY(&info, PMIX_HOSTNAME)) questions[n].hostname = value_string(info.value);
+            if (PMIX_CHECK_KEY(&info, PMIX_GROUP_ID)) questions[n].group_id = value_string(info.value);
             if (PMIX_CHECK_KEY(&info, PMIX_ALLOC_REQ_ID)) questions[n].req_id = value_string(info.value);
         }
         questions[n].acked_bytes = acked_qualifier(queries[n]);
@@ -537,22 +594,26 @@ pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, p
         auto* results = new InfoArray;
         size_t asked = 0;
         size_t answered = 0;
+        size_t known = 0;
         for (const Question& q : questions) {
             for (const std::string& key : q.keys) {
                 ++asked;
-                if (answer_key(key, q, requester, *results)) {
+                Answer a = answer_key(key, q, requester, *results);
+                if (a != Answer::unknown_key) ++known;
+                if (a == Answer::answered) {
                     ++answered;
                 } else {
-                    verbose()(2, "query {} from {} not answered", key, requestor_name(requester));
+                    verbose()(2, "query {} from {} not answered{}", key, requestor_name(requester),
+                              a == Answer::unknown_key ? " (a key the DVM does not know)" : "");
                 }
             }
         }
+        // See the top: any answer is a success, the keys not answered are left out.
         pmix_status_t status = PMIX_SUCCESS;
-        if (answered == 0) {
-            // A query only of things we do not offer says so.
-            status = asked == 0 ? PMIX_ERR_BAD_PARAM : PMIX_ERR_NOT_FOUND;
-        } else if (answered < asked) {
-            status = PMIX_QUERY_PARTIAL_SUCCESS;
+        if (asked == 0) {
+            status = PMIX_ERR_BAD_PARAM;
+        } else if (answered == 0) {
+            status = known == 0 ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERR_NOT_FOUND;
         }
         verbose()(5, "query from {}: {} of {} key(s) answered", requestor_name(requester), answered, asked);
         if (results->empty()) {

@@ -358,6 +358,7 @@ void deregister_job(const runtime::JobPtr& job)
     detail::forget_flow(job->nspace);
     detail::forget_published(job->nspace);
     detail::forget_group_records(job->nspace);
+    detail::forget_listed_groups(job->nspace);
     detail::forget_invitations(job->nspace);
     detail::forget_group_leaders(job->nspace);
     detail::forget_killed_job(job->nspace);

@@ -124,6 +124,9 @@ void notify_allocation_outcome(const AllocationOutcome& outcome);
 // Tells the job's originator (and anyone registered) that the job has ended
 // (PMIX_EVENT_JOB_END with PMIX_JOB_TERM_STATUS and, on failure, the message). Progress thread.
 void notify_job_end(const runtime::JobPtr& job);
+// Tells every registrant in the DVM that every process of the job has started
+// (PMIX_EVENT_JOB_START, then PMIX_LAUNCH_COMPLETE). Progress thread, master.
+void notify_job_start(const runtime::JobPtr& job);
 
 // Tells processes on every node that registered for `code` (PMIX_ERR_PROC_ABORTED_BY_SIG,
 // PMIX_ERR_EXIT_NONZERO_TERM, ...) that this process ended abnormally, naming it in

@@ -17,6 +17,7 @@ std::string HostServices::first_missing() const
         {static_cast<bool>(process_ended), "process_ended"},
         {static_cast<bool>(job_killing), "job_killing"},
         {static_cast<bool>(notify_job_end), "notify_job_end"},
+        {static_cast<bool>(notify_job_start), "notify_job_start"},
         {static_cast<bool>(notify_proc_failure), "notify_proc_failure"},
         {static_cast<bool>(notify_allocation_outcome), "notify_allocation_outcome"},
         {static_cast<bool>(daemons_lost), "daemons_lost"},

@@ -67,6 +67,8 @@ struct HostServices {
     // Events: a job's end to its spawner, a process's abnormal end to those registered for `code`,
     // a size change's outcome to its requester.
     std::function<void(const JobPtr& job)> notify_job_end;
+    // Every process of the job has started: to whoever registered for the job events.
+    std::function<void(const JobPtr& job)> notify_job_start;
     std::function<void(const Job& job, const Proc& proc, pmix_status_t code, const std::string& message)>
         notify_proc_failure;
     std::function<void(const AllocationOutcome& outcome)> notify_allocation_outcome;

@@ -297,7 +297,10 @@ void run_group(std::shared_ptr<GroupRequest> req)
             tell_invite_failed(req->id, *ended, nullptr, req->members.data(), req->members.size());
         }
         // PMIx forgets a group at its destruct whatever the outcome; so does the DVM.
-        if (req->op == PMIX_GROUP_DESTRUCT) group_destructed(req->id);
+        if (req->op == PMIX_GROUP_DESTRUCT) {
+            group_destructed(req->id);
+            group_unlisted(req->id);
+        }
         auto results = std::make_unique<InfoArray>();
         Status outcome = st;
         if (outcome && req->op == PMIX_GROUP_CONSTRUCT) {
@@ -313,6 +316,7 @@ void run_group(std::shared_ptr<GroupRequest> req)
             // Before its leader is forgotten: a declared leader alone hears of those left out.
             if (!left_out.empty()) tell_membership(req->id, left_out, members);
             group_construct_ended(req->id);
+            group_listed(req->id, members);
             if (req->notify_termination || req->optional) {
                 group_constructed(req->id, members, req->notify_termination, req->optional);
             }
@@ -394,6 +398,11 @@ pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t pro
     std::string id = grp ? grp : "";
     if (has_flag(directives, ndirs, PMIX_GROUP_LOCAL_ONLY)) {
         verbose()(5, "group {} {}: local, completed by PMIx", id, operation_name(op));
+        std::vector<pmix_proc_t> members(procs, procs + nprocs);
+        post([op, id, members = std::move(members)] {
+            if (op == PMIX_GROUP_CONSTRUCT) group_listed(id, members);
+            if (op == PMIX_GROUP_DESTRUCT) group_unlisted(id);
+        });
         return PMIX_OPERATION_SUCCEEDED;
     }
     auto req = std::make_shared<GroupRequest>();

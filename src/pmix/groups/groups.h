@@ -78,4 +78,12 @@ void forget_group_records(const std::string& nspace);
 void observe_group_event(pmix_status_t code, const pmix_proc_t& source, const pmix_info_t info[], size_t ninfo);
 void invitation_party_ended(const pmix_proc_t& proc);
 void forget_invitations(const std::string& nspace);
+// The groups this node's server knows (directory.cc), for the group queries: listed when a
+// construct completes here, unlisted at its destruct, a job's members dropped at its
+// deregistration (a group left without members goes). Progress thread.
+void group_listed(const std::string& id, const std::vector<pmix_proc_t>& members);
+void group_unlisted(const std::string& id);
+void forget_listed_groups(const std::string& nspace);
+std::vector<std::string> listed_group_names();
+std::optional<std::vector<pmix_proc_t>> listed_group_members(const std::string& id);
 }  // namespace prte::pmix::detail

@@ -312,6 +312,8 @@ void post_launch(const JobPtr& job)
         auto answer = std::exchange(job->on_spawned, nullptr);
         answer({}, job->nspace);
     }
+    // After the spawner's answer: a tool that spawned the job knows its namespace by then.
+    rt().host().notify_job_start(job);
 }
 
 void registered(const JobPtr& job) { verbose()(5, "job {}: every process has registered", job->nspace); }
