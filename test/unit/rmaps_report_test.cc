@@ -83,11 +83,18 @@ TEST(RmapsReport, MapShowsEachBoundRanksBinding)
     pool.add(make_node("n1", 2));
     prte::runtime::Job job;
     job.nspace = "prte-host-1@4";
-    prte::rmaps::base::claim_slot(job, *pool.find("n1"), 0).binding = "core 1 (cpus 2-3)";
+    auto& bound = prte::rmaps::base::claim_slot(job, *pool.find("n1"), 0);
+    bound.cpuset = "2-3";
+    bound.binding = "core 1 (cpus 2-3)";
     prte::rmaps::base::claim_slot(job, *pool.find("n1"), 0);
+    // Left unbound on purpose (a node sharing its machine's CPUs): no CPUs, and the reason in words.
+    prte::rmaps::base::claim_slot(job, *pool.find("n1"), 0).binding = "node n1 shares its machine's CPUs";
     std::string text = prte::rmaps::base::map_report(job, pool);
     EXPECT_NE(text.find("App: 0 Process rank: 0 Local rank: 0 Bound: core 1 (cpus 2-3)\n"), std::string::npos) << text;
     EXPECT_NE(text.find("App: 0 Process rank: 1 Local rank: 0\n"), std::string::npos) << "an unbound rank: " << text;
+    EXPECT_NE(text.find("App: 0 Process rank: 2 Local rank: 0 Not bound: node n1 shares its machine's CPUs\n"),
+              std::string::npos)
+        << "a rank left unbound with a reason: " << text;
 }
 
 // --display topo: each node's hwloc tree as the master holds it, every node or the ones named; a
