@@ -308,6 +308,7 @@ void stop()
         detail::verbose()(1, "{} request(s) relayed to other daemons answered {}: the PMIx server is stopping", n,
                           PMIx_Error_string(PMIX_ERR_UNREACH));
     }
+    prte_pmix422_before_server_finalize();  // nothing of ours on PMIx's thread waits for its lock now
     pmix_status_t rc = PMIx_server_finalize();
     if (rc != PMIX_SUCCESS) detail::verbose()(1, "PMIx_server_finalize: {}", PMIx_Error_string(rc));
     detail::owner().reset();

@@ -167,7 +167,7 @@ static void client_forgotten(pmix_status_t status, void *cbdata)
 static void finish(struct loss *loss)
 {
     if (loss->then != NULL) loss->then(&loss->proc);
-    if (loss->forget) PMIx_server_deregister_client(&loss->proc, client_forgotten, NULL);
+    if (loss->forget && !prte_pmix422_finalizing) PMIx_server_deregister_client(&loss->proc, client_forgotten, NULL);
     free(loss);
 }
 

@@ -26,6 +26,10 @@ int prte_pmix422_list_holds(pmix_list_t *list, pmix_list_item_t *wanted);
  * activated before it. */
 extern const struct timeval prte_pmix422_now;
 
+/* PMIx's thread only: set once prte_pmix422_before_server_finalize's step has run there; from
+ * then on, no PMIx server function may be called from PMIx's thread (repairs.h says why). */
+extern int prte_pmix422_finalizing;
+
 /* Polling for PMIx to notice a connection's end: every moment (1 ms), this many times at most. */
 extern const struct timeval prte_pmix422_a_moment;
 #define PRTE_PMIX422_MAX_TRIES 5000

@@ -17,8 +17,11 @@
  * newer PMIx that releases these itself must not see them released twice. */
 #include "pmix/pmix422/repairs.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef PRTE_PMIX422_PRIVATE_HEADERS
 
@@ -254,8 +257,56 @@ static void deregister_when_disconnected(evutil_socket_t fd, short what, void *a
     }
     release_held(d->job.nspace);
     prte_pmix422_forget_groups_of(d->job.nspace);
-    PMIx_server_deregister_nspace(d->job.nspace, nothing_to_release, NULL);
+    if (!prte_pmix422_finalizing) PMIx_server_deregister_nspace(d->job.nspace, nothing_to_release, NULL);
     free(d);
+}
+
+int prte_pmix422_finalizing = 0;
+
+/* The host's thread waits for the mark on PMIx's thread (prte_pmix422_before_server_finalize). */
+struct finalize_mark {
+    pthread_mutex_t lock;
+    pthread_cond_t marked;
+    int done;
+};
+
+static void mark_finalizing(evutil_socket_t fd, short what, void *arg)
+{
+    (void) fd;
+    (void) what;
+    struct finalize_mark *m = (struct finalize_mark *) arg;
+    prte_pmix422_finalizing = 1;
+    pthread_mutex_lock(&m->lock);
+    m->done = 1;
+    pthread_cond_signal(&m->marked);
+    pthread_mutex_unlock(&m->lock);
+}
+
+void prte_pmix422_before_server_finalize(void)
+{
+    if (prte_pmix422_repairs_state() != NULL) return;
+    /* On the heap, and left there if PMIx's thread does not run the step in time: it may still. */
+    struct finalize_mark *m = (struct finalize_mark *) calloc(1, sizeof(*m));
+    if (m == NULL) return;
+    pthread_mutex_init(&m->lock, NULL);
+    pthread_cond_init(&m->marked, NULL);
+    if (event_base_once(pmix_globals.evbase, -1, EV_TIMEOUT, mark_finalizing, m, &prte_pmix422_now) != 0) {
+        free(m);
+        return;
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 2;
+    pthread_mutex_lock(&m->lock);
+    int rc = 0;
+    while (!m->done && rc == 0) rc = pthread_cond_timedwait(&m->marked, &m->lock, &until);
+    int done = m->done;
+    pthread_mutex_unlock(&m->lock);
+    if (done) {
+        pthread_cond_destroy(&m->marked);
+        pthread_mutex_destroy(&m->lock);
+        free(m);
+    }
 }
 
 void prte_pmix422_deregister_nspace(const char *nspace)
@@ -292,6 +343,8 @@ void prte_pmix422_deregister_nspace(const char *nspace)
 {
     PMIx_server_deregister_nspace(nspace, nothing_to_release, NULL);
 }
+
+void prte_pmix422_before_server_finalize(void) {}
 
 void prte_pmix422_after_iof_request(void *cbdata, int stop)
 {

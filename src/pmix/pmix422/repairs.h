@@ -66,6 +66,14 @@ size_t prte_pmix422_release_departed_tools(const char *tools_nspace, size_t *con
  * Without the repairs, it deregisters at once. */
 void prte_pmix422_deregister_nspace(const char *nspace);
 
+/* The host's thread, just before PMIx_server_finalize: a step on PMIx's thread marks the server as
+ * finalizing (waited for, at most 2 s), after which the repairs call none of PMIx's server
+ * functions from that thread (a deregistration still pending is dropped; finalize forgets every
+ * namespace anyway). PMIx_server_finalize holds PMIx's global lock while it stops PMIx's thread,
+ * and such a call, which takes that lock first, waited for it for ever: prte hung on SIGTERM in
+ * about 1 run in 8 with a job running (its clients' deregistration still pending). */
+void prte_pmix422_before_server_finalize(void);
+
 /* Any thread: the local processes of job `nspace` are about to be killed. On PMIx's thread, every
  * collective of this node's processes of that job alone that PMIx completes itself (not handed to
  * the host) is marked as handed, then
