@@ -90,3 +90,15 @@ stop_running() { : >"$TEST_TMP/stop.$1"; }
 
 trap 'stop_dvm; rm -rf "$TEST_TMP"' EXIT
 trap 'exit 130' INT TERM
+
+# queued: how many jobs pstat shows in the DVM's queue (PSTAT set by the test).
+queued() { "$PSTAT" 2>/dev/null | grep -c ' queued '; }
+# wait_queued N: until pstat shows N queued jobs (at most 30 s, a wait for a condition).
+wait_queued() {
+    t=0
+    while [ "$(queued)" != "$1" ]; do
+        [ $t -ge 300 ] && return 1
+        sleep 0.1
+        t=$((t + 1))
+    done
+}

@@ -8,15 +8,6 @@
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
 PSTAT="$PRTE_BUILDDIR/src/tools/pstat/pstat"
 
-queued() { "$PSTAT" 2>/dev/null | grep -c ' queued '; }
-wait_queued() {
-    t=0
-    while [ "$(queued)" != "$1" ]; do
-        [ $t -ge 300 ] && return 1
-        sleep 0.1
-        t=$((t + 1))
-    done
-}
 
 # setup NAME: a blocker on one slot, and a 2-rank job queued behind it (pid in $big).
 setup() {

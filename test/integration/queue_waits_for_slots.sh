@@ -10,16 +10,6 @@
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
 PSTAT="$PRTE_BUILDDIR/src/tools/pstat/pstat"
 
-queued() { "$PSTAT" 2>/dev/null | grep -c ' queued ' ; }
-# wait_queued N: until pstat shows N queued jobs (at most 30 s).
-wait_queued() {
-    t=0
-    while [ "$(queued)" != "$1" ]; do
-        [ $t -ge 300 ] && return 1
-        sleep 0.1
-        t=$((t + 1))
-    done
-}
 
 start_blocker() {
     "$PRUN" -n 2 sh -c "$UNTIL_STOPPED" "$1" >"$TEST_TMP/$1.out" 2>&1 &
