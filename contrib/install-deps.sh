@@ -19,7 +19,6 @@ fi
 # help2man writes the man pages from each program's --help at build time (configure skips them
 # without it, and says so in its summary). hwloc-nox brings lstopo-no-graphics, which wrote the
 # topologies of test/topologies/ (their README says how) and which users run to make their own.
-# ccache only speeds up contrib/run-tests.sh: its later builds reuse the first build's objects.
 # gdb is what the daemons run for prun --get-stack-traces (prte_stack_trace_debugger), and what the
 # test job_timeout_reports needs.
 $SUDO apt-get install -y -qq --no-install-recommends \
@@ -28,7 +27,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
     libgtest-dev cmake openmpi-bin libopenmpi-dev mpich libmpich-dev libpmi2-0-dev nettle-dev \
     openssh-server openssh-client iproute2 iputils-ping procps util-linux help2man \
     bash-completion hwloc-nox \
-    slurmctld slurmd slurm-client libslurm-dev munge ccache gdb >/dev/null
+    slurmctld slurmd slurm-client libslurm-dev munge gdb >/dev/null
 # OpenPMIx's own example programs, which the test pmix_examples runs against the DVM.
 sh "$(dirname "$0")/fetch-pmix-examples.sh"
 # MPICH's own spawn and name-publishing tests, which the test mpich_own_spawn_tests runs under prun.
