@@ -3,7 +3,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -20,8 +19,12 @@ int set_tcp_nodelay_on_all_sockets()
         char* rest = nullptr;
         long fd = std::strtol(name.c_str(), &rest, 10);
         if (!rest || *rest != '\0' || fd < 0) continue;
-        struct stat st {};
-        if (fstat(static_cast<int>(fd), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+        // Only sockets, told by their /proc link ("socket:[inode]") without touching the fd: PMIx's
+        // threads run beside us and close descriptors of their own (its listener's wake-up pipe),
+        // and an fstat on one being closed is a race (ThreadSanitizer reports it).
+        std::error_code link_ec;
+        const std::string target = std::filesystem::read_symlink(it->path(), link_ec).string();
+        if (link_ec || !target.starts_with("socket:")) continue;
         int domain = 0, type = 0;
         socklen_t len = sizeof(domain);
         if (getsockopt(static_cast<int>(fd), SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0) continue;
