@@ -131,10 +131,35 @@ uint64_t Autoscaler::borrowed_count() const
     return n;
 }
 
-std::string Autoscaler::cap_text(uint64_t cap, bool from_param) const
+int64_t Autoscaler::Borrowable::slots_of(uint64_t k) const
 {
-    return from_param ? fmt::format("prte_autoscale_max_nodes ({})", cap)
-                      : fmt::format("the {} node(s) its lender can lend", cap);
+    int each = k < lendable_slots.size() ? lendable_slots[k] : 0;
+    return each > 0 ? each : fallback;
+}
+
+Autoscaler::Borrowable Autoscaler::borrowable() const
+{
+    const auto& s = rt_.settings();
+    const uint64_t borrowed = borrowed_count();
+    Borrowable b;
+    if (s.autoscale_max_nodes > 0) {
+        const auto cap = static_cast<uint64_t>(s.autoscale_max_nodes);
+        b.bounded = true;
+        b.nodes = cap - std::min(cap, borrowed);
+        b.limit = fmt::format("prte_autoscale_max_nodes ({})", cap);
+    }
+    // A cap above what the lender has is no promise: the plan can ask only for what it has.
+    if (auto lendable = ras::base::lendable()) {
+        if (!b.bounded || lendable->slots.size() < b.nodes) {
+            b.bounded = true;
+            b.nodes = lendable->slots.size();
+            b.limit = fmt::format("the {} node(s) its lender can lend", borrowed + lendable->slots.size());
+        }
+        b.lendable_slots = std::move(lendable->slots);
+    }
+    // Unstated slot counts: as many as the DVM's nodes have, on average.
+    if (rt_.pool().size() > 0) b.fallback = std::max<int64_t>(1, total_slots() / static_cast<int64_t>(rt_.pool().size()));
+    return b;
 }
 
 void Autoscaler::enqueue(const JobPtr& job, runtime::WaitReason why, std::string reason, bool front)
@@ -182,34 +207,22 @@ bool Autoscaler::hold_for_slots(const JobPtr& job, Status& why)
     if (names_hosts(*job)) return false;
     if (no_grow_helps(*job, why)) return false;
     // Could it fit even with every node the autoscaler may borrow? If not, refused at once.
-    const auto& s = rt_.settings();
-    auto lendable = ras::base::lendable();
-    const uint64_t borrowed = borrowed_count();
-    uint64_t cap = std::numeric_limits<uint64_t>::max();
-    if (s.autoscale_max_nodes > 0) {
-        cap = static_cast<uint64_t>(s.autoscale_max_nodes);
-    } else if (lendable) {
-        cap = borrowed + lendable->slots.size();
-    }
-    if (cap != std::numeric_limits<uint64_t>::max()) {
+    const Borrowable more = borrowable();
+    if (more.bounded) {
         int64_t at_cap = total_slots();
-        for (const auto& [id, g] : grows_) at_cap += g.slots;
-        int64_t fallback = std::max<int64_t>(1, at_cap > 0 ? at_cap / std::max<int64_t>(1, static_cast<int64_t>(
-                                                                         rt_.pool().size())) : 1);
-        for (uint64_t k = 0; borrowed + k < cap; ++k) {
-            int slots = lendable && k < lendable->slots.size() ? lendable->slots[k] : 0;
-            at_cap += slots > 0 ? slots : fallback;
-        }
         // Nodes of grows in progress are counted among the borrowed but are not usable yet.
-        int64_t nodes_at_cap = usable_nodes() + static_cast<int64_t>(cap - std::min(cap, borrowed));
-        for (const auto& [id, g] : grows_) nodes_at_cap += static_cast<int64_t>(g.nodes);
+        int64_t nodes_at_cap = usable_nodes() + static_cast<int64_t>(more.nodes);
+        for (const auto& [id, g] : grows_) {
+            at_cap += g.slots;
+            nodes_at_cap += static_cast<int64_t>(g.nodes);
+        }
+        for (uint64_t k = 0; k < more.nodes; ++k) at_cap += more.slots_of(k);
         auto refuse = [&](const char* what, int64_t need, int64_t have, const char* fewer) {
             why = {Errc::out_of_resource,
                    fmt::format("job {} needs {} {}(s) and cannot wait for them: even with {} borrowed the DVM "
                                "would have {} {}(s); raise prte_autoscale_max_nodes or ask for fewer processes{} "
                                "(first: {})",
-                               job->nspace, need, what, cap_text(cap, s.autoscale_max_nodes > 0), have, what, fewer,
-                               why.message())};
+                               job->nspace, need, what, more.limit, have, what, fewer, why.message())};
             verbose()(2, "autoscale: {}", why.message());
             return false;
         };
@@ -305,7 +318,6 @@ void Autoscaler::plan()
 {
     prune();
     if (!enabled() || waiting_.empty() || rt_.shutting_down()) return;
-    const auto& s = rt_.settings();
     int64_t need = 0;
     std::vector<std::string> jobs;
     for (const auto& w : waiting_) {
@@ -331,27 +343,15 @@ void Autoscaler::plan()
                   waiting_.size(), need, free_slots(), coming);
         return;
     }
-    auto lendable = ras::base::lendable();
-    const uint64_t borrowed = borrowed_count();
-    uint64_t room = std::numeric_limits<uint64_t>::max();
-    if (s.autoscale_max_nodes > 0) {
-        room = borrowed >= static_cast<uint64_t>(s.autoscale_max_nodes) ? 0 : s.autoscale_max_nodes - borrowed;
-    }
-    if (lendable) room = std::min<uint64_t>(room, lendable->slots.size());
-    // Unstated slot counts: as many as the DVM's nodes have, on average.
-    int64_t fallback = 1;
-    if (rt_.pool().size() > 0) fallback = std::max<int64_t>(1, total_slots() / static_cast<int64_t>(rt_.pool().size()));
+    const Borrowable more = borrowable();
+    const uint64_t room = more.bounded ? more.nodes : std::numeric_limits<uint64_t>::max();
     uint64_t nodes = 0;
     int64_t slots = 0;
-    while ((slots < deficit || static_cast<int64_t>(nodes) < node_deficit) && nodes < room) {
-        int each = lendable && nodes < lendable->slots.size() ? lendable->slots[nodes] : 0;
-        slots += each > 0 ? each : fallback;
-        ++nodes;
-    }
+    while ((slots < deficit || static_cast<int64_t>(nodes) < node_deficit) && nodes < room) slots += more.slots_of(nodes++);
     if (nodes == 0) {
         verbose()(2, "autoscale: {} job(s) waiting need {} more slot(s), but the DVM has borrowed all it may ({} "
-                  "node(s)): they wait for slots to free",
-                  waiting_.size(), deficit, borrowed);
+                  "node(s); {}): they wait for slots to free",
+                  waiting_.size(), deficit, borrowed_count(), more.limit);
         for (auto& w : waiting_) {
             w.reason = fmt::format("waiting for slots to free: needs {} slot(s); the DVM has borrowed all it may",
                                    job_need(*w.job));

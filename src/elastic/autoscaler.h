@@ -105,7 +105,19 @@ class Autoscaler {
     int64_t total_slots() const;
     int64_t usable_nodes() const;
     uint64_t borrowed_count() const;
-    std::string cap_text(uint64_t cap, bool from_param) const;
+    // What the autoscaler may still borrow: the one rule behind both the refusal of a job that
+    // could not fit even with all of it and the plan's count of nodes to ask for (issue 43 item
+    // 2), the tighter of prte_autoscale_max_nodes and what the lender says it has.
+    struct Borrowable {
+        bool bounded = false;   // false: neither a cap nor a lender that says how many it has
+        uint64_t nodes = 0;     // how many more nodes, when bounded
+        std::string limit;      // what bounds it, in words, when bounded
+        std::vector<int> lendable_slots;  // the lender's hosts' slots, in order; 0: unstated
+        int64_t fallback = 1;   // slots of a would-be node whose count nobody states
+        // The slots the k-th node borrowed from now on would bring.
+        int64_t slots_of(uint64_t k) const;
+    };
+    Borrowable borrowable() const;
 
     runtime::Runtime& rt_;
     CampaignEngine& engine_;

@@ -3,7 +3,9 @@
 # that no grow of the DVM's kind of node can help (PE= wider than any node) is refused at once with
 # the mapper's reason instead of waiting for ever, and a plain job after it runs; a borrowed node
 # left idle goes back on time while a job waits for a grow it cannot serve (a host the job names);
-# pstat and --display say why that job waits, in words.
+# pstat and --display say why that job waits, in words; with prte_autoscale_max_nodes above what
+# the lender has, a job that could fit only with the nodes the lender lacks is refused at once,
+# not left waiting for a grow the plan never asks for (item 2: one borrowable-nodes rule).
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
@@ -11,7 +13,13 @@
 . "$PRTE_SRCDIR/test/integration/autoscale_lib.sh"
 
 gate gate1
-start_autoscale_dvm 'spare1 slots=2\ngate1 slots=2\n' --prtemca prte_autoscale_idle_timeout 1
+start_autoscale_dvm 'spare1 slots=2\ngate1 slots=2\n' --prtemca prte_autoscale_idle_timeout 1 \
+    --prtemca prte_autoscale_max_nodes 10
+
+# node1's 2 slots and the pool's 2+2 make 6: the cap of 10 nodes promises nothing the pool lacks.
+run seven timeout 30 "$PRUN" -n 7 hostname
+expect_status seven 1
+expect_line seven err "needs 7 slot(s) and cannot wait for them: even with the 2 node(s) its lender can lend borrowed the DVM would have 6 slot(s)"
 
 # Every local node is this machine: PE= one more than its CPUs fits no node, borrowed or not.
 wide=$(($(getconf _NPROCESSORS_ONLN) + 1))

@@ -10,6 +10,7 @@
 #include "mca/plm/base/plm_base.h"
 #include "program/core_params.h"
 #include "rml/rml.h"
+#include "runtime/slot_policy.h"
 
 namespace {
 
@@ -23,14 +24,14 @@ const char* const kSlotsExpected =
 TEST(SetSlots, PoliciesAndNumbersAreAccepted)
 {
     for (const char* good : {"cores", "hwthreads", "pus", "numas", "packages", "sockets", "1", "4", "+4", " 16 "}) {
-        EXPECT_EQ(prte::plm::base::check_set_slots(good), std::nullopt) << good;
+        EXPECT_EQ(prte::runtime::check_slot_policy(good), std::nullopt) << good;
     }
 }
 
 TEST(SetSlots, AnythingElseIsRefused)
 {
     for (const char* bad : {"4abc", "abc4", "core", "Cores", "", "0", "-2", "4.5", "0x4", "2147483648"}) {
-        EXPECT_EQ(prte::plm::base::check_set_slots(bad), std::string(kSlotsExpected)) << bad;
+        EXPECT_EQ(prte::runtime::check_slot_policy(bad), std::string(kSlotsExpected)) << bad;
     }
 }
 
@@ -41,7 +42,7 @@ TEST(SetSlots, EachPolicyReadsItsCountAndANumberIsTakenAsItIs)
     t.numa_domains = 4;
     t.cores = 16;
     t.hwthreads = 32;
-    using prte::plm::base::slots_for;
+    using prte::runtime::slots_for;
     EXPECT_EQ(slots_for("cores", t), 16);
     EXPECT_EQ(slots_for("hwthreads", t), 32);
     EXPECT_EQ(slots_for("pus", t), 32);
@@ -52,6 +53,11 @@ TEST(SetSlots, EachPolicyReadsItsCountAndANumberIsTakenAsItIs)
     EXPECT_EQ(slots_for("2147483647", t), 2147483647);
     // A node whose topology counts none of them still gets a slot.
     EXPECT_EQ(slots_for("numas", NodeTopology{}), 1);
+    // Hardware that shows no cores (some virtual machines): cores are its hardware threads, as the
+    // simulator counted before it shared this rule.
+    NodeTopology threads_only;
+    threads_only.hwthreads = 8;
+    EXPECT_EQ(slots_for("cores", threads_only), 8);
 }
 
 // The parameter as the plm framework registers it.

@@ -1,6 +1,6 @@
 // The ras/simulator module (issue 25): the nodes it makes up - PRRTE's names, the topologies of
-// ras_simulator_topo_files cycled over the nodes and shared, slots from the topology's cores or
-// ras_simulator_slots, simulated and up - and its one-line refusals naming the parameter at fault.
+// ras_simulator_topo_files cycled over the nodes and shared, slots from the topology by
+// prte_set_slots's rule or from ras_simulator_slots, simulated and up - and its one-line refusals naming the parameter at fault.
 #include "mca/ras/simulator/ras_simulator_module.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "mca/base/param.h"
+#include "mca/plm/base/plm_base.h"
 #include "runtime/hw_topology.h"
 #include "temp_dir.h"
 
@@ -80,6 +82,26 @@ TEST(RasSimulator, TopologiesCycleOverTheNodesAndAreShared)
     EXPECT_EQ(made.pool.at(0).hw, made.pool.at(4).hw) << "one object per file";
     EXPECT_EQ(made.pool.at(0).topology.hwthreads, 32);
     EXPECT_EQ(made.cache.size(), 2u);
+}
+
+// Slots nobody gave follow prte_set_slots, as a real node's do (issue 43 item 2: one rule for
+// "slots from the hardware"): with hwthreads, a node of 16 cores and 32 threads has 32.
+TEST(RasSimulator, SlotsNobodyGaveFollowPrteSetSlots)
+{
+    TempDir dir;
+    std::string smt = topology_file(dir, "smt.xml", "pack:2 l3:2 core:4 pu:2");
+    prte::mca::ParamRegistry& params = prte::mca::ParamRegistry::instance();
+    prte::plm::base::framework().register_params(params);
+    const prte::mca::ParamOrigin origin{prte::mca::ParamSource::command_line, "--prtemca prte_set_slots"};
+    params.set("prte_set_slots", "hwthreads", origin);
+    Made made;
+    allocate(made, {2, smt, "", ""});
+    params.set("prte_set_slots", "cores", origin);  // the default again, for the tests after this one
+    ASSERT_TRUE(made.status) << made.status.message();
+    for (size_t i = 0; i < 2; ++i) {
+        EXPECT_EQ(made.pool.at(i).slots, 32) << made.pool.at(i).name;
+        EXPECT_FALSE(made.pool.at(i).slots_given);
+    }
 }
 
 TEST(RasSimulator, WithoutFilesEveryNodeIsThisOne)

@@ -23,6 +23,7 @@
 #include "rml/rml.h"
 #include "runtime/dvm_registry.h"
 #include "runtime/runtime.h"
+#include "runtime/slot_policy.h"
 #include "util/strings.h"
 
 namespace prte::plm::base {
@@ -84,7 +85,7 @@ void on_report(Rank origin, rml::Payload&& payload)
         verbose()(2, "daemon {} launched for node {} calls itself {}", report.rank, node->name, report.node_name);
         node->aliases.push_back(report.node_name);
     }
-    if (!node->slots_given) node->slots = slots_for(param_text("prte_set_slots"), node->topology);
+    if (!node->slots_given) node->slots = runtime::slots_for(param_text(runtime::kSetSlotsParam), node->topology);
     table().mark_reported(report.rank);
     verbose()(5, "daemon {} on node {} called home ({} cores, {} hwthreads, {} NUMA; {}): {}/{} reported", report.rank,
               node->name, node->topology.cores, node->topology.hwthreads, node->topology.numa_domains,

@@ -35,7 +35,7 @@ void register_params(prte::mca::ParamRegistry& registry) noexcept
         slots_param = &registry.register_string(
             {"ras", "simulator", "slots"}, "",
             "Comma-separated slot counts of the simulated nodes, one per node, the last one given counting for the "
-            "nodes after it. Empty: each node's cores");
+            "nodes after it. Empty: what prte_set_slots gives each node's topology (its cores by default)");
         max_slots_param = &registry.register_string(
             {"ras", "simulator", "max_slots"}, "",
             "Comma-separated max_slots of the simulated nodes (hard limits, oversubscription included), one per "

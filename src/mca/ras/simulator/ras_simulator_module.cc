@@ -11,7 +11,9 @@
 #include <optional>
 #include <vector>
 
+#include "mca/base/param.h"
 #include "mca/ras/base/ras_base.h"
+#include "runtime/slot_policy.h"
 #include "util/strings.h"
 
 namespace prte::ras::simulator {
@@ -94,12 +96,13 @@ Status load_topologies(const std::string& files, int64_t nodes, runtime::HwTopol
     return {};
 }
 
-// Slots a node gets when ras_simulator_slots says nothing: its cores (hwthreads where hwloc shows
-// no cores), as a real node gets by default (prte_set_slots cores).
-int slots_of(const runtime::HwTopology& topology)
+// Slots a node gets when ras_simulator_slots says nothing: what prte_set_slots gives a real node
+// of the same topology (runtime/slot_policy.h), so that a simulated DVM maps as the real one
+// would. The parameter is plm/base's; a process that opened no plm (a unit test) has the default.
+int slots_of(const runtime::NodeTopology& topology)
 {
-    int n = static_cast<int>(topology.cpus(false).size());
-    return n > 0 ? n : 1;
+    const mca::Param* policy = mca::ParamRegistry::instance().find(runtime::kSetSlotsParam);
+    return runtime::slots_for(policy ? policy->as_string() : std::string(runtime::kDefaultSlotPolicy), topology);
 }
 
 }  // namespace
@@ -137,7 +140,7 @@ Status SimulatorModule::allocate(const AllocateContext& context, runtime::NodePo
         node.topology = node.hw->counts();
         // Counts from the parameter were given, as a hostfile's are; from the topology they were not.
         node.slots_given = !slots.empty();
-        node.slots = slots.empty() ? slots_of(*node.hw) : entry_for(slots, i);
+        node.slots = slots.empty() ? slots_of(node.topology) : entry_for(slots, i);
         node.slots_max = max_slots.empty() ? 0 : entry_for(max_slots, i);
         // No daemon will ever report: the node is up as soon as it is made up.
         node.state = runtime::NodeState::up;
