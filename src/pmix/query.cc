@@ -51,6 +51,7 @@
 #include "pmix/debugger.h"
 #include "pmix/info_array.h"
 #include "pmix/internal.h"
+#include "pmix/pmix422/repairs.h"
 #include "pmix/server.h"
 #include "pmix/spawn_translate.h"
 #include "pmix/wire_messages.h"
@@ -499,6 +500,18 @@ Answer answer_key(const std::string& key, const Question& q, const pmix_proc_t& 
 
 void release_results(void* cbdata) { delete static_cast<InfoArray*>(cbdata); }
 
+// Every answer to a query reaches PMIx through here: `results` (nullptr: none) go with it and are
+// released by PMIx. On PMIx's own thread where its 4.2.2 needs that (pmix422/info_answers.c: its
+// query callback packs the reply on the thread that calls it), else from this one.
+void answer_query(pmix_info_cbfunc_t cbfunc, void* cbdata, pmix_status_t status, InfoArray* results)
+{
+    pmix_info_t* info = results ? results->data() : nullptr;
+    const size_t ninfo = results ? results->size() : 0;
+    pmix_release_cbfunc_t release = results ? release_results : nullptr;
+    if (prte_pmix422_answer_info(status, info, ninfo, cbfunc, cbdata, release, results)) return;
+    cbfunc(status, info, ninfo, cbdata, release, results);
+}
+
 }  // namespace
 
 namespace {
@@ -509,12 +522,12 @@ namespace {
 void answer_alloc_status(pmix_info_cbfunc_t cbfunc, void* cbdata, const std::optional<std::string>& status)
 {
     if (!status) {
-        cbfunc(PMIX_ERR_NOT_FOUND, nullptr, 0, cbdata, nullptr, nullptr);
+        answer_query(cbfunc, cbdata, PMIX_ERR_NOT_FOUND, nullptr);
         return;
     }
     auto* results = new InfoArray;
     results->add_string(PMIX_QUERY_ALLOC_STATUS, *status);
-    cbfunc(PMIX_SUCCESS, results->data(), results->size(), cbdata, release_results, results);
+    answer_query(cbfunc, cbdata, PMIX_SUCCESS, results);
 }
 
 // Daemon: relays the query; false when the master cannot be reached.
@@ -529,7 +542,7 @@ bool relay_alloc_status(const pmix_proc_t& requester, const std::optional<std::s
         if (a.status == PMIX_SUCCESS) {
             answer_alloc_status(cbfunc, cbdata, a.value);
         } else {
-            cbfunc(a.status, nullptr, 0, cbdata, nullptr, nullptr);
+            answer_query(cbfunc, cbdata, a.status, nullptr);
         }
     };
     return relays().relay(requester, route_to_master(), send, answer).ok();
@@ -618,10 +631,10 @@ pmix_status_t query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, p
         verbose()(5, "query from {}: {} of {} key(s) answered", requestor_name(requester), answered, asked);
         if (results->empty()) {
             delete results;
-            cbfunc(status, nullptr, 0, cbdata, nullptr, nullptr);
+            answer_query(cbfunc, cbdata, status, nullptr);
             return;
         }
-        cbfunc(status, results->data(), results->size(), cbdata, release_results, results);
+        answer_query(cbfunc, cbdata, status, results);
     });
     return PMIX_SUCCESS;
 }

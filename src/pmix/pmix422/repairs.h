@@ -55,6 +55,14 @@ typedef void (*prte_pmix422_tool_hung_up_fn)(const pmix_proc_t *name, int gone);
 int prte_pmix422_answer_tool(pmix_status_t status, const pmix_proc_t *name, pmix_tool_connection_cbfunc_t cbfunc,
                              void *cbdata, prte_pmix422_tool_hung_up_fn hung_up_first);
 
+/* Any thread: the host's answer to a query (its query upcall's `cbfunc` and `cbdata`, with the
+ * arguments a pmix_info_cbfunc_t takes). PMIx 4.2.2's query callback packs and queues its reply on
+ * the thread that calls it, racing its own progress thread (pmix422/info_answers.c); this calls
+ * `cbfunc` on PMIx's thread instead. Returns 1 when it will, 0 when the repairs do not apply and
+ * the caller must call `cbfunc` itself. */
+int prte_pmix422_answer_info(pmix_status_t status, pmix_info_t *info, size_t ninfo, pmix_info_cbfunc_t cbfunc,
+                             void *cbdata, pmix_release_cbfunc_t release, void *release_cbdata);
+
 /* Releases the connection, rank and namespace records PMIx 4.2.2 keeps for every tool in
  * namespace `tools_nspace` whose connection has ended. Returns how many tools' records were
  * released; *connected (if not NULL) is set to the number of tools still connected. */
