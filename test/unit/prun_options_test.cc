@@ -301,7 +301,7 @@ TEST(PrunOptions, DisplayAndReportBindings)
                   .find("--display map:devel: unknown or unsupported qualifier 'devel' (physical, parseable)"),
               std::string::npos);
     EXPECT_NE(parse_error({"--display", "map,tpo", "a.out"})
-                  .find("--display map,tpo: unknown or unsupported report 'tpo' (map, allocation, bind, topo[=host;host])"),
+                  .find("--display map,tpo: unknown or unsupported report 'tpo' (map, allocation, bind, topo[=host;host], cpus[=host;host])"),
               std::string::npos);
 }
 

@@ -324,7 +324,6 @@ void add_accepted_options(CLI::App& cli, ContextTarget& t)
                  "Accepted: nothing is copied, every node must see the program at the same path");
     cli.add_option("--xterm", t.xterm, "Refused: it needs an X display; run 'prun ... xterm -e <program>' instead")
         ->type_name("RANKS");
-    cli.add_flag("--xml", t.xml, "PRRTE's older spelling of --output xml");
     cli.add_flag("-p,--parseable,--parsable", t.parseable, "Accepted: the reports are already one line per item");
 }
 
