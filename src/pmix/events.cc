@@ -174,8 +174,8 @@ void notify_job_end(const runtime::JobPtr& job)
     // its spawner asked for its own only (PMIX_REPORT_CHILD_SEP) or it failed itself.
     if (job->exit_code == 0 && job->children_exit_code != 0 && !job->report_children_separately) {
         detail::notify_job_end_event(job->nspace, job->children_exit_code,
-                                     job->children_failure + " (prun --report-child-jobs-separately: this job's own "
-                                                             "status only)",
+                                     job->children_failure + "; with --report-child-jobs-separately prun gives "
+                                                             "this job's own status only",
                                      job->originator);
         return;
     }

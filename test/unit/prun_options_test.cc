@@ -590,7 +590,7 @@ TEST(OutputWriter, XmlMakesEachLineAnElementInsideMpirun)
     w.flush();
     w.end_document();
     EXPECT_EQ(out.drain(), "<mpirun>\n"
-                           "<stdout rank=\"0\">a&lt;b&gt; &amp; &quot;c&quot;&#009;end&#010;</stdout>\n"
+                           "<stdout rank=\"0\">a&lt;b&gt; &amp; \"c\"&#009;end&#010;</stdout>\n"
                            "<stdout rank=\"0\">second&#010;</stdout>\n"
                            "<stdout rank=\"2\">unfinished</stdout>\n"
                            "</mpirun>\n");

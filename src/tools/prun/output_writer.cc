@@ -45,7 +45,7 @@ bool write_all(int fd, std::string_view data)
     return true;
 }
 
-std::string xml_escape(std::string_view text)
+std::string xml_escape(std::string_view text, bool attribute)
 {
     std::string out;
     out.reserve(text.size());
@@ -57,7 +57,7 @@ std::string xml_escape(std::string_view text)
             out += "&lt;";
         } else if (c == '>') {
             out += "&gt;";
-        } else if (c == '"') {
+        } else if (c == '"' && attribute) {
             out += "&quot;";
         } else if (byte < 32 || byte == 127) {
             out += fmt::format("&#{:03d};", byte);  // a newline is "&#010;", as Open MPI writes it
@@ -121,12 +121,12 @@ std::string OutputWriter::xml_element(const std::string& job, uint32_t rank, Str
     const char* name = stream == Stream::out ? "stdout" : "stderr";
     std::string open = fmt::format("<{}", name);
     if (options_.tag) {
-        open += fmt::format(" {}=\"{}\"", options_.tag_fullname ? "nspace" : "jobid", xml_escape(job.empty() ? job_label_ : job));
+        open += fmt::format(" {}=\"{}\"", options_.tag_fullname ? "nspace" : "jobid", xml_escape(job.empty() ? job_label_ : job, true));
     }
     open += fmt::format(" rank=\"{}\"", rank);
     if (options_.tag_detailed) {
         const ProcPlace* place = place_of(job, rank);
-        open += fmt::format(" host=\"{}\" pid=\"{}\"", place && !place->host.empty() ? xml_escape(place->host) : "unknown",
+        open += fmt::format(" host=\"{}\" pid=\"{}\"", place && !place->host.empty() ? xml_escape(place->host, true) : "unknown",
                             place && place->pid > 0 ? std::to_string(place->pid) : "unknown");
     }
     if (options_.timestamp) open += fmt::format(" timestamp=\"{}\"", clock_());

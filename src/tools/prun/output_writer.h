@@ -93,8 +93,9 @@ class OutputWriter {
 // is shown whole.
 std::string job_label_of(const std::string& nspace);
 
-// `text` with &, <, > and control characters as XML character references (PMIx's --output xml).
-std::string xml_escape(std::string_view text);
+// `text` with &, <, > and control characters as XML character references (PMIx's --output xml);
+// `attribute`: '"' too, for an attribute's value.
+std::string xml_escape(std::string_view text, bool attribute = false);
 
 // Writes all of `data` to fd, waiting if it is non-blocking; false on EPIPE or another error.
 bool write_all(int fd, std::string_view data);

@@ -93,7 +93,7 @@ void count_in_tree_status(const JobPtr& job)
     if (!root || root == job || root->children_exit_code != 0) return;
     if (!runtime::is_alive(root->state) && !root->awaiting_children) return;
     root->children_exit_code = job->exit_code != 0 ? job->exit_code : 1;
-    root->children_failure = fmt::format("job {}, spawned by job {}'s processes, ended with status {}", job->nspace,
+    root->children_failure = fmt::format("job {}, spawned in job {}'s tree, ended with status {}", job->nspace,
                                          root->nspace, root->children_exit_code);
 }
 
