@@ -11,7 +11,7 @@ void begin_wait(runtime::Runtime& rt, runtime::Job& job, runtime::WaitReason rea
 {
     job.waiting = reason;
     rt.state().mark_job_state(job, runtime::JobState::waiting_for_daemons, detail);
-    if (!tell || !(job.reports.map || job.reports.allocation || job.reports.topology)) return;
+    if (!tell || !(job.reports.map || job.reports.allocation || job.reports.topology || job.reports.cpus)) return;
     std::string line = fmt::format("prte: job {} waits: {}: {}\n", job.nspace, runtime::to_string(reason), detail);
     rt.host().deliver_output(job, PMIX_RANK_UNDEF, PMIX_FWD_STDOUT_CHANNEL, line.data(), line.size());
 }

@@ -55,6 +55,10 @@ inline constexpr const char kDvmStatusJson[] = "prte.dvm.status.json";
 // prints it as it is, untagged. Its source is the job with rank PMIX_RANK_UNDEF.
 inline constexpr const char kDvmReport[] = "prte.iof.report";
 
+// (char*) Spawn directive, prun --display cpus[=host;host]: the DVM shows each named node's available
+// CPUs ("*" or none: every node). PMIx 5's PMIX_DISPLAY_PROCESSORS, which PMIx 4.2 does not define.
+inline constexpr const char kDisplayProcessors[] = "pmix.dispcpus";
+
 // (pmix_proc_t) On an output chunk of a job spawned by a process (MPI_Comm_spawn): the process
 // that wrote it. Such output is delivered as if from the root of the job tree (the job a tool
 // spawned), whose tool is the only one pulling it; this says whose it really is, for the tag.

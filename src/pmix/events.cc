@@ -72,6 +72,26 @@ runtime::JobPtr output_sink(const runtime::Job& job)
 }
 
 OutputForwarder& output_forwarder() { return detail::host().output_forwarder; }
+
+// prun --output tag-detailed: the writer's node and pid on each chunk, when the tool asked for it
+// (on the job its output is delivered as). Looked up as the chunk goes: a held chunk goes once the
+// job runs, when the master has every process's pid; a job already gone from the table names
+// neither, and the tool shows "unknown", as PMIx does.
+void add_writer_place(const std::string& writer, const std::string& delivered_as, runtime::Rank rank, InfoArray& info)
+{
+    const runtime::JobTable& jobs = runtime::Runtime::instance().jobs();
+    runtime::JobPtr sink = jobs.find(delivered_as);
+    if (!sink || !sink->output.tag_detailed) return;
+    runtime::JobPtr job = writer == delivered_as ? sink : jobs.find(writer);
+    const runtime::Proc* proc = job ? job->proc(rank) : nullptr;
+    if (!proc) return;
+    if (proc->node) info.add_string(PMIX_HOSTNAME, proc->node->name);
+    if (proc->pid > 0) {
+        pid_t pid = proc->pid;
+        info.add(PMIX_PROC_PID, &pid, PMIX_PID);
+    }
+}
+
 }  // namespace
 
 void set_output_forwarder(OutputForwarder forwarder) { output_forwarder() = std::move(forwarder); }
@@ -115,7 +135,11 @@ void send_output(const std::string& writer, const std::string& delivered_as, run
         chunk->info.add_proc(kOutputSource, source);
     }
     chunk->bytes.assign(data, data + size);
-    if (rank == PMIX_RANK_UNDEF) chunk->info.add_bool(kDvmReport, true);  // the DVM's own report (attributes.h)
+    if (rank == PMIX_RANK_UNDEF) {
+        chunk->info.add_bool(kDvmReport, true);  // the DVM's own report (attributes.h)
+    } else {
+        add_writer_place(writer, delivered_as, rank, chunk->info);
+    }
     verbose()(10, "output of {}: {} byte(s) on {}", describe(chunk->source), size, PMIx_IOF_channel_string(channel));
     send_chunk(chunk, channel);
 }
@@ -146,6 +170,15 @@ void notify_job_end(const runtime::JobPtr& job)
 {
     if (!detail::server_running()) return;
     if (detail::relay_job_end(*job)) return;
+    // A failure below it in its tree (state/dvm count_in_tree_status) is the job's status, unless
+    // its spawner asked for its own only (PMIX_REPORT_CHILD_SEP) or it failed itself.
+    if (job->exit_code == 0 && job->children_exit_code != 0 && !job->report_children_separately) {
+        detail::notify_job_end_event(job->nspace, job->children_exit_code,
+                                     job->children_failure + "; with --report-child-jobs-separately prun gives "
+                                                             "this job's own status only",
+                                     job->originator);
+        return;
+    }
     detail::notify_job_end_event(job->nspace, job->exit_code, job->abort_message, job->originator);
 }
 

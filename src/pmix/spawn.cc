@@ -80,6 +80,7 @@ void submit_spawn(const pmix_proc_t& requester, const runtime::Job& draft, const
     job->mapping = draft.mapping;
     if (parent) inherit_placement(job->mapping, parent->mapping);
     job->outlives_parent = draft.outlives_parent;
+    job->report_children_separately = draft.report_children_separately;
     job->output = draft.output;
     job->reports = draft.reports;
     job->stdin_target = draft.stdin_target;

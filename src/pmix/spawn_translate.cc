@@ -55,6 +55,19 @@ Status need_string(const pmix_info_t& info, std::string& out)
     return {};
 }
 
+// The hosts of PMIX_DISPLAY_TOPOLOGY / _PROCESSORS, separated by ',' (the standard's) or ';' (PRRTE's
+// prun, whose --display list is itself comma-separated); none, or "*", means every node.
+std::vector<std::string> report_hosts(const std::string& text)
+{
+    std::vector<std::string> hosts;
+    for (const std::string& part : util::split(text, ';')) {
+        for (const std::string& name : util::split(part, ',', true)) {
+            if (name != "*") hosts.push_back(name);
+        }
+    }
+    return hosts;
+}
+
 Status need_flag(const pmix_info_t& info, bool& out)
 {
     auto flag = value_flag(info.value);
@@ -269,6 +282,7 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
         return {};
     }
     if (PMIX_CHECK_KEY(&info, kSpawnChildSeparate)) return need_flag(info, job.outlives_parent);
+    if (PMIX_CHECK_KEY(&info, PMIX_REPORT_CHILD_SEP)) return need_flag(info, job.report_children_separately);
     if (PMIX_CHECK_KEY(&info, PMIX_IOF_TAG_OUTPUT) || PMIX_CHECK_KEY(&info, PMIX_TAG_OUTPUT)) {
         return need_flag(info, job.output.tag);
     }
@@ -279,6 +293,7 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
         return need_flag(info, job.output.merge_stderr);
     }
     if (PMIX_CHECK_KEY(&info, kSpawnerPullsOutput)) return need_flag(info, job.output.held_for_pull);
+    if (PMIX_CHECK_KEY(&info, PMIX_IOF_TAG_DETAILED_OUTPUT)) return need_flag(info, job.output.tag_detailed);
     if (PMIX_CHECK_KEY(&info, PMIX_DISPLAY_MAP)) return need_flag(info, job.reports.map);
     if (PMIX_CHECK_KEY(&info, PMIX_DISPLAY_ALLOCATION)) return need_flag(info, job.reports.allocation);
     if (PMIX_CHECK_KEY(&info, PMIX_REPORT_BINDINGS)) return need_flag(info, job.reports.bindings);
@@ -287,16 +302,15 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
     if (PMIX_CHECK_KEY(&info, PMIX_REPORT_PHYSICAL_CPUS)) return need_flag(info, job.reports.physical);
 #endif
     if (PMIX_CHECK_KEY(&info, PMIX_DISPLAY_TOPOLOGY)) {
-        // The hosts whose topology is shown, separated by ',' (the standard's) or ';' (PRRTE's prun,
-        // whose --display list is itself comma-separated); none, or "*", means every node.
         if (!(st = need_string(info, text))) return st;
         job.reports.topology = true;
-        job.reports.topology_hosts.clear();
-        for (std::string host : util::split(text, ';')) {
-            for (const std::string& name : util::split(host, ',', true)) {
-                if (name != "*") job.reports.topology_hosts.push_back(name);
-            }
-        }
+        job.reports.topology_hosts = report_hosts(text);
+        return {};
+    }
+    if (PMIX_CHECK_KEY(&info, kDisplayProcessors)) {
+        if (!(st = need_string(info, text))) return st;
+        job.reports.cpus = true;
+        job.reports.cpus_hosts = report_hosts(text);
         return {};
     }
     if (PMIX_CHECK_KEY(&info, kQueue)) return need_flag(info, job.queue);
@@ -406,11 +420,11 @@ std::string supported_spawn_directives()
 {
     return util::join({PMIX_MAPBY, PMIX_RANKBY, PMIX_BINDTO, PMIX_PPR, PMIX_NO_PROCS_ON_HEAD, PMIX_CPUS_PER_PROC, PMIX_NO_OVERSUBSCRIBE, PMIX_TIMEOUT, PMIX_SPAWN_TIMEOUT,
                        PMIX_TIMEOUT_REPORT_STATE, PMIX_TIMEOUT_STACKTRACES, PMIX_JOB_RECOVERABLE, PMIX_JOB_CONTINUOUS, PMIX_MAX_RESTARTS, kErrorNonzeroStatus,
-                       PMIX_JOB_TIMEOUT, PMIX_IOF_TAG_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT, PMIX_IOF_MERGE_STDERR_STDOUT,
+                       PMIX_JOB_TIMEOUT, PMIX_IOF_TAG_OUTPUT, PMIX_IOF_TAG_DETAILED_OUTPUT, PMIX_IOF_TIMESTAMP_OUTPUT, PMIX_IOF_MERGE_STDERR_STDOUT,
                        PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_FWD_STDDIAG, PMIX_HOST, PMIX_HOSTFILE, PMIX_ADD_HOST,
                        PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_UNSET_ENVAR, PMIX_PREPEND_ENVAR, PMIX_APPEND_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION, PMIX_FWD_STDIN,
-                       PMIX_STDIN_TGT, PMIX_DISPLAY_MAP, PMIX_DISPLAY_ALLOCATION, PMIX_DISPLAY_TOPOLOGY, PMIX_REPORT_BINDINGS,
-                       kReportPhysicalCpus, kSpawnChildSeparate},
+                       PMIX_STDIN_TGT, PMIX_DISPLAY_MAP, PMIX_DISPLAY_ALLOCATION, PMIX_DISPLAY_TOPOLOGY, kDisplayProcessors, PMIX_REPORT_BINDINGS,
+                       kReportPhysicalCpus, kSpawnChildSeparate, PMIX_REPORT_CHILD_SEP},
                       ",");
 }
 

@@ -136,6 +136,9 @@ struct OutputOptions {
     bool timestamp = false;      // wall-clock time before every line
     bool merge_stderr = false;   // stderr delivered as stdout
     bool held_for_pull = false;  // held until the spawner pulls it (pmix/attributes.h)
+    // Each chunk names its writer's node and pid (PMIX_HOSTNAME, PMIX_PROC_PID) for the tool's
+    // "[job,rank][host:pid]" tags (prun --output tag-detailed).
+    bool tag_detailed = false;
 };
 
 // What the DVM reports on a job for its spawner (prun --display map,allocation, --report-bindings):
@@ -149,6 +152,10 @@ struct JobReports {
     // allocation and before the map; `topology_hosts` empty means every node of the DVM.
     bool topology = false;
     std::vector<std::string> topology_hosts;
+    // --display cpus[=host;host]: each node's available CPUs by package, after the topology and
+    // before the map; `cpus_hosts` empty means every node of the DVM.
+    bool cpus = false;
+    std::vector<std::string> cpus_hosts;
     // --display ...:physical: the bindings shown (Proc::binding) name objects and CPUs by the
     // OS's ids ("core P#4") instead of hwloc's logical ones.
     bool physical = false;
@@ -241,6 +248,13 @@ struct Job {
     // Ended normally while jobs its processes spawned still run: its end is announced (to its
     // spawner, with the last of the tree's output) once they have ended (state/dvm).
     bool awaiting_children = false;
+    // PMIX_REPORT_CHILD_SEP (prun --report-child-jobs-separately): the end reported to the job's
+    // spawner carries its own status only. Otherwise (PMIx's default, mpirun's), a job whose own
+    // status is 0 reports the first failure among the jobs its processes spawned, below it in
+    // the tree, that ended on their own while it ran: `children_exit_code` and `children_failure`.
+    bool report_children_separately = false;
+    int children_exit_code = 0;
+    std::string children_failure;
     // Answers the spawn request once the job is running (success, nspace) or has failed to start.
     // Called once, on the progress thread; cleared after.
     std::function<void(const Status& status, const std::string& nspace)> on_spawned;

@@ -25,11 +25,22 @@ void apply_job_defaults(const JobDefaults& d, Job& job)
         job.reports.topology = true;
         job.reports.topology_hosts = d.reports.topology_hosts;
     }
+    if (d.reports.cpus && !job.reports.cpus) {
+        job.reports.cpus = true;
+        job.reports.cpus_hosts = d.reports.cpus_hosts;
+    }
+    // A job that asked for restarts of its own (or to carry on, continuous) keeps its own.
+    if (job.max_restarts == 0 && !job.continuous) {
+        job.max_restarts = d.max_restarts;
+        job.continuous = d.continuous;
+    }
     if (d.env.empty()) return;
     for (AppContext& app : job.apps) app.env.insert(app.env.begin(), d.env.begin(), d.env.end());
 }
 
 namespace {
+
+constexpr int64_t kMostRestarts = 100000;  // as prun's and the spawn directive's limit
 
 std::string lower(std::string text)
 {
@@ -60,10 +71,33 @@ Status flag(const std::string& word, const std::string& value, bool& out)
     return {};
 }
 
+// autorestart / max-restarts / continuous together, as prun reads them (tools/prun/runtime_options.cc):
+// restarts need a limit or continuous; autorestart=false turns them off; a limit alone restarts.
+Status finish_restart_defaults(std::optional<bool> autorestart, std::optional<int> limit, JobDefaults& out)
+{
+    if (autorestart.has_value() && !*autorestart) {
+        out.max_restarts = 0;
+        out.continuous = false;
+        return {};
+    }
+    if (autorestart.value_or(false) && !limit && !out.continuous) {
+        return {Errc::bad_param, "--runtime-options autorestart: say how many times with max-restarts=N, or add "
+                                 "continuous to restart without limit"};
+    }
+    if (limit) {
+        out.max_restarts = *limit;
+    } else if (out.continuous) {
+        out.max_restarts = -1;  // continuous alone restarts without limit, as for a job's own
+    }
+    return {};
+}
+
 }  // namespace
 
 Status parse_runtime_defaults(const std::string& list, JobDefaults& out)
 {
+    std::optional<bool> autorestart;
+    std::optional<int> limit;
     for (const std::string& word : util::split(list, ',', true)) {
         size_t eq = word.find('=');
         std::string name = lower(word.substr(0, eq));
@@ -79,18 +113,31 @@ Status parse_runtime_defaults(const std::string& list, JobDefaults& out)
             st = flag(word, value, out.timeout_stack_traces);
         } else if (name == "recoverable") {
             st = flag(word, value, out.recoverable);
+        } else if (name == "autorestart") {
+            bool on = false;
+            st = flag(word, value, on);
+            autorestart = on;
+        } else if (name == "max-restarts") {
+            std::optional<int64_t> n = util::parse_int(value);
+            if (!n || *n < 0 || *n > kMostRestarts) {
+                return {Errc::bad_param, fmt::format("--runtime-options {}: expected max-restarts=N, N from 0 to {}",
+                                                     word, kMostRestarts)};
+            }
+            limit = static_cast<int>(*n);
+        } else if (name == "continuous") {
+            st = flag(word, value, out.continuous);
         } else {
-            // PRRTE's other runtime options (error-nonzero-status, autorestart, max-restarts,
-            // continuous, notifyerrors, stop-on-exec, ...) are each job's own here.
+            // PRRTE's other runtime options (error-nonzero-status, notifyerrors, stop-on-exec, ...)
+            // are each job's own here.
             return {Errc::bad_param,
                     fmt::format("--runtime-options {}: not a DVM-wide default here (the DVM takes timeout, "
-                                "spawn-timeout, report-state-on-timeout, get-stack-traces, recoverable); give it to "
-                                "each job: prun --runtime-options {}",
+                                "spawn-timeout, report-state-on-timeout, get-stack-traces, recoverable, autorestart, "
+                                "max-restarts, continuous); give it to each job: prun --runtime-options {}",
                                 word, word)};
         }
         if (!st) return st;
     }
-    return {};
+    return finish_restart_defaults(autorestart, limit, out);
 }
 
 Status parse_display_defaults(const std::string& list, JobDefaults& out)
@@ -103,6 +150,14 @@ Status parse_display_defaults(const std::string& list, JobDefaults& out)
             out.reports.allocation = true;
         } else if (word == "bind" || word == "bindings") {
             out.reports.bindings = true;
+        } else if (word == "cpus" || word.rfind("cpus=", 0) == 0) {
+            out.reports.cpus = true;
+            size_t eq = item.find('=');
+            if (eq != std::string::npos) {
+                for (const std::string& host : util::split(item.substr(eq + 1), ';', true)) {
+                    if (host != "*") out.reports.cpus_hosts.push_back(host);
+                }
+            }
         } else if (word.rfind("topo", 0) == 0) {
             out.reports.topology = true;
             size_t eq = item.find('=');
@@ -113,7 +168,7 @@ Status parse_display_defaults(const std::string& list, JobDefaults& out)
             }
         } else {
             return {Errc::bad_param,
-                    fmt::format("--display {}: unknown report '{}' (map, map-devel, allocation, bind, topo)", list, item)};
+                    fmt::format("--display {}: unknown report '{}' (map, map-devel, allocation, bind, topo, cpus)", list, item)};
         }
     }
     return {};

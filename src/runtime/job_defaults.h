@@ -17,8 +17,12 @@ struct JobDefaults {
     bool timeout_report_state = false;  // --runtime-options report-state-on-timeout
     bool timeout_stack_traces = false;  // --runtime-options get-stack-traces
     bool recoverable = false;        // --runtime-options recoverable
+    // --runtime-options autorestart,max-restarts=N / continuous (as prun's, Job::max_restarts):
+    // for a job that asks for no restarts of its own. 0: none; -1: without limit (continuous).
+    int max_restarts = 0;
+    bool continuous = false;
     std::vector<std::string> env;    // -x: NAME=value, added to every process's environment
-    JobReports reports;              // --display map,allocation,bind,topo
+    JobReports reports;              // --display map,allocation,bind,topo,cpus
 };
 
 // A job without a timeout of its own takes the DVM's, and so on; the DVM's variables come before
@@ -29,7 +33,7 @@ void apply_job_defaults(const JobDefaults& defaults, Job& job);
 // defaults here. A word that is a job's own (prun's) or not known is an error naming it.
 Status parse_runtime_defaults(const std::string& list, JobDefaults& out);
 
-// prte --display words: map, allocation, bind, topo (and map-devel, read as map). Others are an
+// prte --display words: map, allocation, bind, topo, cpus (and map-devel, read as map). Others are an
 // error naming the word.
 Status parse_display_defaults(const std::string& list, JobDefaults& out);
 

@@ -69,12 +69,14 @@ inline constexpr auto mapping_policy = util::layout_of<MappingPolicy>(
 
 inline constexpr auto output_options = util::layout_of<OutputOptions>(
     PRTE_LAYOUT_FIELD(OutputOptions, tag), PRTE_LAYOUT_FIELD(OutputOptions, timestamp),
-    PRTE_LAYOUT_FIELD(OutputOptions, merge_stderr), PRTE_LAYOUT_FIELD(OutputOptions, held_for_pull));
+    PRTE_LAYOUT_FIELD(OutputOptions, merge_stderr), PRTE_LAYOUT_FIELD(OutputOptions, held_for_pull),
+    PRTE_LAYOUT_FIELD(OutputOptions, tag_detailed));
 
 inline constexpr auto job_reports = util::layout_of<JobReports>(
     PRTE_LAYOUT_FIELD(JobReports, map), PRTE_LAYOUT_FIELD(JobReports, allocation),
     PRTE_LAYOUT_FIELD(JobReports, bindings), PRTE_LAYOUT_FIELD(JobReports, topology),
-    PRTE_LAYOUT_FIELD(JobReports, topology_hosts), PRTE_LAYOUT_FIELD(JobReports, physical));
+    PRTE_LAYOUT_FIELD(JobReports, topology_hosts), PRTE_LAYOUT_FIELD(JobReports, cpus),
+    PRTE_LAYOUT_FIELD(JobReports, cpus_hosts), PRTE_LAYOUT_FIELD(JobReports, physical));
 
 inline constexpr auto stdin_target = util::layout_of<StdinTarget>(PRTE_LAYOUT_FIELD(StdinTarget, kind),
                                                                   PRTE_LAYOUT_FIELD(StdinTarget, rank));
@@ -90,6 +92,8 @@ inline constexpr auto job = util::layout_of<Job>(
     PRTE_LAYOUT_FIELD(Job, is_daemon_job),
     PRTE_LAYOUT_FIELD(Job, originator), PRTE_LAYOUT_FIELD(Job, spawner_pid), PRTE_LAYOUT_FIELD(Job, spawner_host),
     PRTE_LAYOUT_FIELD(Job, outlives_parent), PRTE_LAYOUT_FIELD(Job, awaiting_children),
+    PRTE_LAYOUT_FIELD(Job, report_children_separately), PRTE_LAYOUT_FIELD(Job, children_exit_code),
+    PRTE_LAYOUT_FIELD(Job, children_failure),
     PRTE_LAYOUT_FIELD(Job, on_spawned), PRTE_LAYOUT_FIELD(Job, num_launched), PRTE_LAYOUT_FIELD(Job, num_reported),
     PRTE_LAYOUT_FIELD(Job, num_terminated), PRTE_LAYOUT_FIELD(Job, exit_code), PRTE_LAYOUT_FIELD(Job, abort_message),
     PRTE_LAYOUT_FIELD(Job, aborting), PRTE_LAYOUT_FIELD(Job, waiting), PRTE_LAYOUT_FIELD(Job, abort_state),

@@ -1,7 +1,7 @@
 #!/bin/sh
 # What PRRTE's prte, prterun, pterm and prte_info options do here (issue 41 item 6), each seen
-# from outside: prte's DVM-wide job defaults (-x, --timeout, --display) reach every job and a
-# job's own setting wins; --no-ready-msg; --keepalive ends the DVM when its pipe closes;
+# from outside: prte's DVM-wide job defaults (-x, --timeout, --display, --runtime-options
+# autorestart,max-restarts) reach every job and a job's own setting wins; --no-ready-msg; --keepalive ends the DVM when its pipe closes;
 # --system-server is what prun --system-server-only/-first use and pterm --system-server-only stops; pterm --pid, --namespace and
 # --num-connect-retries; prterun --dvm pid:N runs in that DVM and starts none, prterun
 # --report-pid - and --tmpdir; prte_info --path, --arch, --show-version.
@@ -12,7 +12,7 @@ PRTERUN="$PRTE_BUILDDIR/src/tools/prterun/prterun"
 # --- DVM-wide defaults: -x, --timeout, --display -------------------------------------------
 DVM_VAR=from_dvm
 export DVM_VAR
-start_dvm -x DVM_VAR -x OTHER=given --timeout 2 --display map
+start_dvm -x DVM_VAR -x OTHER=given --timeout 2 --display map --runtime-options autorestart,max-restarts=2
 run env_default "$PRUN" -n 1 sh -c 'echo "var=$DVM_VAR other=$OTHER"'
 expect_status env_default 0
 expect_line env_default out "var=from_dvm other=given"
@@ -26,6 +26,16 @@ expect_status timeout_default 110
 run timeout_own "$PRUN" -n 1 --timeout 20 sh -c 'sleep 3; echo done'
 expect_status timeout_own 0
 expect_line timeout_own out done
+# The DVM's restarts (autorestart,max-restarts=2): a rank that always fails runs 3 times, then the
+# job fails with its status; a job's own --max-restarts wins.
+run restarts_default "$PRUN" -n 1 sh -c "echo run >>$TEST_TMP/restarts_default.count; exit 3"
+expect_status restarts_default 3
+[ "$(wc -l <"$TEST_TMP/restarts_default.count")" = 3 ] && pass "the DVM's max-restarts=2: 3 runs" ||
+    fail "the DVM's restarts: $(wc -l <"$TEST_TMP/restarts_default.count") run(s)"
+run restarts_own "$PRUN" -n 1 --max-restarts 1 sh -c "echo run >>$TEST_TMP/restarts_own.count; exit 3"
+expect_status restarts_own 3
+[ "$(wc -l <"$TEST_TMP/restarts_own.count")" = 2 ] && pass "a job's own --max-restarts 1: 2 runs" ||
+    fail "the job's own restarts: $(wc -l <"$TEST_TMP/restarts_own.count") run(s)"
 stop_dvm
 
 # --- --no-ready-msg, --system-server, pterm --system-server-only / --pid / --namespace -------

@@ -2,7 +2,7 @@
 # prun --display map / allocation and --report-bindings on a DVM of 4 local nodes: what the user
 # sees. The DVM's map and allocation come on prun's stdout before any output of the job, untagged
 # even with --output tag; each rank reports its binding once, on its own stderr; a bad --display
-# value is a one-line usage error; prterun shows the map of its own DVM, which got --host
+# value is a one-line usage error; --display cpus lists a node's CPUs by package; prterun shows the map of its own DVM, which got --host
 # however it was spelled.
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
@@ -46,6 +46,19 @@ for i in 1 2 3 4; do expect_line alloc out "node$i: slots=2 max_slots=0"; done
 expect_no_line alloc out "JOB MAP"
 [ "$(tail -1 "$TEST_TMP/alloc.out")" = "ran" ] && pass "the job's output follows the allocation" ||
     fail "last line is not the job's output: $(cat "$TEST_TMP/alloc.out")"
+
+# --- --display cpus=<node>: that node's available CPUs by package, before the job's output ---
+run cpus "$PRUN" --display cpus=node2 -n 1 echo ran
+expect_status cpus 0
+expect_line cpus out "======================   AVAILABLE PROCESSORS [node: node2]   ======================"
+expect_no_line cpus out "[node: node1]"
+grep -qE '^PKG\[0\]: ([0-9]+(-[0-9]+)?)(,[0-9]+(-[0-9]+)?)*$' "$TEST_TMP/cpus.out" && pass "--display cpus lists package 0's CPUs" ||
+    fail "--display cpus: $(cat "$TEST_TMP/cpus.out")"
+[ "$(tail -1 "$TEST_TMP/cpus.out")" = "ran" ] && pass "the job's output follows the CPU report" ||
+    fail "last line is not the job's output: $(cat "$TEST_TMP/cpus.out")"
+run cpus_all "$PRUN" --display cpus -n 1 true
+[ "$(grep -c 'AVAILABLE PROCESSORS \[node: node[1-4]\]' "$TEST_TMP/cpus_all.out")" = 4 ] && pass "--display cpus: every node" ||
+    fail "--display cpus (all): $(cat "$TEST_TMP/cpus_all.out")"
 
 # --- without --display the DVM reports nothing ---
 run quiet "$PRUN" -n 1 echo ran

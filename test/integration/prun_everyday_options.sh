@@ -7,10 +7,13 @@
 # default the job is ended; --oversubscribe, --wd, --path, -q, --report-pid, --pid and
 # --help <option> do what they say; --xterm says it needs a display; autorestart restarts a
 # rank that always fails, which then ends the job with its status (prun_restarts_failed_rank.sh
-# tests restarts in full).
+# tests restarts in full); --output tag-detailed names each line's node and pid (the rank's own),
+# --output xml (--xml) wraps each line, escaped, in an element inside <mpirun>; a job its rank
+# spawns that fails gives prun its status, unless --report-child-jobs-separately.
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
+CLIENTS="$PRTE_BUILDDIR/test/clients"
 
 # A variable of the daemons' environment (they inherit prte's), which prun's does not have.
 PRUNTEST_DAEMON_ONLY=daemon
@@ -105,6 +108,40 @@ run by_pid "$PRUN" --pid "$DVM_PID" -n 1 echo by-pid
 expect_line by_pid out "by-pid"
 run by_bad_pid "$PRUN" --pid 1 -n 1 true
 expect_status by_bad_pid 1
+
+# --- --output tag-detailed: [job,rank][node:pid], the pid the rank itself has ---
+run tag_detailed "$PRUN" -n 2 --map-by node --output tag-detailed sh -c 'echo "pid=$$"'
+expect_status tag_detailed 0
+for r in 0 1; do
+    n=$(grep -cE "^\[[0-9]+,$r\]\[node[12]:([0-9]+)\]<stdout>: pid=\1\$" "$TEST_TMP/tag_detailed.out")
+    [ "$n" = 1 ] && pass "--output tag-detailed: rank $r's line names its node and its own pid" ||
+        { fail "--output tag-detailed, rank $r: $n line(s)"; sed 's/^/    /' "$TEST_TMP/tag_detailed.out"; }
+done
+[ "$(cut -d']' -f2 "$TEST_TMP/tag_detailed.out" | sort -u | wc -l)" = 2 ] && pass "two ranks, two places" ||
+    fail "--output tag-detailed places: $(cat "$TEST_TMP/tag_detailed.out")"
+
+# --- --output xml / --xml: each line an element, &, <, > and the newline escaped, in <mpirun> ---
+run xml "$PRUN" -n 1 --output xml sh -c 'echo "a<b> & c"; echo oops >&2'
+expect_status xml 0
+printf '<mpirun>\n<stdout rank="0">a&lt;b&gt; &amp; c&#010;</stdout>\n</mpirun>\n' >"$TEST_TMP/xml.want"
+cmp -s "$TEST_TMP/xml.want" "$TEST_TMP/xml.out" && pass "--output xml: stdout is the XML document" ||
+    { fail "--output xml stdout:"; sed 's/^/    /' "$TEST_TMP/xml.out"; }
+expect_line xml err '<stderr rank="0">oops&#010;</stderr>'
+run xml_old "$PRUN" -n 1 --xml echo hi
+expect_line xml_old out '<stdout rank="0">hi&#010;</stdout>'
+expect_line xml_old err "--xml is PRRTE's older spelling of --output xml"
+
+# --- a job rank 0 spawns (2 x false) fails: prun exits with its status, or with its own job's
+# (0) under --report-child-jobs-separately; the DVM's line names the failed job either way ---
+run child_fails "$PRUN" -n 1 "$CLIENTS/spawn" --child-may-fail /bin/false
+expect_status child_fails 1
+expect_line child_fails out "spawn child"
+expect_line child_fails err "--report-child-jobs-separately"
+run child_sep "$PRUN" -n 1 --report-child-jobs-separately "$CLIENTS/spawn" --child-may-fail /bin/false
+expect_status child_sep 0
+expect_line child_sep err "ended with status 1"
+run child_ok "$PRUN" -n 1 "$CLIENTS/spawn" --child-may-fail /bin/true
+expect_status child_ok 0
 
 # --- --xterm, --help <option> ---
 run xterm env -u DISPLAY "$PRUN" --xterm 0 -n 1 true

@@ -53,12 +53,46 @@ TEST(JobDefaults, RuntimeOptionsThatAreDefaultsAndThoseThatAreNot)
     EXPECT_FALSE(prte::runtime::parse_runtime_defaults("timeout=soon", d).ok());
 }
 
+// prte --runtime-options autorestart / max-restarts / continuous: read as prun reads them, and
+// given to a job that asks for no restarts of its own.
+TEST(JobDefaults, RestartsAreDvmWideDefaults)
+{
+    JobDefaults d;
+    ASSERT_TRUE(prte::runtime::parse_runtime_defaults("autorestart,max-restarts=2", d).ok());
+    EXPECT_EQ(d.max_restarts, 2);
+    EXPECT_FALSE(d.continuous);
+    prte::runtime::Job plain;
+    prte::runtime::apply_job_defaults(d, plain);
+    EXPECT_EQ(plain.max_restarts, 2);
+    prte::runtime::Job own;
+    own.max_restarts = 5;
+    prte::runtime::apply_job_defaults(d, own);
+    EXPECT_EQ(own.max_restarts, 5) << "a job's own limit wins";
+
+    JobDefaults c;
+    ASSERT_TRUE(prte::runtime::parse_runtime_defaults("continuous", c).ok());
+    EXPECT_TRUE(c.continuous);
+    EXPECT_EQ(c.max_restarts, -1) << "continuous alone restarts without limit";
+    JobDefaults off;
+    ASSERT_TRUE(prte::runtime::parse_runtime_defaults("max-restarts=3,autorestart=false", off).ok());
+    EXPECT_EQ(off.max_restarts, 0);
+
+    JobDefaults bad;
+    prte::Status st = prte::runtime::parse_runtime_defaults("autorestart", bad);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("max-restarts=N"), std::string::npos) << st.message();
+    EXPECT_FALSE(prte::runtime::parse_runtime_defaults("max-restarts=-1", bad).ok());
+}
+
 TEST(JobDefaults, DisplayWords)
 {
     JobDefaults d;
     ASSERT_TRUE(prte::runtime::parse_display_defaults("map,allocation,bind,topo=n1;n2", d).ok());
     EXPECT_TRUE(d.reports.map && d.reports.allocation && d.reports.bindings && d.reports.topology);
     EXPECT_EQ(d.reports.topology_hosts, (std::vector<std::string>{"n1", "n2"}));
+    ASSERT_TRUE(prte::runtime::parse_display_defaults("cpus=n3", d).ok());
+    EXPECT_TRUE(d.reports.cpus);
+    EXPECT_EQ(d.reports.cpus_hosts, (std::vector<std::string>{"n3"}));
     EXPECT_FALSE(prte::runtime::parse_display_defaults("colours", d).ok());
 }
 

@@ -301,7 +301,7 @@ TEST(PrunOptions, DisplayAndReportBindings)
                   .find("--display map:devel: unknown or unsupported qualifier 'devel' (physical, parseable)"),
               std::string::npos);
     EXPECT_NE(parse_error({"--display", "map,tpo", "a.out"})
-                  .find("--display map,tpo: unknown or unsupported report 'tpo' (map, allocation, bind, topo[=host;host])"),
+                  .find("--display map,tpo: unknown or unsupported report 'tpo' (map, allocation, bind, topo[=host;host], cpus[=host;host])"),
               std::string::npos);
 }
 
@@ -538,6 +538,82 @@ TEST(OutputWriter, TimestampPrecedesTheTag)
     EXPECT_EQ(out.drain(), "[T] [5,4]<stdout>: hi\n");
 }
 
+// PRRTE's --output tag-detailed, xml (and --xml) and --display cpus (issue 41, item 3).
+TEST(PrunOptions, DetailedTagsXmlAndCpus)
+{
+    Request r = parse_ok({"--output", "tag-d", "a.out"});
+    EXPECT_TRUE(r.output.tag && r.output.tag_detailed && !r.output.tag_fullname);
+    r = parse_ok({"--output", "xml,tag-fullname", "a.out"});
+    EXPECT_TRUE(r.output.xml && r.output.tag_fullname);
+    r = parse_ok({"--xml", "a.out"});
+    EXPECT_TRUE(r.output.xml);
+    ASSERT_EQ(r.notes.size(), 1u);
+    EXPECT_EQ(r.notes[0], "--xml is PRRTE's older spelling of --output xml: accepted, but use --output xml");
+    r = parse_ok({"--display", "cpus", "a.out"});
+    EXPECT_TRUE(r.reports.cpus);
+    EXPECT_EQ(r.reports.cpus_hosts, "");
+    r = parse_ok({"--display", "map,cpus=node1;node2:physical", "a.out"});
+    EXPECT_TRUE(r.reports.cpus && r.reports.map && r.reports.physical);
+    EXPECT_EQ(r.reports.cpus_hosts, "node1;node2");
+    EXPECT_NE(parse_error({"-xml-file", "f", "a"}).find("use --output xml"), std::string::npos);
+}
+
+TEST(OutputWriter, DetailedTagsNameTheHostAndPidTheDvmGave)
+{
+    Pipe out, err;
+    OutputOptions o;
+    o.tag = o.tag_detailed = true;
+    OutputWriter w(o, out.writer(), err.writer());
+    w.set_job_label("2");
+    prte::prun::ProcPlace place{"node3", 4242};
+    w.deliver(1, Stream::out, "a\nb", {}, &place);
+    w.deliver(1, Stream::out, "c\n");  // no place on this chunk: the last one named holds
+    w.deliver(0, Stream::err, "e\n");  // never named: unknown, as PMIx writes it
+    prte::prun::ProcPlace child{"node1", 7};
+    w.deliver(0, Stream::out, "from child\n", "5", &child);
+    EXPECT_EQ(out.drain(), "[2,1][node3:4242]<stdout>: a\n[2,1][node3:4242]<stdout>: bc\n"
+                           "[5,0][node1:7]<stdout>: from child\n");
+    EXPECT_EQ(err.drain(), "[2,0][unknown:unknown]<stderr>: e\n");
+}
+
+TEST(OutputWriter, XmlMakesEachLineAnElementInsideMpirun)
+{
+    Pipe out, err;
+    OutputOptions o;
+    o.xml = true;
+    OutputWriter w(o, out.writer(), err.writer());
+    w.begin_document();
+    w.deliver(0, Stream::out, "a<b> & \"c\"\tend\nsec");
+    w.deliver(1, Stream::err, "oops\n");
+    w.deliver(0, Stream::out, "ond\n");
+    w.deliver(2, Stream::out, "unfinished");
+    w.flush();
+    w.end_document();
+    EXPECT_EQ(out.drain(), "<mpirun>\n"
+                           "<stdout rank=\"0\">a&lt;b&gt; &amp; \"c\"&#009;end&#010;</stdout>\n"
+                           "<stdout rank=\"0\">second&#010;</stdout>\n"
+                           "<stdout rank=\"2\">unfinished</stdout>\n"
+                           "</mpirun>\n");
+    EXPECT_EQ(err.drain(), "<stderr rank=\"1\">oops&#010;</stderr>\n");
+
+    Pipe out2, err2;
+    o.tag = o.tag_detailed = o.timestamp = o.merge_stderr = true;
+    OutputWriter t(o, out2.writer(), err2.writer());
+    t.set_clock([] { return std::string("T"); });
+    t.set_job_label("3");
+    prte::prun::ProcPlace place{"n1", 9};
+    t.deliver(0, Stream::err, "x\n", {}, &place);
+    EXPECT_EQ(out2.drain(), "<stderr jobid=\"3\" rank=\"0\" host=\"n1\" pid=\"9\" timestamp=\"T\">x&#010;</stderr>\n");
+
+    // Nothing of the document without xml.
+    Pipe out3, err3;
+    OutputWriter plain({}, out3.writer(), err3.writer());
+    plain.begin_document();
+    plain.deliver(0, Stream::out, "p\n");
+    plain.end_document();
+    EXPECT_EQ(out3.drain(), "p\n");
+}
+
 TEST(OutputWriter, AReaderThatWentAwayStopsTheWriting)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -702,11 +778,8 @@ TEST(PrunOptions, AcceptedWithANoteOrRefusedWithAReason)
     EXPECT_NE(r.notes[0].find("never refuses to run as root"), std::string::npos) << r.notes[0];
     EXPECT_NE(r.notes[1].find("nothing is copied"), std::string::npos) << r.notes[1];
     EXPECT_NE(parse_error({"--xterm", "0", "a.out"}).find("needs an X display"), std::string::npos);
-    EXPECT_NE(parse_error({"--xml", "a.out"}).find("--output tag"), std::string::npos);
     EXPECT_NE(parse_error({"--report-uri", "-", "a.out"}).find("no PMIx server of its own"), std::string::npos);
     EXPECT_NE(parse_error({"--stdin", "0,1", "a.out"}).find("a list of ranks is not supported"), std::string::npos);
-    EXPECT_NE(parse_error({"--output", "tag-detailed", "a.out"}).find("use tag or tag-fullname"), std::string::npos);
-    EXPECT_NE(parse_error({"--display", "cpus", "a.out"}).find("use topo"), std::string::npos);
     EXPECT_NE(parse_error({"--preload-files", "/no/such/file", "a.out"}).find("cannot read '/no/such/file'"),
               std::string::npos);
     r = parse_ok({"--display", "map-devel:parseable", "a.out"});
@@ -871,7 +944,7 @@ TEST(PrunOptions, RareNamesAreAliasesNotesOrRefusals)
         EXPECT_NE(parse_error({debugger, "a"}).find("issue 42"), std::string::npos) << debugger;
     }
     EXPECT_NE(parse_error({"--debugger", "gdb", "a"}).find("--debugger: attaching a debugger"), std::string::npos);
-    EXPECT_NE(parse_error({"-xml-file", "f", "a"}).find("--xml-file: XML output is not supported"), std::string::npos);
+    EXPECT_NE(parse_error({"-xml-file", "f", "a"}).find("--xml-file: XML output goes to prun"), std::string::npos);
     EXPECT_NE(parse_error({"--activate", "node1", "a"}).find("palloc -w NODES"), std::string::npos);
     EXPECT_TRUE(has_note(parse_ok({"--pset", "ocean", "a"}), "PMIX_PSET_NAME"));
     EXPECT_NE(parse_error({"--hnp"}).find("--hnp: expected 1 value"), std::string::npos);

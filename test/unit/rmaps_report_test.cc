@@ -121,6 +121,32 @@ TEST(RmapsReport, TopologyShowsEachNodesTreeOrWhyNot)
     EXPECT_LT(text.find("NODE n2"), text.find("TOPOLOGY FOR NODE nosuch: no such node in the DVM\n")) << text;
 }
 
+// --display cpus: per node, each package's CPUs a process may be bound to, as PRRTE lays it out:
+// cores by logical index, hwthreads with HWTCPUS; the nodes named, or every usable node.
+TEST(RmapsReport, CpusShowsEachPackagesAvailableCpus)
+{
+    prte::runtime::NodePool pool;
+    prte::rmaps::test::set_hardware(pool.add(make_node("n1", 4)), "pack:2 core:3 pu:2");
+    pool.add(make_node("n2", 2));
+    prte::runtime::Job job;
+    job.reports.cpus = true;
+    std::string text = prte::rmaps::base::cpus_report(job, pool);
+    EXPECT_EQ(text.rfind("\n======================   AVAILABLE PROCESSORS [node: n1]   ======================\n\n"
+                         "PKG[0]: 0-2\nPKG[1]: 3-5\n\n"
+                         "======================================================================\n",
+                         0),
+              0u)
+        << text;
+    EXPECT_NE(text.find("[node: n2]   ======================\n\nnot known yet"), std::string::npos) << text;
+
+    job.mapping.hwtcpus = true;
+    job.reports.cpus_hosts = {"n1", "nosuch"};
+    text = prte::rmaps::base::cpus_report(job, pool);
+    EXPECT_NE(text.find("PKG[0]: 0-5\nPKG[1]: 6-11\n"), std::string::npos) << "hwthreads with HWTCPUS: " << text;
+    EXPECT_EQ(text.find("n2"), std::string::npos) << "only the nodes named: " << text;
+    EXPECT_NE(text.find("[node: nosuch]   ======================\n\nno such node in the DVM\n"), std::string::npos) << text;
+}
+
 // An MPMD app with its own --map-by shows it under the job's policies.
 TEST(RmapsReport, MapShowsAnAppsOwnPolicy)
 {

@@ -156,10 +156,11 @@ void add_prte_options(CLI::App& app, PrteOptions& o)
         ->type_name("NAME[=VALUE]");
     app.add_option("--runtime-options,--rtos", o.runtime_options,
                    "Every job's defaults: timeout=N, spawn-timeout=N, report-state-on-timeout, get-stack-traces, "
-                   "recoverable")
+                   "recoverable, autorestart with max-restarts=N or continuous (restarts for a job that asks for "
+                   "none of its own)")
         ->delimiter(',')
         ->type_name("LIST");
-    app.add_option("--display", o.display, "Reports for every job: map, allocation, bind, topo")
+    app.add_option("--display", o.display, "Reports for every job: map, allocation, bind, topo, cpus")
         ->delimiter(',')
         ->type_name("LIST");
     app.add_flag("-V,--version", o.version, "Show the version");
@@ -221,8 +222,9 @@ Status finish_prte_options(PrteOptions& o, char** envp, program::MCASettings& mc
     for (const std::string& word : o.exports) {
         if (Status st = runtime::add_exported_variable(word, envp, defaults); !st) return st;
     }
-    for (const std::string& word : o.runtime_options) {
-        if (Status st = runtime::parse_runtime_defaults(word, defaults); !st) return st;
+    // As one list: autorestart needs max-restarts or continuous beside it.
+    if (!o.runtime_options.empty()) {
+        if (Status st = runtime::parse_runtime_defaults(util::join(o.runtime_options, ","), defaults); !st) return st;
     }
     for (const std::string& word : o.display) {
         if (Status st = runtime::parse_display_defaults(word, defaults); !st) return st;

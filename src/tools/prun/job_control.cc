@@ -287,6 +287,15 @@ int Run::execute(const runtime::dvm_registry::Entry& dvm)
 {
     struct stat st {};
     stdout_is_pipe_ = fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+    // --output xml: the document is whole whatever happens next (an error goes to stderr).
+    writer_.begin_document();
+    int status = run_job(dvm);
+    writer_.end_document();
+    return status;
+}
+
+int Run::run_job(const runtime::dvm_registry::Entry& dvm)
+{
 
     if (Status s = dvm_.connect(dvm); !s) {
         output::error("{}", s.message());

@@ -31,6 +31,7 @@ class Run {
     int execute(const runtime::dvm_registry::Entry& dvm);
 
   private:
+    int run_job(const runtime::dvm_registry::Entry& dvm);
     Status spawn();
     void start_output_and_input();
     void loop();

@@ -70,10 +70,17 @@ void OutputRelay::receive(pmix_iof_channel_t channel, const pmix_proc_t* source,
         return;
     }
     std::string_view text(payload->bytes, payload->size);
+    // The writer's node and pid, which the DVM adds for --output tag-detailed (src/pmix/events.cc).
+    ProcPlace place;
+    const pmix_info_t* host = pmix::find_info(info, ninfo, PMIX_HOSTNAME);
+    const pmix_info_t* pid = pmix::find_info(info, ninfo, PMIX_PROC_PID);
+    if (host) place.host = pmix::value_string(host->value).value_or("");
+    if (pid) place.pid = pmix::value_integer(pid->value).value_or(0);
+    const ProcPlace* named = host || pid ? &place : nullptr;
     if (spawned) {
-        writer->deliver(spawned->rank, stream, text, job_label_of(spawned->nspace));
+        writer->deliver(spawned->rank, stream, text, job_label_of(spawned->nspace), named);
     } else {
-        writer->deliver(source ? source->rank : 0, stream, text);
+        writer->deliver(source ? source->rank : 0, stream, text, {}, named);
     }
     if (writer->stdout_broken()) events_.wake();
 }

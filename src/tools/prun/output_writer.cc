@@ -45,6 +45,29 @@ bool write_all(int fd, std::string_view data)
     return true;
 }
 
+std::string xml_escape(std::string_view text, bool attribute)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+        auto byte = static_cast<unsigned char>(c);
+        if (c == '&') {
+            out += "&amp;";
+        } else if (c == '<') {
+            out += "&lt;";
+        } else if (c == '>') {
+            out += "&gt;";
+        } else if (c == '"' && attribute) {
+            out += "&quot;";
+        } else if (byte < 32 || byte == 127) {
+            out += fmt::format("&#{:03d};", byte);  // a newline is "&#010;", as Open MPI writes it
+        } else {
+            out += c;  // UTF-8 passes as it is
+        }
+    }
+    return out;
+}
+
 std::string job_label_of(const std::string& nspace)
 {
     size_t at = nspace.rfind('@');
@@ -54,7 +77,7 @@ std::string job_label_of(const std::string& nspace)
 
 OutputWriter::OutputWriter(OutputOptions options, int out_fd, int err_fd)
     : options_(options), out_fd_(out_fd), err_fd_(err_fd), clock_(now_text),
-      line_mode_((options.tag || options.timestamp) && !options.raw), files_(options.files)
+      line_mode_((options.tag || options.timestamp || options.xml) && !options.raw), files_(options.files)
 {
 }
 
@@ -70,15 +93,64 @@ void OutputWriter::set_clock(std::function<std::string()> clock)
     clock_ = std::move(clock);
 }
 
+const ProcPlace* OutputWriter::place_of(const std::string& job, uint32_t rank) const
+{
+    auto it = places_.find({job, rank});
+    return it == places_.end() ? nullptr : &it->second;
+}
+
 std::string OutputWriter::prefix(const std::string& job, uint32_t rank, Stream stream) const
 {
     std::string text;
     if (options_.timestamp) text = "[" + clock_() + "] ";
     if (options_.tag) {
-        text += fmt::format("[{},{}]<{}>: ", job.empty() ? job_label_ : job, rank,
-                            stream == Stream::out ? "stdout" : "stderr");
+        text += fmt::format("[{},{}]", job.empty() ? job_label_ : job, rank);
+        if (options_.tag_detailed) {
+            const ProcPlace* place = place_of(job, rank);
+            text += place ? fmt::format("[{}:{}]", place->host.empty() ? "unknown" : place->host,
+                                        place->pid > 0 ? std::to_string(place->pid) : "unknown")
+                          : "[unknown:unknown]";
+        }
+        text += fmt::format("<{}>: ", stream == Stream::out ? "stdout" : "stderr");
     }
     return text;
+}
+
+std::string OutputWriter::xml_element(const std::string& job, uint32_t rank, Stream stream, std::string_view text) const
+{
+    const char* name = stream == Stream::out ? "stdout" : "stderr";
+    std::string open = fmt::format("<{}", name);
+    if (options_.tag) {
+        open += fmt::format(" {}=\"{}\"", options_.tag_fullname ? "nspace" : "jobid", xml_escape(job.empty() ? job_label_ : job, true));
+    }
+    open += fmt::format(" rank=\"{}\"", rank);
+    if (options_.tag_detailed) {
+        const ProcPlace* place = place_of(job, rank);
+        open += fmt::format(" host=\"{}\" pid=\"{}\"", place && !place->host.empty() ? xml_escape(place->host, true) : "unknown",
+                            place && place->pid > 0 ? std::to_string(place->pid) : "unknown");
+    }
+    if (options_.timestamp) open += fmt::format(" timestamp=\"{}\"", clock_());
+    return fmt::format("{}>{}</{}>\n", open, xml_escape(text), name);
+}
+
+std::string OutputWriter::render(const std::string& job, uint32_t rank, Stream stream, std::string_view text) const
+{
+    if (options_.xml) return xml_element(job, rank, stream, text);
+    return prefix(job, rank, stream) + std::string(text);
+}
+
+void OutputWriter::begin_document()
+{
+    if (!options_.xml) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    write_to(Stream::out, "<mpirun>\n");
+}
+
+void OutputWriter::end_document()
+{
+    if (!options_.xml) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    write_to(Stream::out, "</mpirun>\n");
 }
 
 bool OutputWriter::write_to(Stream target, std::string_view data)
@@ -92,19 +164,21 @@ bool OutputWriter::write_to(Stream target, std::string_view data)
     return true;
 }
 
-void OutputWriter::deliver(uint32_t rank, Stream stream, std::string_view data, const std::string& job)
+void OutputWriter::deliver(uint32_t rank, Stream stream, std::string_view data, const std::string& job,
+                           const ProcPlace* place)
 {
     if (data.empty()) return;
     Stream target = options_.merge_stderr ? Stream::out : stream;
     std::lock_guard<std::mutex> lock(mutex_);
+    if (place) places_[{job, rank}] = *place;
     if (files_.active()) {
         // The process's own bytes, untagged, as PRRTE writes them.
         files_.write(job.empty() ? job_label_ : job, rank, target == Stream::out, data);
         if (!files_.copy()) return;
     }
     if (!line_mode_) {
-        if (options_.tag || options_.timestamp) {  // raw, but still labelled per chunk
-            write_to(target, prefix(job, rank, stream) + std::string(data));
+        if (options_.tag || options_.timestamp || options_.xml) {  // raw, but still labelled per chunk
+            write_to(target, render(job, rank, stream, data));
         } else {
             write_to(target, data);
         }
@@ -119,10 +193,9 @@ void OutputWriter::deliver(uint32_t rank, Stream stream, std::string_view data, 
             pending.append(data.substr(start));
             break;
         }
-        out += prefix(job, rank, stream);
-        out += pending;
+        pending.append(data.substr(start, newline + 1 - start));
+        out += render(job, rank, stream, pending);
         pending.clear();
-        out.append(data.substr(start, newline + 1 - start));
         start = newline + 1;
     }
     if (!out.empty()) write_to(target, out);
@@ -141,7 +214,9 @@ void OutputWriter::flush()
         if (pending.empty()) continue;
         const auto& [job, rank, channel] = source;
         Stream stream = static_cast<Stream>(channel);
-        write_to(options_.merge_stderr ? Stream::out : stream, prefix(job, rank, stream) + pending + "\n");
+        // An unfinished last line: ended here (an XML element needs no newline of its own).
+        write_to(options_.merge_stderr ? Stream::out : stream,
+                 render(job, rank, stream, options_.xml ? pending : pending + "\n"));
         pending.clear();
     }
 }

@@ -197,6 +197,7 @@ const OldSpelling kOldSpellings[] = {
     {"--merge-stderr-to-stdout", &ContextTarget::merge_stderr_to_stdout, "--output merge-stderr-to-stdout"},
     {"--display-map", &ContextTarget::display_map, "--display map"},
     {"--display-allocation", &ContextTarget::display_allocation, "--display allocation"},
+    {"--xml", &ContextTarget::xml, "--output xml"},
 };
 
 
@@ -323,7 +324,6 @@ void add_accepted_options(CLI::App& cli, ContextTarget& t)
                  "Accepted: nothing is copied, every node must see the program at the same path");
     cli.add_option("--xterm", t.xterm, "Refused: it needs an X display; run 'prun ... xterm -e <program>' instead")
         ->type_name("RANKS");
-    cli.add_flag("--xml", t.xml, "Refused: XML output is not supported (use --output tag)");
     cli.add_flag("-p,--parseable,--parsable", t.parseable, "Accepted: the reports are already one line per item");
 }
 
@@ -374,8 +374,9 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
                                runtime::kBindLevels, runtime::kBindQualifiers))
         ->type_name("LEVEL[:QUALIFIER...]");
     take_each(cli.add_option("--output", t.output_values,
-                             "Output format, a comma list of: tag, tag-fullname, timestamp, "
-                             "merge-stderr-to-stdout, raw; and to files: dir=DIR (DIR/<job>/rank.N/stdout, "
+                             "Output format, a comma list of: tag ([job,rank]<stdout>: ), tag-fullname (the "
+                             "namespace), tag-detailed ([job,rank][host:pid]<stdout>: ), timestamp, xml (each line "
+                             "an element <stdout rank=\"N\">, inside <mpirun>), merge-stderr-to-stdout, raw; and to files: dir=DIR (DIR/<job>/rank.N/stdout, "
                              "stderr) or file=PATH (PATH.<job>.N), with :nocopy (not also to the terminal) "
                              "and :nojobid (dir= only)"))
         ->type_name("LIST");
@@ -432,7 +433,8 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
     cli.add_flag("--pernode", t.pernode, "Run one process on each node (--map-by ppr:1:node)");
     take_each(cli.add_option("--display", t.display_values,
                              "What the DVM shows, a comma list of: map (where each rank runs), allocation (the "
-                             "nodes and their slots) and topo[=host;host] (each node's hardware), on stdout before "
+                             "nodes and their slots), topo[=host;host] (each node's hardware) and cpus[=host;host] "
+                             "(each node's available CPUs, by package), on stdout before "
                              "the job's output; bind (as --report-bindings); :physical after any of them shows "
                              "bindings by the OS's ids"))
         ->type_name("LIST");
@@ -691,7 +693,6 @@ Status finish_accepted(const ContextTarget& t, Request& r)
                             "'prun ... xterm -hold -e <program>' instead",
                             t.xterm, display && *display ? fmt::format("'{}'", display) : std::string("not set"))};
     }
-    if (t.xml) return {Errc::bad_param, "--xml: XML output is not supported; use --output tag (or tag-fullname)"};
     if (!t.report_uri.empty()) {
         return {Errc::bad_param, fmt::format("--report-uri {}: prun runs no PMIx server of its own, so it has no URI; "
                                              "'prte --report-uri' reports the DVM's",
@@ -775,6 +776,7 @@ Status finish_context(const CLI::App& cli, ContextTarget& t, const std::vector<s
     if (t.tag_output) r.output.tag = true;
     if (t.timestamp_output) r.output.timestamp = true;
     if (t.merge_stderr_to_stdout) r.output.merge_stderr = true;
+    if (t.xml) r.output.xml = true;
     if (t.display_map) r.reports.map = true;
     if (t.display_allocation) r.reports.allocation = true;
     if (program.empty()) return {Errc::bad_param, "no program to run was given"};
@@ -945,14 +947,14 @@ Status parse_output(const std::string& value, OutputOptions& out)
             if (std::string(k).rfind(w, 0) == 0) matches.push_back(k);
         }
         if (matches.size() == 1) w = matches[0];
-        if (w == "tag-detailed" || w == "xml") {
-            return {Errc::bad_param, fmt::format("--output {}: '{}' is not supported: use tag or tag-fullname", value,
-                                                 w == "xml" ? "xml" : "tag-detailed ([namespace,rank][host:pid])")};
-        }
         if (w == "tag") {
             out.tag = true;
         } else if (w == "tag-fullname") {
             out.tag = out.tag_fullname = true;
+        } else if (w == "tag-detailed") {
+            out.tag = out.tag_detailed = true;
+        } else if (w == "xml") {
+            out.xml = true;
         } else if (w == "timestamp") {
             out.timestamp = true;
         } else if (w == "merge-stderr-to-stdout" || w == "merge") {
@@ -961,7 +963,7 @@ Status parse_output(const std::string& value, OutputOptions& out)
             out.raw = true;
         } else {
             return {Errc::bad_param,
-                    fmt::format("--output {}: unknown format '{}' (tag, tag-fullname, timestamp, "
+                    fmt::format("--output {}: unknown format '{}' (tag, tag-fullname, tag-detailed, timestamp, xml, "
                                 "merge-stderr-to-stdout, raw, dir=DIR, file=PATH, nocopy, nojobid; qualifiers :raw, :nocopy)",
                                 value, word)};
         }
@@ -995,8 +997,8 @@ Status parse_display(const std::string& value, Reports& out, std::vector<std::st
             out.map = out.bindings = true;
             note(fmt::format("--display {}: map-devel shows the map and each process's binding here (--display map,bind)", value));
         } else if (w == "cpus" || w.rfind("cpus=", 0) == 0) {
-            return {Errc::bad_param, fmt::format("--display {}: 'cpus' is not supported: use topo (each node's hardware, "
-                                                 "its CPUs among it)", value)};
+            out.cpus = true;
+            out.cpus_hosts = w == "cpus" ? std::string() : std::string(util::trim(util::trim(word).substr(5)));
         } else if (w == "map") {
             out.map = true;
         } else if (w == "allocation" || w == "alloc") {
@@ -1008,7 +1010,7 @@ Status parse_display(const std::string& value, Reports& out, std::vector<std::st
             out.topology_hosts = w == "topo" ? std::string() : std::string(util::trim(util::trim(word).substr(5)));
         } else {
             return {Errc::bad_param, fmt::format("--display {}: unknown or unsupported report '{}' (map, allocation, "
-                                                 "bind, topo[=host;host])",
+                                                 "bind, topo[=host;host], cpus[=host;host])",
                                                  value, word)};
         }
     }

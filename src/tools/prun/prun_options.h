@@ -39,6 +39,8 @@ struct AppContext {
 struct OutputOptions {
     bool tag = false;            // [jobid,rank]<stdout>:
     bool tag_fullname = false;   // [nspace,rank]<stdout>:
+    bool tag_detailed = false;   // [jobid,rank][host:pid]<stdout>: (with tag_fullname: the namespace)
+    bool xml = false;            // <stdout rank="N">line&#010;</stdout> inside <mpirun>...</mpirun>
     bool timestamp = false;
     bool merge_stderr = false;   // stderr lines go to stdout
     bool raw = false;            // write chunks as they come (no line assembly)
@@ -58,6 +60,8 @@ struct Reports {
     bool bindings = false;    // --report-bindings: one line per rank on its stderr, as it starts
     bool topology = false;    // --display topo[=host;host]: each node's hardware, before the map
     std::string topology_hosts;  // as given after topo=, ';'-separated; empty: every node
+    bool cpus = false;        // --display cpus[=host;host]: each node's available CPUs, before the map
+    std::string cpus_hosts;   // as given after cpus=, ';'-separated; empty: every node
     bool physical = false;    // --display ...:physical: bindings by the OS's ids, not hwloc's logical ones
 };
 
@@ -81,6 +85,9 @@ struct Request {
     // --runtime-options error-nonzero-status=false: a process exiting non-zero does not end the job.
     bool error_nonzero_status = true;
     bool forward_environment = false;  // --fwd-environment: all of prun's environment, first
+    // --runtime-options report-child-jobs-separately (PMIX_REPORT_CHILD_SEP): prun exits with its
+    // own job's status only; by default a job its processes spawned that fails gives its status.
+    bool report_children_separately = false;
     // Restarting a failed process (runtime_options.h, finish_restarts): --max-restarts N and
     // --runtime-options max-restarts=N (-1: not given), autorestart, --continuous.
     int max_restarts = -1;

@@ -95,8 +95,7 @@ const RareOption kRareOptions[] = {
     {"--pset", 1, K::note,
      "PRRTE tells the app's processes this name as their PMIx process set (PMIX_PSET_NAME); process sets are not "
      "served here, the processes belong to no named set: changes nothing here"},
-    {"--report-child-jobs-separately", 0, K::note,
-     "prun's exit status is its own job's in any case; changes nothing here"},
+    {"--report-child-jobs-separately", 0, K::alias, "--runtime-options report-child-jobs-separately", true},
     {"--report-events", 1, K::note, "no events are sent to another tool; changes nothing here"},
     {"--session-id", 1, K::note, kSchedulerOption},
     {"--set-cwd-to-session-dir", 0, K::refuse,
@@ -115,7 +114,7 @@ const RareOption kRareOptions[] = {
     {"--use-regexp", 0, K::note, "node lists are sent to the daemons as they are; changes nothing here"},
     {"--with-ft", 1, K::note, kOpenMpiOption},
     {"--x", 1, K::alias, "-x {}"},
-    {"--xml-file", 1, K::refuse, "XML output is not supported; use --output tag (or tag-fullname)"},
+    {"--xml-file", 1, K::refuse, "XML output goes to prun's stdout only: use --output xml and redirect stdout to the file"},
 };
 
 }  // namespace

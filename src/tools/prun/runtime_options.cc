@@ -127,16 +127,17 @@ Status apply_one(const std::string& word, const std::string& value, bool has_val
     } else if (word == "fwd-environment") {
         if (Status st = flag(); !st) return st;
         r.forward_environment = on;
-    } else if (word == "show-progress" || word == "aggregate-help-messages" || word == "report-child-jobs-separately" ||
-               word == "default-exec-agent") {
+    } else if (word == "report-child-jobs-separately") {
+        if (Status st = flag(); !st) return st;
+        r.report_children_separately = on;
+    } else if (word == "show-progress" || word == "aggregate-help-messages" || word == "default-exec-agent") {
         if (word != "default-exec-agent") {
             if (Status st = flag(); !st) return st;
         }
         note(r, fmt::format("--runtime-options {}: accepted, changes nothing here ({})", word,
                             word == "show-progress"               ? "the DVM is already running"
                             : word == "aggregate-help-messages"   ? "each message is printed as it comes"
-                            : word == "report-child-jobs-separately" ? "prun reports its own job's status only"
-                                                                     : "processes are always started directly"));
+                                                                  : "processes are always started directly"));
     } else if (word == "autorestart") {
         if (Status st = flag(); !st) return st;
         r.autorestart = on;

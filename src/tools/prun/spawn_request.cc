@@ -140,6 +140,7 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
     }
     if (request.continuous) job.add_bool(PMIX_JOB_CONTINUOUS, true);
     if (!request.error_nonzero_status) job.add_bool(pmix::kErrorNonzeroStatus, false);
+    if (request.report_children_separately) job.add_bool(PMIX_REPORT_CHILD_SEP, true);
     if (!request.mpi.empty()) job.add_string(pmix::kMpiInterface, request.mpi);
     job.add_bool(PMIX_NOTIFY_COMPLETION, true);
     if (request.reports.map) job.add_bool(PMIX_DISPLAY_MAP, true);
@@ -150,6 +151,11 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
     if (request.reports.topology) {
         job.add_string(PMIX_DISPLAY_TOPOLOGY, request.reports.topology_hosts.empty() ? "*" : request.reports.topology_hosts);
     }
+    if (request.reports.cpus) {
+        job.add_string(pmix::kDisplayProcessors, request.reports.cpus_hosts.empty() ? "*" : request.reports.cpus_hosts);
+    }
+    // On the pull path too: the DVM then names each chunk's node and pid (src/pmix/events.cc).
+    if (request.output.tag_detailed) job.add_bool(PMIX_IOF_TAG_DETAILED_OUTPUT, true);
     job.add_string(PMIX_STDIN_TGT, stdin_target_text(request.stdin_target, forwarding_stdin));
     // A single app's hosts are the job's too, for a DVM that reads them at the job level.
     if (request.apps.size() == 1) {
@@ -170,7 +176,10 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
     job.add_bool(PMIX_FWD_STDERR, forward);
     job.add_bool(PMIX_FWD_STDDIAG, forward);
     if (path == OutputPath::library) {
-        if (request.output.tag) job.add_bool(request.output.tag_fullname ? PMIX_IOF_TAG_FULLNAME_OUTPUT : PMIX_IOF_TAG_OUTPUT, true);
+        if (request.output.tag && !request.output.tag_detailed) {
+            job.add_bool(request.output.tag_fullname ? PMIX_IOF_TAG_FULLNAME_OUTPUT : PMIX_IOF_TAG_OUTPUT, true);
+        }
+        if (request.output.xml) job.add_bool(PMIX_IOF_XML_OUTPUT, true);
         if (request.output.timestamp) job.add_bool(PMIX_IOF_TIMESTAMP_OUTPUT, true);
         if (request.output.merge_stderr) job.add_bool(PMIX_IOF_MERGE_STDERR_STDOUT, true);
         if (request.output.raw) job.add_bool(PMIX_IOF_OUTPUT_RAW, true);

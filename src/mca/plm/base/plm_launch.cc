@@ -193,6 +193,7 @@ void map(const JobPtr& job)
     std::string reports;
     if (job->reports.allocation) reports += rmaps::base::allocation_report(rt().pool());
     if (job->reports.topology) reports += rmaps::base::topology_report(*job, rt().pool());
+    if (job->reports.cpus) reports += rmaps::base::cpus_report(*job, rt().pool());
     Status st = rmaps::base::map_job(*job, rt().pool());
     if (!st) {
         // prte_autoscale: a job short of slots waits while the DVM grows for it; prte_queue: while

@@ -85,7 +85,62 @@ void node_topology(const runtime::Node& node, std::string& out)
     print_object(hwloc_get_root_obj(node.hw->get()), 0, out);
 }
 
+constexpr const char* kCpusRule = "======================================================================\n";
+
+// One package's available CPUs (hwloc's allowed set, a cgroup's limit applied), as cores or, with
+// HWTCPUS, hwthreads: their logical indexes, or the OS's with :physical. What --cpu-set takes.
+std::string available_in(const runtime::HwTopology& hw, hwloc_const_cpuset_t package, bool hwthreads, bool physical)
+{
+    hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(hw.get());
+    hwloc_bitmap_t indexes = hwloc_bitmap_alloc();
+    for (hwloc_obj_t cpu : hw.cpus(hwthreads)) {
+        if (!cpu->cpuset || !hwloc_bitmap_intersects(cpu->cpuset, package) ||
+            !hwloc_bitmap_intersects(cpu->cpuset, allowed)) {
+            continue;
+        }
+        hwloc_bitmap_set(indexes, physical ? cpu->os_index : cpu->logical_index);
+    }
+    std::string text = hwloc_bitmap_iszero(indexes) ? std::string("NONE") : runtime::cpu_list(indexes);
+    hwloc_bitmap_free(indexes);
+    return text;
+}
+
+void node_cpus(const runtime::Job& job, const std::string& name, const runtime::Node* node, std::string& out)
+{
+    out += fmt::format("\n======================   AVAILABLE PROCESSORS [node: {}]   ======================\n\n", name);
+    if (!node) {
+        out += "no such node in the DVM\n";
+    } else if (!node->hw) {
+        out += "not known yet (its daemon has not called home)\n";
+    } else {
+        const runtime::HwTopology& hw = *node->hw;
+        const auto& packages = hw.objects(runtime::HwLevel::package);
+        if (packages.empty()) {
+            out += fmt::format("PKG[0]: {}\n", available_in(hw, hwloc_get_root_obj(hw.get())->cpuset,
+                                                             job.mapping.hwtcpus, job.reports.physical));
+        }
+        for (size_t i = 0; i < packages.size(); ++i) {
+            out += fmt::format("PKG[{}]: {}\n", i, available_in(hw, packages[i]->cpuset, job.mapping.hwtcpus,
+                                                                 job.reports.physical));
+        }
+    }
+    out += std::string("\n") + kCpusRule;
+}
+
 }  // namespace
+
+std::string cpus_report(const runtime::Job& job, const runtime::NodePool& pool)
+{
+    std::string out;
+    if (job.reports.cpus_hosts.empty()) {
+        for (const runtime::Node* node : pool.nodes()) {
+            if (node_is_usable(*node)) node_cpus(job, node->name, node, out);
+        }
+    } else {
+        for (const std::string& name : job.reports.cpus_hosts) node_cpus(job, name, pool.find(name), out);
+    }
+    return out;
+}
 
 std::string topology_report(const runtime::Job& job, const runtime::NodePool& pool)
 {

@@ -1,4 +1,4 @@
-// The text of `prun --display allocation`, `--display topo` and `--display map`, as PRRTE lays them
+// The text of `prun --display allocation`, `--display topo`, `--display cpus` and `--display map`, as PRRTE lays them
 // out: the nodes a job may use and their hardware (before it is mapped), and where each of its
 // ranks went (after). Pure formatting, so
 // the layout is tested without a DVM; plm/base sends the text to the job's spawner.
@@ -19,6 +19,12 @@ std::string allocation_report(const runtime::NodePool& pool);
 // names none). A name the DVM does not know, or a node whose topology has not arrived, gets a
 // line saying so.
 std::string topology_report(const runtime::Job& job, const runtime::NodePool& pool);
+
+// PRRTE's --display cpus[=host;host]: per node (those `job.reports.cpus_hosts` names, or every
+// usable node), the CPUs of each package a process may be bound to, as "PKG[n]: 0-3" under an
+// "AVAILABLE PROCESSORS [node: <name>]" banner: cores (hwthreads with HWTCPUS) by logical index
+// (the OS's with :physical), within hwloc's allowed set.
+std::string cpus_report(const runtime::Job& job, const runtime::NodePool& pool);
 
 // The job's policies, then per node the ranks placed there, in rank order.
 std::string map_report(const runtime::Job& job, const runtime::NodePool& pool);

@@ -84,6 +84,19 @@ void report_failed_dependent(const JobPtr& job)
                                 job->abort_message.empty() ? runtime::to_string(job->state) : job->abort_message));
 }
 
+// PMIx's default for PMIX_REPORT_CHILD_SEP (mpirun's too): the first job of the tree that fails on
+// its own while its root runs (or waits for its children) gives the root's end its status, if the
+// root's own is 0 (pmix::notify_job_end). Kept whatever the root asked: it reads it at its end.
+void count_in_tree_status(const JobPtr& job)
+{
+    JobPtr root = rt().jobs().root_of(job);
+    if (!root || root == job || root->children_exit_code != 0) return;
+    if (!runtime::is_alive(root->state) && !root->awaiting_children) return;
+    root->children_exit_code = job->exit_code != 0 ? job->exit_code : 1;
+    root->children_failure = fmt::format("job {}, spawned in job {}'s tree, ended with status {}", job->nspace,
+                                         root->nspace, root->children_exit_code);
+}
+
 // A job that finished its part of the tree lets a parent waiting for it announce its end.
 void release_waiting_parent(const JobPtr& job)
 {
@@ -105,6 +118,7 @@ void check_complete(const JobPtr& job)
         return;
     }
     if (job->state != JobState::terminated) {
+        count_in_tree_status(job);
         report_failed_dependent(job);
         end_dependents(job);
     } else if (size_t running = rt().jobs().unfinished_dependents_of(*job).size(); running > 0) {
