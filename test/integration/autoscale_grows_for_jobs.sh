@@ -68,7 +68,7 @@ full=$!
 wait_for_lines "$TEST_TMP/full.out" "full running" 8 100
 "$PRUN" -n 2 sh -c "$NODE_OF_RANK" >"$TEST_TMP/c.out" 2>"$TEST_TMP/c.err" &
 c=$!
-wait_for_line "$TEST_TMP/prte.err" "the DVM has borrowed all it may (3 node(s)): they wait for slots to free" ||
+wait_for_line "$TEST_TMP/prte.err" "the DVM has borrowed all it may (3 node(s); the 3 node(s) its lender can lend): they wait for slots to free" ||
     fail "C did not wait for slots: $(grep 'autoscale:' "$TEST_TMP/prte.err" | tail -3)"
 "$PRUN" -n 1 sh -c "$NODE_OF_RANK" >"$TEST_TMP/d.out" 2>"$TEST_TMP/d.err" &
 d=$!

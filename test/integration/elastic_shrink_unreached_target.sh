@@ -3,7 +3,8 @@
 # link cut under an inner daemon while its child was released). rml_radix 2 over 4 nodes (0 over 1
 # and 2, 1 over 3 and 4): daemon 1 is stopped (SIGSTOP), then node3, its child, is released. The
 # order cannot pass daemon 1; the campaign completes once daemon 1 is declared lost
-# (prte_daemon_heartbeat_timeout 2), and node3's daemon, which never had the order, must still end
+# (prte_daemon_heartbeat_timeout 6: palloc must have sent the order before then, which a loaded
+# machine once took more than 2 s to do), and node3's daemon, which never had the order, must still end
 # - before the fix it re-parented onto the master once daemon 1 was gone and ran on for ever, its
 # call-home connection open, outside the DVM. The master closes that connection
 # prte_elastic_leave_timeout + prte_daemon_exit_timeout after the completion, saying so in one line.
@@ -15,7 +16,7 @@
 stopped=
 trap 'kill -CONT $stopped 2>/dev/null; stop_dvm; rm -rf "$TEST_TMP"' EXIT
 
-start_elastic_dvm 4 2 --prtemca prte_daemon_heartbeat_timeout 2 --prtemca prte_daemon_exit_timeout 2
+start_elastic_dvm 4 2 --prtemca prte_daemon_heartbeat_timeout 6 --prtemca prte_daemon_exit_timeout 2
 target=$(daemon_pid 3)
 [ -n "$target" ] || fail "no daemon 3"
 stopped=$(daemon_pid 1)

@@ -50,7 +50,11 @@ all_examples() {
     example "$where" client2 2 0 2
     example "$where" pub 3 0 3
     example "$where" pubi 3 0 3
+    # dynamic spawns "client" from the working directory: run there, the children run too, and a
+    # child that failed would give prun its status (PMIx's default for PMIX_REPORT_CHILD_SEP).
+    cd "$BIN"
     example "$where" dynamic 2 0 2
+    cd - >/dev/null
     # Each group example constructs "ourgroup" in a new job: a record PMIx 4.2.2 kept from an
     # earlier job's group on any node made a later construct of that id wait for ever there.
     example "$where" group 4 0 4

@@ -512,6 +512,26 @@ TEST(OutputWriter, TagsEveryWholeLineAsPrrteDoes)
     EXPECT_EQ(err.drain(), "[3,1]<stderr>: e1\n");
 }
 
+// PRRTE's --output rank: PMIx's rank-only tag, with the stream; a tag word wins over it.
+TEST(OutputWriter, RankTagsNameOnlyTheRank)
+{
+    Request r = parse_ok({"--output", "rank", "a.out"});
+    EXPECT_TRUE(r.output.rank && !r.output.tag);
+    Pipe out, err;
+    OutputWriter w(r.output, out.writer(), err.writer());
+    w.set_job_label("7");
+    w.deliver(3, Stream::out, "a\n");
+    w.deliver(3, Stream::err, "e\n");
+    EXPECT_EQ(out.drain(), "[3]<stdout>: a\n");
+    EXPECT_EQ(err.drain(), "[3]<stderr>: e\n");
+    Pipe out2, err2;
+    OutputOptions both = parse_ok({"--output", "rank,tag", "a.out"}).output;
+    OutputWriter t(both, out2.writer(), err2.writer());
+    t.set_job_label("7");
+    t.deliver(3, Stream::out, "a\n");
+    EXPECT_EQ(out2.drain(), "[7,3]<stdout>: a\n");
+}
+
 TEST(OutputWriter, MergeSendsStderrToStdout)
 {
     Pipe out, err;

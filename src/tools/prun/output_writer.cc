@@ -112,6 +112,9 @@ std::string OutputWriter::prefix(const std::string& job, uint32_t rank, Stream s
                           : "[unknown:unknown]";
         }
         text += fmt::format("<{}>: ", stream == Stream::out ? "stdout" : "stderr");
+    } else if (options_.rank) {
+        // PMIx's rank-only tag: the rank and the stream, no job.
+        text += fmt::format("[{}]<{}>: ", rank, stream == Stream::out ? "stdout" : "stderr");
     }
     return text;
 }

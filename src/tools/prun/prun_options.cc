@@ -375,7 +375,7 @@ void add_options(CLI::App& cli, ContextTarget& t, Request& r)
         ->type_name("LEVEL[:QUALIFIER...]");
     take_each(cli.add_option("--output", t.output_values,
                              "Output format, a comma list of: tag ([job,rank]<stdout>: ), tag-fullname (the "
-                             "namespace), tag-detailed ([job,rank][host:pid]<stdout>: ), timestamp, xml (each line "
+                             "namespace), tag-detailed ([job,rank][host:pid]<stdout>: ), rank ([rank]<stdout>: ), timestamp, xml (each line "
                              "an element <stdout rank=\"N\">, inside <mpirun>), merge-stderr-to-stdout, raw; and to files: dir=DIR (DIR/<job>/rank.N/stdout, "
                              "stderr) or file=PATH (PATH.<job>.N), with :nocopy (not also to the terminal) "
                              "and :nojobid (dir= only)"))
@@ -936,8 +936,8 @@ Status parse_output(const std::string& value, OutputOptions& out)
         }
         if (w.empty()) continue;  // only qualifiers
         // A unique prefix stands for the word, as in PRRTE ("merge", "tag-f"); "tag" is tag itself.
-        static const char* const kWords[] = {"tag", "tag-fullname", "tag-detailed", "timestamp", "merge-stderr-to-stdout",
-                                             "raw", "xml"};
+        static const char* const kWords[] = {"tag", "tag-fullname", "tag-detailed", "rank", "timestamp",
+                                             "merge-stderr-to-stdout", "raw", "xml"};
         std::vector<std::string> matches;
         for (const char* k : kWords) {
             if (w == k) {
@@ -953,6 +953,8 @@ Status parse_output(const std::string& value, OutputOptions& out)
             out.tag = out.tag_fullname = true;
         } else if (w == "tag-detailed") {
             out.tag = out.tag_detailed = true;
+        } else if (w == "rank") {
+            out.rank = true;
         } else if (w == "xml") {
             out.xml = true;
         } else if (w == "timestamp") {
@@ -963,7 +965,7 @@ Status parse_output(const std::string& value, OutputOptions& out)
             out.raw = true;
         } else {
             return {Errc::bad_param,
-                    fmt::format("--output {}: unknown format '{}' (tag, tag-fullname, tag-detailed, timestamp, xml, "
+                    fmt::format("--output {}: unknown format '{}' (tag, tag-fullname, tag-detailed, rank, timestamp, xml, "
                                 "merge-stderr-to-stdout, raw, dir=DIR, file=PATH, nocopy, nojobid; qualifiers :raw, :nocopy)",
                                 value, word)};
         }

@@ -40,6 +40,7 @@ struct OutputOptions {
     bool tag = false;            // [jobid,rank]<stdout>:
     bool tag_fullname = false;   // [nspace,rank]<stdout>:
     bool tag_detailed = false;   // [jobid,rank][host:pid]<stdout>: (with tag_fullname: the namespace)
+    bool rank = false;           // [rank]<stdout>: (the tags above win)
     bool xml = false;            // <stdout rank="N">line&#010;</stdout> inside <mpirun>...</mpirun>
     bool timestamp = false;
     bool merge_stderr = false;   // stderr lines go to stdout
