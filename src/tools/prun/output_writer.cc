@@ -68,6 +68,11 @@ std::string xml_escape(std::string_view text, bool attribute)
     return out;
 }
 
+namespace {
+// Whether each line (or raw chunk) gets a label: a tag, the rank, a timestamp, or an XML element.
+bool labelled(const OutputOptions& o) { return o.tag || o.rank || o.timestamp || o.xml; }
+}  // namespace
+
 std::string job_label_of(const std::string& nspace)
 {
     size_t at = nspace.rfind('@');
@@ -77,7 +82,7 @@ std::string job_label_of(const std::string& nspace)
 
 OutputWriter::OutputWriter(OutputOptions options, int out_fd, int err_fd)
     : options_(options), out_fd_(out_fd), err_fd_(err_fd), clock_(now_text),
-      line_mode_((options.tag || options.timestamp || options.xml) && !options.raw), files_(options.files)
+      line_mode_(labelled(options) && !options.raw), files_(options.files)
 {
 }
 
@@ -180,7 +185,7 @@ void OutputWriter::deliver(uint32_t rank, Stream stream, std::string_view data, 
         if (!files_.copy()) return;
     }
     if (!line_mode_) {
-        if (options_.tag || options_.timestamp || options_.xml) {  // raw, but still labelled per chunk
+        if (labelled(options_)) {  // raw, but still labelled per chunk
             write_to(target, render(job, rank, stream, data));
         } else {
             write_to(target, data);
