@@ -13,8 +13,8 @@
 # build stands for the other two configurations), and no ccache (on a fresh machine every lookup
 # misses, and each miss preprocesses the file once more). `make -j2 check` builds the test
 # programs on both cores, CTest runs several tests side by side (test/Makefile.inc,
-# PRTE_TEST_JOBS), and the ThreadSanitizer build compiles at nice 19 while the first build's suite
-# runs, in the CPU time its waiting tests leave. Each phase prints its start as seconds since the
+# PRTE_TEST_JOBS), and the ThreadSanitizer build compiles at nice 19 from the first build on, in the
+# CPU time the first build and then the suite's waiting tests leave. Each phase prints its start as seconds since the
 # beginning and how busy the CPUs were in the phase before, and each test run its slowest ten
 # tests (contrib/slowest-tests.sh), so a slow phase or test shows in the log.
 set -e
@@ -40,15 +40,17 @@ sh contrib/install-deps.sh
 # and line), a tenth less compile time than autoconf's default -g.
 PRTE_TEST_BUILD_FLAGS="-g1 -O2"
 export PRTE_TEST_BUILD_FLAGS
-phase "first build"
+phase "first build (the ThreadSanitizer build starts beside it at nice 19)"
 ./autogen.sh >/dev/null 2>&1 || ./autogen.sh
-sh contrib/build.sh "$top/_inst" CFLAGS="$PRTE_TEST_BUILD_FLAGS" CXXFLAGS="$PRTE_TEST_BUILD_FLAGS"
-# The ThreadSanitizer build compiles beside the suite, niced, in a session of its own so that a
-# failing suite ends it too.
+# The ThreadSanitizer build starts now, niced, in a session of its own so that a failing build or
+# suite ends it too: its configure runs beside the first build's (each uses one core), and its
+# compiles take the CPU the first build leaves idle (linking, make's serial steps), then the CPU the
+# suite's waiting tests leave.
 tsan_log=$top/_tsan-build.log
 setsid -w nice -n 19 sh contrib/tsan-tests.sh --build-only "$top/_inst-tsan" >"$tsan_log" 2>&1 &
 tsan_build=$!
 trap 'kill -TERM "-$tsan_build" 2>/dev/null || true' EXIT
+sh contrib/build.sh "$top/_inst" CFLAGS="$PRTE_TEST_BUILD_FLAGS" CXXFLAGS="$PRTE_TEST_BUILD_FLAGS"
 phase "the whole suite in the first build (the ThreadSanitizer build compiles beside it at nice 19)"
 make -j2 -C _build check
 # CI runs as root: a namespace or Slurm test that skipped there is a failure (contrib/check-skips.sh).
