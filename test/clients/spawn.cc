@@ -6,7 +6,10 @@
 // --oversubscribe asks for the child with PMIX_MAPBY ":OVERSUBSCRIBE" (a node with fewer slots
 // than the parent and its children need). A first argument --child-may-fail (before it) accepts a
 // child job that fails: "spawn child <namespace> ended: <status>", and exit 0 (what a parent that
-// lets its children fail does, for prun --report-child-jobs-separately).
+// lets its children fail does, for prun --report-child-jobs-separately). A first argument --refused
+// (before all others) asks for 100000 copies, more than any test's DVM holds, and expects the spawn
+// to be refused: "spawn refused: <status>" and exit 0 (a parent handling the error, as an MPI program
+// with MPI_ERRORS_RETURN does); a spawn that succeeds is a failure.
 #include <unistd.h>
 
 #include <chrono>
@@ -70,6 +73,11 @@ int main(int argc, char** argv)
         prte_test::finalize(program);
         return 0;
     }
+    bool refused = argc > 1 && std::strcmp(argv[1], "--refused") == 0;
+    if (refused) {
+        --argc;
+        ++argv;
+    }
     bool child_may_fail = argc > 1 && std::strcmp(argv[1], "--child-may-fail") == 0;
     if (child_may_fail) {
         --argc;
@@ -92,7 +100,7 @@ int main(int argc, char** argv)
     app->cmd = strdup(child_program.c_str());
     app->argv = static_cast<char**>(calloc(2, sizeof(char*)));
     app->argv[0] = strdup(child_program.c_str());
-    app->maxprocs = 2;
+    app->maxprocs = refused ? 100000 : 2;
     char cwd[4096];
     if (getcwd(cwd, sizeof(cwd))) app->cwd = strdup(cwd);
     pmix_info_t job_info[2];
@@ -104,6 +112,12 @@ int main(int argc, char** argv)
     PMIX_INFO_DESTRUCT(&job_info[0]);
     PMIX_INFO_DESTRUCT(&job_info[1]);
     PMIX_APP_FREE(app, 1);
+    if (refused) {
+        if (rc == PMIX_SUCCESS) prte_test::fail(program, "PMIx_Spawn of 100000 x %s succeeded: %s", child_program.c_str(), child);
+        std::printf("spawn refused: %s\n", PMIx_Error_string(rc));
+        prte_test::finalize(program);
+        return 0;
+    }
     if (rc != PMIX_SUCCESS) prte_test::fail(program, "PMIx_Spawn of 2 x %s failed: %s", child_program.c_str(), PMIx_Error_string(rc));
     std::printf("spawned %s\n", child);
     std::fflush(stdout);

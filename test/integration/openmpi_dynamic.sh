@@ -21,6 +21,19 @@ expect_line spawn out "mpi spawn ok parents 2 children 2"
 if grep -q "connect of .*@1:0,.*@2:" "$TEST_TMP/prte.err"; then pass "parents and children connected through PMIx_Connect"
 else fail "no PMIx_Connect of parents and children in the log"; fi
 
+# Issue 44 item 5: 2 parents fill node1 and spawn 4 children, 2 on node2 and 2 on node3, so each of
+# those nodes has children of local ranks 0 and 1. Open MPI's spawn hands the children their parent's
+# OMPI_* environment; had the parent node's shared-memory directory (a per-daemon launch fact) won
+# over each child's own, the children of both nodes would share one directory and segment names,
+# map each other's segments and crash or hang in MPI_Init (every run did before the fix).
+run spawn4 timeout 120 "$PRUN" -n 2 --host node1:2 "$CLIENTS/mpi_spawn" 4
+expect_status spawn4 0
+expect_line spawn4 out "mpi spawn ok parents 2 children 4"
+[ "$(grep -c '^mpi child rank [0-9] of 4 host node2 total 6$' "$TEST_TMP/spawn4.out")" = 2 ] &&
+    [ "$(grep -c '^mpi child rank [0-9] of 4 host node3 total 6$' "$TEST_TMP/spawn4.out")" = 2 ] &&
+    pass "2 children on node2 and 2 on node3 reached the allreduce with their parents" ||
+    fail "children not 2 and 2 on node2 and node3 with total 6: $(grep '^mpi child' "$TEST_TMP/spawn4.out")"
+
 # Two jobs of 2 ranks each meet through a port: the acceptor publishes it, the connector looks it up.
 "$PRUN" -n 2 --map-by node:OVERSUBSCRIBE "$CLIENTS/mpi_connect" accept "$TEST_TMP/port" \
     >"$TEST_TMP/accept.out" 2>"$TEST_TMP/accept.err" &

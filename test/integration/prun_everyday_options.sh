@@ -9,7 +9,8 @@
 # rank that always fails, which then ends the job with its status (prun_restarts_failed_rank.sh
 # tests restarts in full); --output tag-detailed names each line's node and pid (the rank's own),
 # --output xml (--xml) wraps each line, escaped, in an element inside <mpirun>; a job its rank
-# spawns that fails gives prun its status, unless --report-child-jobs-separately.
+# spawns that fails gives prun its status, unless --report-child-jobs-separately (a spawn refused
+# before its job started does not: its spawner was told).
 . "$PRTE_SRCDIR/test/integration/lib.sh"
 . "$PRTE_SRCDIR/test/integration/dvm_lib.sh"
 . "$PRTE_SRCDIR/test/integration/multinode_lib.sh"
@@ -142,6 +143,12 @@ expect_status child_sep 0
 expect_line child_sep err "ended with status 1"
 run child_ok "$PRUN" -n 1 "$CLIENTS/spawn" --child-may-fail /bin/true
 expect_status child_ok 0
+# A spawn refused before its job started (no room) has no exit status: the spawner was answered
+# with the error and handled it, so prun's status stays its own.
+run child_refused "$PRUN" -n 1 "$CLIENTS/spawn" --refused /bin/true
+expect_status child_refused 0
+expect_line child_refused out "spawn refused: "
+expect_line child_refused err "failed: not enough slots"
 
 # --- --xterm, --help <option> ---
 run xterm env -u DISPLAY "$PRUN" --xterm 0 -n 1 true

@@ -22,6 +22,7 @@
 #include "mca/odls/default/odls_default_env.h"
 #include "mca/odls/default/odls_default_module.h"
 #include "runtime/state_machine.h"
+#include "runtime/env_edit.h"
 #include "runtime/event_loop.h"
 #include "temp_dir.h"
 
@@ -698,6 +699,50 @@ TEST(OdlsDefaultEnvironmentTest, LaunchVariablesOfTheDaemonAreNotInherited)
     EXPECT_FALSE(is_inherited_launch_variable("OMPI_MCA_btl"));
     EXPECT_FALSE(is_inherited_launch_variable("PRTE_MCA_odls_base_verbose"));
     EXPECT_FALSE(is_inherited_launch_variable("PATH"));
+}
+
+// Open MPI's MPI_Comm_spawn passes the parent's OMPI_* environment on as the children's app
+// environment; the parent's launch facts must not replace the child's (issue 44 item 5: children
+// on two nodes sharing a machine put their segments in the parent node's directory and crashed).
+TEST(OdlsDefaultEnvironmentTest, AnAppsCopyOfAnotherLaunchsFactsDoesNotReplaceThisOnes)
+{
+    using namespace prte::odls::default_component;
+    Job job;
+    job.nspace = "child@2";
+    for (int r = 0; r < 4; ++r) {
+        auto proc = std::make_unique<prte::runtime::Proc>();
+        proc->rank = r;
+        proc->local_rank = r % 2;
+        job.procs.push_back(std::move(proc));
+    }
+    AppContext app;
+    const std::string parents_dir = "/tmp/x/prte.0/prte-vm-1.d1.session/ompi-shm";
+    app.env = {"OMPI_MCA_btl_vader_backing_directory=" + parents_dir, "OMPI_MCA_orte_local_daemon_uri=0.1;",
+               "OMPI_COMM_WORLD_RANK=0", "OMPI_COMM_WORLD_LOCAL_RANK=0", "OMPI_MCA_btl=self,vader,tcp"};
+    ChildEnvironmentInput in;
+    in.job = &job;
+    in.proc = job.procs[3].get();
+    in.app = &app;
+    in.local_size = 2;
+    in.daemon_rank = 3;
+    in.ompi_shm_dir = "/tmp/x/prte.0/prte-vm-1.d3.session/ompi-shm";
+    Environment env = build_child_environment(in);
+    EXPECT_EQ(env.value("OMPI_MCA_btl_vader_backing_directory"), in.ompi_shm_dir);
+    EXPECT_EQ(env.value("OMPI_MCA_orte_local_daemon_uri"), "0.3;");
+    EXPECT_EQ(env.value("OMPI_COMM_WORLD_RANK"), "3");
+    EXPECT_EQ(env.value("OMPI_COMM_WORLD_LOCAL_RANK"), "1");
+    EXPECT_EQ(env.value("OMPI_MCA_btl"), "self,vader,tcp");  // a setting, not a launch fact
+
+    // A directory the user chose (prun -x) is the user's, and so is an edit of a fact.
+    app.env = {"OMPI_MCA_btl_vader_backing_directory=/dev/shm"};
+    EXPECT_EQ(build_child_environment(in).value("OMPI_MCA_btl_vader_backing_directory"), "/dev/shm");
+    app.env = {prte::runtime::encode_env_edit({.kind = prte::runtime::EnvEdit::append, .name = "OMPI_COMM_WORLD_RANK",
+                                               .separator = '-', .value = "x"})};
+    EXPECT_EQ(build_child_environment(in).value("OMPI_COMM_WORLD_RANK"), "3-x");
+    EXPECT_TRUE(is_daemon_shm_dir(parents_dir));
+    EXPECT_TRUE(is_daemon_shm_dir(parents_dir + "/"));
+    EXPECT_FALSE(is_daemon_shm_dir("/dev/shm"));
+    EXPECT_FALSE(is_daemon_shm_dir("/scratch/ompi-shm"));
 }
 
 TEST(OdlsDefaultEnvironmentTest, ExecutableCandidatesFollowThePath)

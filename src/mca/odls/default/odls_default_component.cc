@@ -10,6 +10,7 @@
 #include "mca/base/component.h"
 #include "mca/base/param.h"
 #include "mca/odls/base/odls_base.h"
+#include "mca/odls/default/odls_default_env.h"
 #include "mca/odls/default/odls_default_module.h"
 #include "mca/pmi/base/pmi_base.h"
 #include "runtime/runtime.h"
@@ -44,7 +45,7 @@ std::string own_shared_memory_dir(const prte::runtime::Identity& me)
 {
     char host[256] = {};
     if (gethostname(host, sizeof(host) - 1) != 0 || me.node_name == host || me.session_dir.empty()) return {};
-    std::string dir = me.session_dir + "/ompi-shm";
+    std::string dir = me.session_dir + "/" + odls::default_component::kOmpiShmDirName;
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     return ec ? std::string() : dir;

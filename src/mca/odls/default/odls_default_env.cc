@@ -1,6 +1,8 @@
 #include "mca/odls/default/odls_default_env.h"
 
+#include <algorithm>
 #include <array>
+#include <filesystem>
 #include <string>
 
 #include "runtime/env_edit.h"
@@ -51,7 +53,34 @@ constexpr std::array kInheritedOmpiLaunchVariables{
 
 std::string_view name_of(std::string_view entry) { return entry.substr(0, entry.find('=')); }
 
+constexpr const char* kOmpiShmDirVariable = "OMPI_MCA_btl_vader_backing_directory";
+
+// Open MPI 4.1's MPI_Comm_spawn gives the new job its parent's OMPI_* environment as the app's
+// environment (the child's own environment shows its parent's OMPI_MCA_orte_local_daemon_uri,
+// OMPI_COMM_WORLD_* and backing directory). Applied last, those would replace the facts of the
+// child's own launch: children on two other nodes that share the machine then both put their
+// shared-memory segments in the parent node's directory under the same names (local ranks 0, 1
+// on each node) and map each other's, which crashed them in MPI_Init (issue 44 item 5). So an
+// app's plain NAME=value for a variable this launch set wins only where it is the user's own
+// choice: a shared-memory directory that is no daemon's. Edits (prun --prepend-env ...) are
+// always the user's.
+bool is_another_launchs_fact(std::string_view entry, const std::vector<std::string>& facts)
+{
+    if (runtime::decode_env_edit(entry)) return false;
+    const std::string_view name = name_of(entry);
+    if (std::find(facts.begin(), facts.end(), name) == facts.end()) return false;
+    if (name != kOmpiShmDirVariable) return true;
+    return is_daemon_shm_dir(entry.substr(std::min(entry.size(), name.size() + 1)));
+}
+
 }  // namespace
+
+bool is_daemon_shm_dir(std::string_view dir)
+{
+    std::filesystem::path path(dir);
+    if (path.filename().empty()) path = path.parent_path();  // a trailing '/'
+    return path.filename() == kOmpiShmDirName && path.parent_path().filename().string().ends_with(".session");
+}
 
 Environment::Environment(char* const* entries)
 {
@@ -139,17 +168,22 @@ Environment build_child_environment(const ChildEnvironmentInput& in)
     env.set("PRTE_NODE_NAME", in.node_name);
     env.set("PRTE_APP_INDEX", std::to_string(proc.app_index));
 
+    std::vector<std::string> launch_facts;  // the names set below for this process alone
+    auto set_fact = [&](const char* name, const std::string& value) {
+        env.set(name, value);
+        launch_facts.emplace_back(name);
+    };
     if (in.ompi_compat) {
-        env.set(kOmpiDaemonUri, "0." + std::to_string(in.daemon_rank) + ";");
-        env.set("OMPI_COMM_WORLD_SIZE", std::to_string(job.num_procs()));
-        env.set("OMPI_COMM_WORLD_RANK", std::to_string(proc.rank));
-        env.set("OMPI_COMM_WORLD_LOCAL_RANK", std::to_string(proc.local_rank));
-        env.set("OMPI_COMM_WORLD_LOCAL_SIZE", std::to_string(in.local_size));
-        env.set("OMPI_COMM_WORLD_NODE_RANK", std::to_string(proc.node_rank));
+        set_fact(kOmpiDaemonUri, "0." + std::to_string(in.daemon_rank) + ";");
+        set_fact("OMPI_COMM_WORLD_SIZE", std::to_string(job.num_procs()));
+        set_fact("OMPI_COMM_WORLD_RANK", std::to_string(proc.rank));
+        set_fact("OMPI_COMM_WORLD_LOCAL_RANK", std::to_string(proc.local_rank));
+        set_fact("OMPI_COMM_WORLD_LOCAL_SIZE", std::to_string(in.local_size));
+        set_fact("OMPI_COMM_WORLD_NODE_RANK", std::to_string(proc.node_rank));
         // Open MPI 4.1 names its shared-memory segments /dev/shm/vader_segment.<hostname>.<job>.<local
         // rank>: two nodes with one hostname (the local-node test-bed) would map each other's, and
         // crash. A directory of this daemon's own keeps them apart.
-        if (!in.ompi_shm_dir.empty()) env.set("OMPI_MCA_btl_vader_backing_directory", in.ompi_shm_dir);
+        if (!in.ompi_shm_dir.empty()) set_fact(kOmpiShmDirVariable, in.ompi_shm_dir);
         // An oversubscribed node: what mpirun 4.1 sets (mpi_oversubscribe, after which Open MPI
         // yields when idle) and the yield itself, so that ranks sharing a core do not busy-poll
         // each other out. Unless the user chose the yield (prun -x or --mca, or the DVM's own
@@ -164,7 +198,9 @@ Environment build_child_environment(const ChildEnvironmentInput& in)
         }
     }
     if (!app.working_dir.empty()) env.set("PWD", app.working_dir);
-    for (const auto& entry : app.env) env.apply(entry);  // prun -x, --set-env ...: the user has the last word
+    for (const auto& entry : app.env) {  // prun -x, --set-env ...: the user has the last word
+        if (!is_another_launchs_fact(entry, launch_facts)) env.apply(entry);
+    }
     return env;
 }
 

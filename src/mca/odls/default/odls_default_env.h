@@ -1,6 +1,8 @@
 // The environment of a launched process: the daemon's own, cleaned of what describes the daemon's
 // own launch, plus the PMIx variables, PRTE's helpers, Open MPI 4.x's launch variables, and
-// finally the app's own settings (prun -x), which win over everything.
+// finally the app's own settings (prun -x), which win over everything but the launch facts this
+// launcher sets for each process (an app's copy of those is another process's: see
+// build_child_environment).
 #pragma once
 
 #include <cstddef>
@@ -44,6 +46,12 @@ class Environment {
 // variables left over from however the daemon itself was started (every PMIX_* except the
 // PMIX_MCA_* settings meant for PMIx), the Open MPI launch variables this launcher sets, and PMI's.
 bool is_inherited_launch_variable(std::string_view name);
+
+// The directory each daemon whose node shares its hostname gives Open MPI for its shared-memory
+// segments: "<the daemon's session directory>/ompi-shm".
+inline constexpr const char* kOmpiShmDirName = "ompi-shm";
+// True when DIR is such a directory (of this daemon or of another), not one a user chose.
+bool is_daemon_shm_dir(std::string_view dir);
 
 struct ChildEnvironmentInput {
     char* const* daemon_environ = nullptr;     // this process's environment

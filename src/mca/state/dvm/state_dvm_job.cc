@@ -84,13 +84,24 @@ void report_failed_dependent(const JobPtr& job)
                                 job->abort_message.empty() ? runtime::to_string(job->state) : job->abort_message));
 }
 
+bool any_proc_started(const runtime::Job& job)
+{
+    for (const auto& proc : job.procs) {
+        if (proc->pid > 0) return true;
+    }
+    return false;
+}
+
 // PMIx's default for PMIX_REPORT_CHILD_SEP (mpirun's too): the first job of the tree that fails on
 // its own while its root runs (or waits for its children) gives the root's end its status, if the
 // root's own is 0 (pmix::notify_job_end). Kept whatever the root asked: it reads it at its end.
+// A spawn refused before any of its processes started (no room, a bad app) has no exit status: the
+// failure is the spawn's answer (MPI_Comm_spawn returns it), and the spawner decides what it means.
 void count_in_tree_status(const JobPtr& job)
 {
     JobPtr root = rt().jobs().root_of(job);
     if (!root || root == job || root->children_exit_code != 0) return;
+    if (!any_proc_started(*job)) return;
     if (!runtime::is_alive(root->state) && !root->awaiting_children) return;
     root->children_exit_code = job->exit_code != 0 ? job->exit_code : 1;
     root->children_failure = fmt::format("job {}, spawned in job {}'s tree, ended with status {}", job->nspace,
@@ -132,14 +143,6 @@ void check_complete(const JobPtr& job)
 }
 
 void announce_end(const JobPtr& job);
-
-bool any_proc_started(const runtime::Job& job)
-{
-    for (const auto& proc : job.procs) {
-        if (proc->pid > 0) return true;
-    }
-    return false;
-}
 
 void dvm_notify(const JobPtr& job)
 {
