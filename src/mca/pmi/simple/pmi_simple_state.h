@@ -32,11 +32,6 @@ inline runtime::Runtime& rt() { return runtime::Runtime::instance(); }
 // A value from a process, short enough for a message.
 std::string describe(const std::string& text);
 
-struct SimpleServer::Client;
-// What MPI_UNIVERSE_SIZE is for the client's job: the DVM's slots, as PMIX_UNIV_SIZE says
-// (runtime::universe_size), read when asked, so that it follows grows and shrinks.
-std::string universe(const SimpleServer::Client& client);
-
 struct SimpleServer::Client {
     enum class Phase { connected, initialized, finalized, ended };
 
@@ -70,6 +65,10 @@ struct SimpleServer::Client {
         fd = -1;
     }
 };
+
+// What MPI_UNIVERSE_SIZE is for the client's job: the DVM's slots, as PMIX_UNIV_SIZE says
+// (runtime::universe_size), read when asked, so that it follows grows and shrinks.
+std::string universe(const SimpleServer::Client& client);
 
 struct SimpleServer::JobSpace {
     runtime::JobPtr job;
