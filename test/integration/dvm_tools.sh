@@ -1,4 +1,5 @@
-# The DVM as its users and their tools see it over time: PMIx tools attached while a prun runs,
+# The DVM as its users and their tools see it over time: PMIx tools attached while a prun runs
+# (pps, the proc table, the allocation, pattrs),
 # ^C, a prun whose reader goes away, 200 jobs in a row with nothing leaked, SIGTERM to prte, and
 # prterun.
 . "$(dirname "$0")/lib.sh"
@@ -36,6 +37,19 @@ grep -q "^alloc initial: ready; ras hosts; 1 node(s) up: [^;]*; [0-9]* slot(s), 
     pass "the allocation status names this node and the job's 2 slots" || fail "allocation status: $(cat "$TEST_TMP/alloc.out")"
 run alloc_unknown "$PRTE_BUILDDIR/test/clients/proctable" "$uri" --alloc no-such-allocation
 expect_line alloc_unknown out "alloc status NOT-FOUND"
+
+# OpenPMIx's pattrs asks which attributes the host and the server honour
+# (PMIX_QUERY_ATTRIBUTE_SUPPORT). PMIx 4.2.2's own answer handed its server the wrong record and
+# the master died of SIGSEGV (pmix422/attribute_queries.c): now each is answered (the host
+# registers no attributes: NOT-FOUND; the server's table) and the DVM lives on.
+run pattrs_host pattrs --pid "$DVM_PID" --host PMIx_Query_info
+expect_line pattrs_host err "PMIx_Query_info returned: NOT-FOUND"
+run pattrs_server pattrs --pid "$DVM_PID" --server PMIx_Query_info
+expect_status pattrs_server 0
+expect_line pattrs_server err "SERVER SUPPORTED ATTRIBUTES"
+alive "$DVM_PID" && pass "the DVM lives on after pattrs's attribute queries" || fail "the DVM died after pattrs"
+run proctable_after "$PRTE_BUILDDIR/test/clients/proctable" "$uri"
+expect_status proctable_after 0
 
 # ---- ^C to prun ends the job ----
 kill -INT $bg

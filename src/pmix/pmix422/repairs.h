@@ -63,6 +63,11 @@ int prte_pmix422_answer_tool(pmix_status_t status, const pmix_proc_t *name, pmix
 int prte_pmix422_answer_info(pmix_status_t status, pmix_info_t *info, size_t ninfo, pmix_info_cbfunc_t cbfunc,
                              void *cbdata, pmix_release_cbfunc_t release, void *release_cbdata);
 
+/* (pmix422/attribute_queries.c, no call needed: it defines PMIx_Query_info_nb, which libpmix calls
+ * through its PLT.) Queries for PMIX_QUERY_ATTRIBUTE_SUPPORT reach their caller with the caller's
+ * own callback data: PMIx 4.2.2 hands back its query record instead, and a server (the master,
+ * a daemon) then died of SIGSEGV on a tool's `pattrs`. */
+
 /* Releases the connection, rank and namespace records PMIx 4.2.2 keeps for every tool in
  * namespace `tools_nspace` whose connection has ended. Returns how many tools' records were
  * released; *connected (if not NULL) is set to the number of tools still connected. */
