@@ -19,16 +19,6 @@ const output::VerboseStream& verbose() { return framework().verbose(); }
 
 std::string error_text(int error) { return std::strerror(error); }
 
-// A namespace as a directory name: '/' (never in ours, possible in another tool's) is replaced.
-std::string dir_name_of(const std::string& nspace)
-{
-    std::string name = nspace;
-    for (char& c : name) {
-        if (c == '/') c = '_';
-    }
-    return name;
-}
-
 // Writes `content` to `path` with `mode`, through a temporary name renamed into place. Returns
 // errno (0 on success).
 int write_whole(const std::string& path, const std::vector<uint8_t>& content, mode_t mode)
@@ -115,7 +105,8 @@ Status PreloadPlacer::place_program(const runtime::Job& job, const runtime::Prel
                                                      node_name_, file.name, where, error_text(error)));
     };
     if (session_dir_.empty()) return failure("a session directory", ENOENT);
-    std::string dir = session_dir_ + "/" + dir_name_of(job.nspace);
+    // The job's own directory here, as pmix/register.cc names it (PMIX_NSDIR).
+    std::string dir = session_dir_ + "/" + job.nspace;
     if (placed.job_dir.empty()) {
         if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return failure(dir, errno);
         placed.job_dir = dir;

@@ -1,8 +1,10 @@
 // Writes a job's preloaded files on this node (prun --preload-binary, --preload-files; the files
 // travel in the launch message, runtime/preload.h) before its processes are forked, and removes
 // what it wrote when the job is released:
-//   the program   into the job's directory in this daemon's session directory ("<session>/<job>"),
-//                 executable, and the processes are exec'd from that copy (program_of);
+//   the program   into the job's directory in this daemon's session directory ("<session>/<job>",
+//                 the PMIX_NSDIR that pmix/register.cc makes when it registers the job here and
+//                 removes with it), executable, and the processes are exec'd from that copy
+//                 (program_of);
 //   a file        into the app's working directory, under its relative name. When that name is
 //                 already taken by the very file prun read (same machine, device and inode: a shared
 //                 file system) or by a file of the same contents (another daemon on this file system
