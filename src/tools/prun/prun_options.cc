@@ -312,7 +312,8 @@ void add_connection_options(CLI::App& cli, ContextTarget& t, Request& r)
 constexpr const char* kOlderGroup = "Older spellings, and options only accepted or refused with a reason";
 
 // Options PRRTE or mpirun documents that change nothing here, or cannot apply: accepted with a
-// note, or refused with the reason (finish_accepted).
+// note, or refused with the reason (finish_accepted); and the preload options, which prun reads
+// once the command line is whole (tools/prun/preload.h).
 void add_accepted_options(CLI::App& cli, ContextTarget& t)
 {
     cli.add_flag("--allow-run-as-root", t.allow_run_as_root, "Accepted: prte never refuses to run as root");
