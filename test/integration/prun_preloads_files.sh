@@ -58,6 +58,13 @@ gone_within "$TEST_TMP/wd/a.txt" && gone_within "$TEST_TMP/wd/abs.txt" && pass "
 grep -q "wrote the preloaded file 'a.txt'" "$TEST_TMP/prte.err" && pass "odls verbose says where the files were written" ||
     fail "no odls verbose line for a.txt"
 
+# --- up to the 8 MiB limit a job may carry: a 7 MiB file reaches the node whole ---
+truncate -s 7M "$scratch/seven.dat"
+(cd "$scratch" && "$PRUN" --preload-files seven.dat --wd "$TEST_TMP/wd" --host node1 -n 1 wc -c seven.dat >"$TEST_TMP/seven.out" 2>"$TEST_TMP/seven.err")
+status_seven=$?
+expect_status seven 0
+expect_line seven out "7340032 seven.dat"
+
 # --- the very file, already in the working directory (a shared file system): nothing written, nothing removed ---
 (cd "$scratch" && "$PRUN" --preload-files a.txt --wd "$scratch" -n 1 cat a.txt >"$TEST_TMP/same.out" 2>"$TEST_TMP/same.err")
 status_same=$?
