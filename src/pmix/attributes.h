@@ -79,4 +79,14 @@ inline constexpr const char kQueue[] = "prte.queue";
 // (int) Spawn directive, prun --queue-timeout: seconds the job may wait in the queue (0: no limit).
 inline constexpr const char kQueueTimeout[] = "prte.queue.timeout";
 
+// (byte object) App-level spawn directive, prun --preload-binary / --preload-files: one file prun
+// read, with its name, mode and source (runtime/preload.h, encode_preload), which the daemons
+// hosting the app's processes write before they fork them. One per file; a job's together at most
+// runtime::kMaxPreloadBytes.
+inline constexpr const char kPreloadFile[] = "prte.preload.file";
+
+// (bool) Job-level spawn directive, prun --output xml: the DVM's reports on the job (--display map,
+// allocation, topo, cpus) are XML elements for the tool's XML document (runtime::JobReports::xml).
+inline constexpr const char kDisplayXml[] = "prte.display.xml";
+
 }  // namespace prte::pmix

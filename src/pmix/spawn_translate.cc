@@ -158,6 +158,39 @@ void apply_defaults(const Placement& job_level, runtime::AppContext& app, const 
     app.env.insert(app.env.end(), own.env.begin(), own.env.end());
 }
 
+// kPreloadFile: a file the spawner read, for the daemons to write (runtime/preload.h).
+Status preload_directive(const pmix_info_t& info, size_t index, runtime::AppContext& app)
+{
+    if (info.value.type != PMIX_BYTE_OBJECT || !info.value.data.bo.bytes) {
+        return {Errc::bad_param, fmt::format("app {} directive {} must be a byte object", index, info.key)};
+    }
+    const pmix_byte_object_t& bo = info.value.data.bo;
+    std::vector<uint8_t> bytes(bo.bytes, bo.bytes + bo.size);
+    runtime::PreloadFile file;
+    if (Status st = runtime::decode_preload(bytes, file); !st) {
+        return {Errc::bad_param, fmt::format("app {} directive {}: {}", index, info.key, st.message())};
+    }
+    for (const runtime::PreloadFile& other : app.preload) {
+        if (other.binary == file.binary && other.name == file.name) {
+            return {Errc::bad_param, fmt::format("app {} preloads two files named '{}'", index, file.name)};
+        }
+    }
+    app.preload.push_back(std::move(file));
+    return {};
+}
+
+// All the job's preloaded files together, as prun limits them (runtime::kMaxPreloadBytes).
+Status check_preload_size(const std::vector<runtime::AppContext>& apps)
+{
+    uint64_t total = 0;
+    for (const runtime::AppContext& app : apps) {
+        for (const runtime::PreloadFile& file : app.preload) total += file.content.size();
+    }
+    if (total <= runtime::kMaxPreloadBytes) return {};
+    return {Errc::bad_param, fmt::format("the spawn request preloads {} bytes of files, more than the {} a job may carry",
+                                         total, runtime::kMaxPreloadBytes)};
+}
+
 Status translate_app(const pmix_app_t& in, size_t index, runtime::AppContext& app, Placement& own,
                      std::vector<std::string>& notes)
 {
@@ -183,6 +216,8 @@ Status translate_app(const pmix_app_t& in, size_t index, runtime::AppContext& ap
         } else if (PMIX_CHECK_KEY(&info, PMIX_MAPBY)) {
             // Read against the job's policy once that is known (translate_spawn).
             if (Status s = need_string(info, app.map_by); !s) return s;
+        } else if (PMIX_CHECK_KEY(&info, kPreloadFile)) {
+            if (Status s = preload_directive(info, index, app); !s) return s;
         } else {
             notes.push_back(fmt::format("app {} directive {} ignored: not supported", index, info.key));
         }
@@ -295,6 +330,7 @@ Status translate_job_directive(const pmix_info_t& info, runtime::Job& job, Place
     if (PMIX_CHECK_KEY(&info, kSpawnerPullsOutput)) return need_flag(info, job.output.held_for_pull);
     if (PMIX_CHECK_KEY(&info, PMIX_IOF_TAG_DETAILED_OUTPUT)) return need_flag(info, job.output.tag_detailed);
     if (PMIX_CHECK_KEY(&info, PMIX_DISPLAY_MAP)) return need_flag(info, job.reports.map);
+    if (PMIX_CHECK_KEY(&info, kDisplayXml)) return need_flag(info, job.reports.xml);
     if (PMIX_CHECK_KEY(&info, PMIX_DISPLAY_ALLOCATION)) return need_flag(info, job.reports.allocation);
     if (PMIX_CHECK_KEY(&info, PMIX_REPORT_BINDINGS)) return need_flag(info, job.reports.bindings);
     if (PMIX_CHECK_KEY(&info, kReportPhysicalCpus)) return need_flag(info, job.reports.physical);
@@ -390,6 +426,7 @@ Status translate_spawn(const pmix_info_t job_info[], size_t ninfo, const pmix_ap
     for (size_t i = 0; i < napps; ++i) {
         if (Status st = translate_app(apps[i], i, translated[i], own[i], notes); !st) return st;
     }
+    if (Status st = check_preload_size(translated); !st) return st;
     Placement job_level;
     for (size_t i = 0; job_info && i < ninfo; ++i) {
         if (Status st = translate_job_directive(job_info[i], job, job_level, notes); !st) return st;
@@ -424,7 +461,7 @@ std::string supported_spawn_directives()
                        PMIX_FWD_STDOUT, PMIX_FWD_STDERR, PMIX_FWD_STDDIAG, PMIX_HOST, PMIX_HOSTFILE, PMIX_ADD_HOST,
                        PMIX_ADD_HOSTFILE, PMIX_SET_ENVAR, PMIX_UNSET_ENVAR, PMIX_PREPEND_ENVAR, PMIX_APPEND_ENVAR, PMIX_WDIR, PMIX_NOTIFY_COMPLETION, PMIX_FWD_STDIN,
                        PMIX_STDIN_TGT, PMIX_DISPLAY_MAP, PMIX_DISPLAY_ALLOCATION, PMIX_DISPLAY_TOPOLOGY, kDisplayProcessors, PMIX_REPORT_BINDINGS,
-                       kReportPhysicalCpus, kSpawnChildSeparate, PMIX_REPORT_CHILD_SEP},
+                       kReportPhysicalCpus, kSpawnChildSeparate, PMIX_REPORT_CHILD_SEP, kPreloadFile, kDisplayXml},
                       ",");
 }
 

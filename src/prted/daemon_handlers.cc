@@ -91,6 +91,11 @@ void on_launch(Rank, rml::Payload&& payload)
         output::error("bad launch message from the master: {}", st.message());
         return;
     }
+    // Sent once; a daemon a grow introduced to the job meanwhile (elastic/grow.cc) may hear of it twice.
+    if (rt().jobs().find(job->nspace)) {
+        verbose()(5, "daemon {}: job {} is known here already: launch message dropped", self(), job->nspace);
+        return;
+    }
     rt().jobs().insert(job);
     std::vector<Rank> mine = local_ranks(*job);
     verbose()(5, "daemon {}: job {}: {} of {} process(es) here", self(), job->nspace, mine.size(), job->num_procs());
@@ -236,6 +241,7 @@ void on_command(HandlerState& state, rml::Payload&& payload)
             // A job the master ended before it knew its processes' pids (killed during launch)
             // can still have processes here: they go first, never orphaned (issue 14, item 11).
             odls::base::module()->kill(job);
+            odls::base::module()->release_job(job);  // its preloaded files, written here
             // Before PMIx forgets the namespace: a collective still waiting on it is answered first.
             if (grpcomm::Module* collectives = grpcomm::base::module()) collectives->job_released(job->nspace);
             pmix::deregister_job(job);

@@ -26,7 +26,9 @@ using Tag = uint32_t;
 // 9: a daemon's call home names its machine (host name and boot id), so that the master knows
 //    which nodes share one machine's CPUs; the daemon command restart_procs (prun --max-restarts,
 //    --continuous).
-inline constexpr uint32_t kProtocolVersion = 9;
+// 10: a launch message's apps carry their preloaded files (prun --preload-binary, --preload-files),
+//     for a daemon hosting processes of the job (sent to each daemon then, not broadcast).
+inline constexpr uint32_t kProtocolVersion = 10;
 
 namespace tag {
 inline constexpr Tag daemon = 1;          // commands to daemons (incl. the shrink order)

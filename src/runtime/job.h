@@ -13,6 +13,7 @@
 
 #include "runtime/loop_timer.h"
 #include "runtime/node.h"
+#include "runtime/preload.h"
 #include "runtime/states.h"
 #include "util/status.h"
 
@@ -37,6 +38,9 @@ struct AppContext {
     // job's. They replace the job's mapping words for this app only; ranking and binding stay the
     // job's (runtime/placement_spec.h, app_mapping). Read by the master alone: not on the wire.
     std::string map_by;
+    // prun --preload-binary / --preload-files: what the daemons hosting this app's processes write
+    // before they fork them (runtime/preload.h); in the launch message of those daemons only.
+    std::vector<PreloadFile> preload;
 };
 
 struct Proc {
@@ -159,6 +163,9 @@ struct JobReports {
     // --display ...:physical: the bindings shown (Proc::binding) name objects and CPUs by the
     // OS's ids ("core P#4") instead of hwloc's logical ones.
     bool physical = false;
+    // prun --output xml: the reports are XML elements (PRRTE's <map>, <allocation>...) for the
+    // tool's XML document, instead of text.
+    bool xml = false;
 };
 
 // Which processes read the stdin the spawner forwards (prun --stdin; PMIX_STDIN_TGT); the others

@@ -138,19 +138,5 @@ NodeTopology local_topology()
     return t;
 }
 
-std::string local_machine()
-{
-    std::string boot_id;
-    if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
-        char line[64] = {};
-        if (std::fgets(line, sizeof line, f)) boot_id = line;
-        std::fclose(f);
-    }
-    while (!boot_id.empty() && (boot_id.back() == '\n' || boot_id.back() == ' ')) boot_id.pop_back();
-    if (boot_id.empty()) return {};
-    char host[256] = {};
-    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-    return fmt::format("{} {}", host, boot_id);
-}
 
 }  // namespace prte::runtime

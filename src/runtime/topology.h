@@ -4,6 +4,8 @@
 // binding, and the PMIx server (which would otherwise discover it all again).
 #pragma once
 
+#include "runtime/preload.h"
+
 #include <hwloc.h>
 
 #include <string>
@@ -29,11 +31,6 @@ hwloc_topology_t shared_topology();
 // Packages, NUMA domains, cores and hardware threads of this machine; zeros where hwloc fails.
 NodeTopology local_topology();
 
-// Which machine this process runs on: its host name and the kernel's boot id
-// (/proc/sys/kernel/random/boot_id), joined as "<host> <boot id>", or empty when the boot id cannot
-// be read. Daemons of the local test-bed's nodes all run here and report the same text; two real
-// machines never do (they may share a host name, never a boot id). Daemons send it when they call
-// home (plm DaemonReport), and the master keeps it as runtime::Node::machine.
-std::string local_machine();
+// local_machine(): runtime/preload.h.
 
 }  // namespace prte::runtime

@@ -44,7 +44,13 @@ inline constexpr auto app_context = util::layout_of<AppContext>(
     PRTE_LAYOUT_FIELD(AppContext, env), PRTE_LAYOUT_FIELD(AppContext, working_dir),
     PRTE_LAYOUT_FIELD(AppContext, num_procs), PRTE_LAYOUT_FIELD(AppContext, hosts),
     PRTE_LAYOUT_FIELD(AppContext, hostfile), PRTE_LAYOUT_FIELD(AppContext, add_hosts),
-    PRTE_LAYOUT_FIELD(AppContext, add_hostfile), PRTE_LAYOUT_FIELD(AppContext, map_by));
+    PRTE_LAYOUT_FIELD(AppContext, add_hostfile), PRTE_LAYOUT_FIELD(AppContext, map_by),
+    PRTE_LAYOUT_FIELD(AppContext, preload));
+
+inline constexpr auto preload_file = util::layout_of<PreloadFile>(
+    PRTE_LAYOUT_FIELD(PreloadFile, binary), PRTE_LAYOUT_FIELD(PreloadFile, name), PRTE_LAYOUT_FIELD(PreloadFile, mode),
+    PRTE_LAYOUT_FIELD(PreloadFile, machine), PRTE_LAYOUT_FIELD(PreloadFile, device),
+    PRTE_LAYOUT_FIELD(PreloadFile, inode), PRTE_LAYOUT_FIELD(PreloadFile, content));
 
 inline constexpr auto proc = util::layout_of<Proc>(
     PRTE_LAYOUT_FIELD(Proc, rank), PRTE_LAYOUT_FIELD(Proc, app_index), PRTE_LAYOUT_FIELD(Proc, node),
@@ -76,7 +82,8 @@ inline constexpr auto job_reports = util::layout_of<JobReports>(
     PRTE_LAYOUT_FIELD(JobReports, map), PRTE_LAYOUT_FIELD(JobReports, allocation),
     PRTE_LAYOUT_FIELD(JobReports, bindings), PRTE_LAYOUT_FIELD(JobReports, topology),
     PRTE_LAYOUT_FIELD(JobReports, topology_hosts), PRTE_LAYOUT_FIELD(JobReports, cpus),
-    PRTE_LAYOUT_FIELD(JobReports, cpus_hosts), PRTE_LAYOUT_FIELD(JobReports, physical));
+    PRTE_LAYOUT_FIELD(JobReports, cpus_hosts), PRTE_LAYOUT_FIELD(JobReports, physical),
+    PRTE_LAYOUT_FIELD(JobReports, xml));
 
 inline constexpr auto stdin_target = util::layout_of<StdinTarget>(PRTE_LAYOUT_FIELD(StdinTarget, kind),
                                                                   PRTE_LAYOUT_FIELD(StdinTarget, rank));
@@ -138,6 +145,7 @@ inline constexpr auto elastic_state = util::opaque_layout_of<ElasticState>();
 PRTE_LAYOUT_COVERS(node_topology, NodeTopology);
 PRTE_LAYOUT_COVERS(node, Node);
 PRTE_LAYOUT_COVERS(app_context, AppContext);
+PRTE_LAYOUT_COVERS(preload_file, PreloadFile);
 PRTE_LAYOUT_COVERS(proc, Proc);
 PRTE_LAYOUT_COVERS(mapping_policy, MappingPolicy);
 PRTE_LAYOUT_COVERS(output_options, OutputOptions);
@@ -159,7 +167,7 @@ namespace prte::runtime {
 
 // What a component's descriptor carries as runtime_types, and what the repository compares it with.
 inline constexpr uint64_t kTypesFingerprint = util::layout_fingerprint(
-    layout::node_topology, layout::node, layout::app_context, layout::proc, layout::mapping_policy,
+    layout::node_topology, layout::node, layout::app_context, layout::preload_file, layout::proc, layout::mapping_policy,
     layout::output_options, layout::job_reports, layout::stdin_target, layout::job, layout::process_name,
     layout::allocation_request, layout::campaign, layout::shrink_campaign, layout::grow_campaign,
     layout::parked_job, layout::allocation_record, layout::node_pool, layout::job_table, layout::elastic_state);

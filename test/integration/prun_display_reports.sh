@@ -81,6 +81,43 @@ expect_status unbound 0
 run nobind "$PRUN" --bind-to core -n 2 true
 expect_no_line nobind err "bound to"
 
+# --- with --output xml (--xml) the reports are XML elements: the whole output is one XML document ---
+run xml "$PRUN" --xml --display map,allocation,cpus=node1,topo=node2 --map-by node -n 4 echo 'ran <&>'
+expect_status xml 0
+if python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.stdin)' <"$TEST_TMP/xml.out" 2>"$TEST_TMP/xml.parse"; then
+    pass "--xml --display map,allocation,cpus,topo: the whole output parses as XML"
+else
+    fail "the output is not well-formed XML: $(cat "$TEST_TMP/xml.parse")"
+    sed 's/^/    /' "$TEST_TMP/xml.out"
+fi
+# The parsed document: each rank under the host it was mapped to, every node in the allocation,
+# node1's packages and node2's topology as elements, and the output still escaped.
+python3 - "$TEST_TMP/xml.out" >"$TEST_TMP/xml.facts" 2>&1 <<'PY'
+import sys, xml.dom.minidom
+doc = xml.dom.minidom.parse(sys.argv[1])
+for host in doc.getElementsByTagName("map")[0].getElementsByTagName("host"):
+    for proc in host.getElementsByTagName("process"):
+        print("map", host.getAttribute("name"), "rank", proc.getAttribute("rank"))
+for host in doc.getElementsByTagName("allocation")[0].getElementsByTagName("host"):
+    print("allocated", host.getAttribute("name"), "slots", host.getAttribute("slots"))
+for p in doc.getElementsByTagName("processors"):
+    print("processors", p.getAttribute("node"), "packages", len(p.getElementsByTagName("package")))
+for t in doc.getElementsByTagName("topology"):
+    print("topology", t.getAttribute("node"), "objects", len(t.getElementsByTagName("object")) > 0)
+for o in doc.getElementsByTagName("stdout"):
+    print("stdout", "".join(n.data for n in o.childNodes).strip())
+PY
+for r in 0 1 2 3; do
+    grep -qx "map node$((r + 1)) rank $r" "$TEST_TMP/xml.facts" && pass "the XML map has rank $r on node$((r + 1))" ||
+        { fail "the XML map lacks rank $r on node$((r + 1))"; sed 's/^/    /' "$TEST_TMP/xml.facts"; }
+done
+for i in 1 2 3 4; do expect_line xml facts "allocated node$i slots 2"; done
+grep -qE '^processors node1 packages [1-9]' "$TEST_TMP/xml.facts" && pass "node1's CPUs by package as elements" ||
+    fail "no <processors node=\"node1\"> with packages: $(cat "$TEST_TMP/xml.facts")"
+expect_line xml facts "topology node2 objects True"
+[ "$(grep -c '^stdout ran <&>$' "$TEST_TMP/xml.facts")" = 4 ] && pass "each rank's output is an escaped <stdout> element" ||
+    fail "stdout elements: $(grep stdout "$TEST_TMP/xml.facts")"
+
 # --- a --display value we do not offer is a usage error naming it ---
 run bad "$PRUN" --display map,no-such-report -n 1 true
 expect_status bad 2

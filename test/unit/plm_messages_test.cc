@@ -332,6 +332,28 @@ TEST(PlmMessages, ALaunchMessageNamesTheBadField)
     EXPECT_NE(st.message().find("rank 3 belongs to app 2 of 2"), std::string::npos) << st.message();
 }
 
+// prun --preload-*: the files travel only in the launch message of a daemon hosting the job's
+// processes; the others learn the job without them. A preloaded file named outside the working
+// directory is refused.
+TEST(PlmMessages, ALaunchMessageCarriesPreloadedFilesOnlyWhenAsked)
+{
+    prte::runtime::Job job = sample_job();
+    job.apps[1].preload.push_back({false, "sub/f.dat", 0600, "m", 1, 2, {'x', 'y'}});
+    prte::runtime::JobPtr out;
+    ASSERT_TRUE(msg::decode_job(msg::encode_job(job, true), pool(), out));
+    ASSERT_EQ(out->apps[1].preload.size(), 1u);
+    EXPECT_EQ(out->apps[1].preload[0].name, "sub/f.dat");
+    EXPECT_EQ(out->apps[1].preload[0].content, (std::vector<uint8_t>{'x', 'y'}));
+    EXPECT_EQ(out->apps[1].preload[0].mode, 0600u);
+    ASSERT_TRUE(msg::decode_job(msg::encode_job(job), pool(), out));
+    EXPECT_TRUE(out->apps[1].preload.empty());
+
+    job.apps[1].preload[0].name = "../escape";
+    Status st = msg::decode_job(msg::encode_job(job, true), pool(), out);
+    EXPECT_FALSE(st);
+    EXPECT_NE(st.message().find("'../escape'"), std::string::npos) << st.message();
+}
+
 // What a daemon needs to bind on its own node: the level, its qualifiers and the mapping object.
 TEST(PlmMessages, ALaunchMessageCarriesTheBindingPolicy)
 {
@@ -573,7 +595,23 @@ prte::runtime::Job golden_job()
         p->cpuset = std::to_string(2 * p->rank) + "-" + std::to_string(2 * p->rank + 1);
         p->binding = "core " + std::to_string(p->rank);
     }
+    // Wire protocol 10: what a daemon hosting the job's processes writes before it forks them.
+    job.apps[0].preload.push_back({true, "echo", 0755, "host7 3c1a2b4e", 2049, 131, {'#', '!', '/'}});
+    job.apps[0].preload.push_back({false, "in/data.txt", 0640, "host7 3c1a2b4e", 2049, 132, {'4', '2', '\n'}});
     return job;
+}
+
+std::string preload_differs(const prte::runtime::AppContext& g, const prte::runtime::AppContext& w)
+{
+    std::string d = differ("app preload", g.preload.size(), w.preload.size());
+    for (size_t i = 0; d.empty() && i < w.preload.size(); ++i) {
+        const auto &a = g.preload[i], &b = w.preload[i];
+        d = first_of({differ("preload binary", a.binary, b.binary), differ("preload name", a.name, b.name),
+                      differ("preload mode", a.mode, b.mode), differ("preload machine", a.machine, b.machine),
+                      differ("preload device", a.device, b.device), differ("preload inode", a.inode, b.inode),
+                      differ("preload content", a.content, b.content)});
+    }
+    return d;
 }
 
 template <typename Message, typename Compare>
@@ -653,7 +691,7 @@ std::vector<GoldenMessage> golden_messages()
                        if (!st) return "does not decode: " + st.message();
                        return differ("ranks", got, ranks);
                    }});
-    out.push_back({"launch message", msg::encode_job(golden_job()), [](const Payload& in) {
+    out.push_back({"launch message", msg::encode_job(golden_job(), true), [](const Payload& in) {
                        prte::runtime::JobPtr got;
                        Status st = msg::decode_job(in, pool(), got);
                        if (!st) return "does not decode: " + st.message();
@@ -682,7 +720,7 @@ std::vector<GoldenMessage> golden_messages()
                            d = first_of({differ("app index", a.index, b.index), differ("app executable", a.executable, b.executable),
                                          differ("app argv", a.argv, b.argv), differ("app env", a.env, b.env),
                                          differ("app working_dir", a.working_dir, b.working_dir),
-                                         differ("app num_procs", a.num_procs, b.num_procs)});
+                                         differ("app num_procs", a.num_procs, b.num_procs), preload_differs(a, b)});
                        }
                        for (size_t i = 0; d.empty() && i < want.procs.size(); ++i) {
                            const auto &a = *g.procs[i], &b = *want.procs[i];

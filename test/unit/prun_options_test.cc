@@ -2,6 +2,7 @@
 // its output formatting (tags, timestamps, merging, whole lines, a reader that went away).
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 
 #include "tools/prun/output_writer.h"
 #include "runtime/env_edit.h"
+#include "tools/prun/preload.h"
 #include "tools/prun/prun_options.h"
 
 namespace {
@@ -793,15 +795,14 @@ TEST(PrunOptions, RestartsOfFailedProcesses)
 
 TEST(PrunOptions, AcceptedWithANoteOrRefusedWithAReason)
 {
-    Request r = parse_ok({"--allow-run-as-root", "--preload-binary", "a.out"});
-    ASSERT_EQ(r.notes.size(), 2u);
+    Request r = parse_ok({"--allow-run-as-root", "--preload-binary", "--preload-files", "a,b", "a.out"});
+    ASSERT_EQ(r.notes.size(), 1u);
     EXPECT_NE(r.notes[0].find("never refuses to run as root"), std::string::npos) << r.notes[0];
-    EXPECT_NE(r.notes[1].find("nothing is copied"), std::string::npos) << r.notes[1];
+    EXPECT_TRUE(r.apps[0].preload_binary);
+    EXPECT_EQ(r.apps[0].preload_files, (std::vector<std::string>{"a", "b"}));
     EXPECT_NE(parse_error({"--xterm", "0", "a.out"}).find("needs an X display"), std::string::npos);
     EXPECT_NE(parse_error({"--report-uri", "-", "a.out"}).find("no PMIx server of its own"), std::string::npos);
     EXPECT_NE(parse_error({"--stdin", "0,1", "a.out"}).find("a list of ranks is not supported"), std::string::npos);
-    EXPECT_NE(parse_error({"--preload-files", "/no/such/file", "a.out"}).find("cannot read '/no/such/file'"),
-              std::string::npos);
     r = parse_ok({"--display", "map-devel:parseable", "a.out"});
     EXPECT_TRUE(r.reports.map);
     EXPECT_TRUE(r.reports.bindings);
@@ -976,3 +977,44 @@ TEST(PrunOptions, RareNamesAreAliasesNotesOrRefusals)
 }
 
 }  // namespace
+
+// --preload-binary / --preload-files: prun reads what it sends (tools/prun/preload.h), naming each
+// file where it lands, and refuses in one line what it cannot read or name.
+TEST(PrunPreload, ReadsTheProgramAndTheFiles)
+{
+    char dir[] = "/tmp/prun-preload-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    std::string d = dir;
+    auto write = [&](const std::string& name, const std::string& text) {
+        FILE* f = std::fopen((d + "/" + name).c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs(text.c_str(), f);
+        std::fclose(f);
+    };
+    write("prog", "#!/bin/sh\n");
+    ::chmod((d + "/prog").c_str(), 0750);
+    write("data.txt", "42\n");
+    Request r = parse_ok({"--preload-binary", "--preload-files", d + "/data.txt", d + "/prog"});
+    ASSERT_TRUE(prte::prun::read_preloads(r));
+    const auto& files = r.apps[0].preloads;
+    ASSERT_EQ(files.size(), 2u);
+    EXPECT_TRUE(files[0].binary);
+    EXPECT_EQ(files[0].name, "prog");
+    EXPECT_EQ(files[0].mode, 0750u);
+    EXPECT_EQ(std::string(files[0].content.begin(), files[0].content.end()), "#!/bin/sh\n");
+    EXPECT_FALSE(files[1].binary);
+    EXPECT_EQ(files[1].name, "data.txt");  // an absolute path lands under its base name
+    EXPECT_NE(files[1].inode, 0u);
+
+    Request missing = parse_ok({"--preload-files", d + "/nope", "true"});
+    prte::Status st = prte::prun::read_preloads(missing);
+    EXPECT_EQ(st.message(), "--preload-files " + d + "/nope: cannot read '" + d + "/nope': No such file or directory");
+    Request up = parse_ok({"--preload-files", "../x", "true"});
+    EXPECT_NE(prte::prun::read_preloads(up).message().find("'..'"), std::string::npos);
+    Request twice = parse_ok({"--preload-files", d + "/data.txt,./data.txt", "true"});
+    EXPECT_NE(prte::prun::read_preloads(twice).message().find("two files would be written as 'data.txt'"), std::string::npos);
+    ASSERT_EQ(::truncate((d + "/data.txt").c_str(), static_cast<off_t>(prte::runtime::kMaxPreloadBytes + 1)), 0);
+    Request big = parse_ok({"--preload-files", d + "/data.txt", "true"});
+    EXPECT_NE(prte::prun::read_preloads(big).message().find("over the 8 MiB a job may carry"), std::string::npos);
+    std::filesystem::remove_all(d);
+}

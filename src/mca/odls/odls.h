@@ -30,7 +30,8 @@ namespace prte::odls {
 // Changes only with this framework's own interface (its Module's virtual functions and the types
 // this header declares): a change of the runtime types is caught by runtime::kTypesFingerprint,
 // which the component repository checks for every component (runtime/types_fingerprint.h).
-inline constexpr uint32_t kInterfaceVersion = 4;
+// 5: release_job() (what a module wrote for a job, prun --preload-binary/--preload-files, goes).
+inline constexpr uint32_t kInterfaceVersion = 5;
 
 class Module : public mca::Module {
   public:
@@ -61,6 +62,10 @@ class Module : public mca::Module {
     // stdin closed) is dropped with success; an error means it was refused (too much queued).
     virtual void write_stdin(const runtime::JobPtr& job, runtime::Rank rank, std::string_view data, bool eof,
                              StdinDone done) = 0;
+
+    // The job has ended and is forgotten on this node: what the module keeps or wrote for it goes
+    // (its preloaded files, odls/base/odls_base_preload.h). Optional.
+    virtual void release_job(const runtime::JobPtr& job) {}
 
     // Local processes not yet reaped (all jobs).
     virtual size_t live_processes() const = 0;

@@ -1,5 +1,7 @@
 #include "tools/prun/command_line.h"
 
+#include "tools/prun/preload.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -50,6 +52,10 @@ std::optional<int> read_command_line(int argc, char** argv, Request& request)
         for (const std::string& note : request.notes) std::fprintf(stderr, "prun: note: %s\n", note.c_str());
     }
     make_hostfiles_absolute(request, current_directory());
+    if (Status st = read_preloads(request); !st) {
+        output::error("{}", st.message());
+        return 1;
+    }
     return std::nullopt;
 }
 

@@ -45,29 +45,6 @@ bool write_all(int fd, std::string_view data)
     return true;
 }
 
-std::string xml_escape(std::string_view text, bool attribute)
-{
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        auto byte = static_cast<unsigned char>(c);
-        if (c == '&') {
-            out += "&amp;";
-        } else if (c == '<') {
-            out += "&lt;";
-        } else if (c == '>') {
-            out += "&gt;";
-        } else if (c == '"' && attribute) {
-            out += "&quot;";
-        } else if (byte < 32 || byte == 127) {
-            out += fmt::format("&#{:03d};", byte);  // a newline is "&#010;", as Open MPI writes it
-        } else {
-            out += c;  // UTF-8 passes as it is
-        }
-    }
-    return out;
-}
-
 namespace {
 // Whether each line (or raw chunk) gets a label: a tag, the rank, a timestamp, or an XML element.
 bool labelled(const OutputOptions& o) { return o.tag || o.rank || o.timestamp || o.xml; }

@@ -28,6 +28,7 @@
 
 #include "tools/prun/output_files.h"
 #include "tools/prun/prun_options.h"
+#include "util/xml.h"
 
 namespace prte::prun {
 
@@ -93,9 +94,8 @@ class OutputWriter {
 // is shown whole.
 std::string job_label_of(const std::string& nspace);
 
-// `text` with &, <, > and control characters as XML character references (PMIx's --output xml);
-// `attribute`: '"' too, for an attribute's value.
-std::string xml_escape(std::string_view text, bool attribute = false);
+// util/xml.h's, as prun's output formatting calls it.
+using util::xml_escape;
 
 // Writes all of `data` to fd, waiting if it is non-blocking; false on EPIPE or another error.
 bool write_all(int fd, std::string_view data);

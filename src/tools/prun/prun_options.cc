@@ -312,16 +312,17 @@ void add_connection_options(CLI::App& cli, ContextTarget& t, Request& r)
 constexpr const char* kOlderGroup = "Older spellings, and options only accepted or refused with a reason";
 
 // Options PRRTE or mpirun documents that change nothing here, or cannot apply: accepted with a
-// note, or refused with the reason (finish_accepted).
+// note, or refused with the reason (finish_accepted); and the preload options, which prun reads
+// once the command line is whole (tools/prun/preload.h).
 void add_accepted_options(CLI::App& cli, ContextTarget& t)
 {
     cli.add_flag("--allow-run-as-root", t.allow_run_as_root, "Accepted: prte never refuses to run as root");
     cli.add_option("--preload-files", t.preload_files,
-                   "Accepted, each file checked here: nothing is copied, every node must see the files at the same "
-                   "path (a shared file system)")
+                   "Copy these files (comma-separated, read here) into each process's working directory on its node "
+                   "before it starts; removed when the job ends")
         ->type_name("FILES");
     cli.add_flag("-s,--preload-binary", t.preload_binary,
-                 "Accepted: nothing is copied, every node must see the program at the same path");
+                 "Copy the program (read here) to each node's session directory and run it from there");
     cli.add_option("--xterm", t.xterm, "Refused: it needs an X display; run 'prun ... xterm -e <program>' instead")
         ->type_name("RANKS");
     cli.add_flag("-p,--parseable,--parsable", t.parseable, "Accepted: the reports are already one line per item");
@@ -700,17 +701,6 @@ Status finish_accepted(const ContextTarget& t, Request& r)
     }
     if (t.allow_run_as_root) add_note(r, "--allow-run-as-root: accepted; prte never refuses to run as root");
     if (t.parseable) add_note(r, "--parseable: accepted; the reports are already one line per item");
-    if (t.preload_binary) {
-        add_note(r, "--preload-binary: nothing is copied; every node must see the program at the same path (a shared file system)");
-    }
-    for (const std::string& file : util::split(t.preload_files, ',', true)) {
-        if (::access(file.c_str(), R_OK) != 0) {
-            return {Errc::bad_param, fmt::format("--preload-files {}: cannot read '{}' here", t.preload_files, file)};
-        }
-    }
-    if (!t.preload_files.empty()) {
-        add_note(r, "--preload-files: nothing is copied; every node must see the files at the same path (a shared file system)");
-    }
     // Each of these names the DVM as a --dvm selector would (pterm maps them the same way).
     std::vector<std::pair<std::string, std::string>> selectors;
     if (!t.pid.empty()) selectors.emplace_back("--pid", "pid:" + t.pid);
@@ -748,6 +738,9 @@ Status finish_context(const CLI::App& cli, ContextTarget& t, const std::vector<s
     if (Status st = collect_routed(t, routed); !st) return st;
     if (Status st = collect_environment(cli, t); !st) return st;
     if (Status st = finish_accepted(t, r); !st) return st;
+    // Read, and checked, once the command line is whole (tools/prun/preload.h).
+    t.app.preload_binary = t.preload_binary;
+    t.app.preload_files = util::split(t.preload_files, ',', true);
     if (!t.personality.empty()) {
         std::string p = lower(t.personality);
         if (p != "ompi" && p != "prte") {

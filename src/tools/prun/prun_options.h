@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/preload.h"
 #include "tools/prun/environment_options.h"
 #include "tools/prun/forward_signals.h"
 #include "tools/prun/mca_routing.h"
@@ -34,6 +35,11 @@ struct AppContext {
     // --map-by given in this context after the first ':' (MPMD): this app's own policy, in place
     // of the job's. The first context's --map-by is the job's (Request::map_by).
     std::string map_by;
+    // --preload-binary (-s) and --preload-files a,b: what to copy to the nodes, as given; read by
+    // read_preloads (tools/prun/preload.h) into `preloads`, which travel with the spawn request.
+    bool preload_binary = false;
+    std::vector<std::string> preload_files;
+    std::vector<runtime::PreloadFile> preloads;
 };
 
 struct OutputOptions {

@@ -52,6 +52,16 @@ void load_env_setting(pmix_info_t* info, const EnvSetting& setting)
     PMIx_Info_load(info, key, &envar, PMIX_ENVAR);  // copies
 }
 
+// --preload-binary / --preload-files: the file, read already (tools/prun/preload.h).
+void load_preload(pmix_info_t* info, const runtime::PreloadFile& file)
+{
+    std::vector<uint8_t> bytes = runtime::encode_preload(file);
+    pmix_byte_object_t bo;
+    bo.bytes = reinterpret_cast<char*>(bytes.data());
+    bo.size = bytes.size();
+    PMIx_Info_load(info, pmix::kPreloadFile, &bo, PMIX_BYTE_OBJECT);  // copies
+}
+
 void load_info(pmix_info_t* info, const char* key, const std::string& value)
 {
     PMIx_Info_load(info, key, value.c_str(), PMIX_STRING);
@@ -104,7 +114,7 @@ Status fill_apps(const Request& request, Apps& apps, std::vector<std::string>& n
         // --map-by.
         size_t ninfo = (ctx.hosts.empty() ? 0 : 1) + (ctx.hostfile.empty() ? 0 : 1) +
                        (ctx.add_hosts.empty() ? 0 : 1) + (ctx.add_hostfile.empty() ? 0 : 1) +
-                       (ctx.map_by.empty() ? 0 : 1) + settings.size();
+                       (ctx.map_by.empty() ? 0 : 1) + settings.size() + ctx.preloads.size();
         if (ninfo > 0) {
             PMIX_INFO_CREATE(app.info, ninfo);
             app.ninfo = ninfo;
@@ -115,6 +125,7 @@ Status fill_apps(const Request& request, Apps& apps, std::vector<std::string>& n
             if (!ctx.add_hostfile.empty()) load_info(&app.info[k++], PMIX_ADD_HOSTFILE, ctx.add_hostfile);
             if (!ctx.map_by.empty()) load_info(&app.info[k++], PMIX_MAPBY, ctx.map_by);
             for (const EnvSetting& setting : settings) load_env_setting(&app.info[k++], setting);
+            for (const runtime::PreloadFile& file : ctx.preloads) load_preload(&app.info[k++], file);
         }
     }
     return {};
@@ -144,6 +155,8 @@ void fill_job_info(const Request& request, OutputPath path, bool forwarding_stdi
     if (!request.mpi.empty()) job.add_string(pmix::kMpiInterface, request.mpi);
     job.add_bool(PMIX_NOTIFY_COMPLETION, true);
     if (request.reports.map) job.add_bool(PMIX_DISPLAY_MAP, true);
+    // The DVM's reports as XML elements inside prun's XML document.
+    if (request.output.xml) job.add_bool(pmix::kDisplayXml, true);
     if (request.reports.allocation) job.add_bool(PMIX_DISPLAY_ALLOCATION, true);
     if (request.reports.bindings) job.add_bool(PMIX_REPORT_BINDINGS, true);
     if (request.reports.physical) job.add_bool(pmix::kReportPhysicalCpus, true);

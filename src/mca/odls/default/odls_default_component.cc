@@ -61,6 +61,7 @@ Services runtime_services()
     services.node_name = rt.identity().node_name;
     services.daemon_rank = rt.identity().rank;
     services.ompi_shm_dir = own_shared_memory_dir(rt.identity());
+    services.session_dir = rt.identity().session_dir;
     const prte::runtime::HostServices& host = rt.host();
     services.setup_fork = host.setup_fork;
     services.deliver_output = host.deliver_output;

@@ -124,6 +124,7 @@ Status DefaultModule::init()
         sigchld_ = nullptr;
         return {Errc::internal, "odls/default: cannot watch SIGCHLD on the event loop"};
     }
+    preloads_ = std::make_unique<base::PreloadPlacer>(services_.session_dir, services_.node_name);
     initialized_ = true;
     verbose()(10, "odls/default: watching SIGCHLD; SIGKILL {} ms after SIGTERM", options_.kill_grace.count());
     return {};
@@ -152,8 +153,34 @@ Status DefaultModule::launch(const runtime::JobPtr& job, const std::vector<runti
         if (p && p->node && p->node->name == services_.node_name) ++local_size;
     }
     if (local_size < static_cast<int>(valid.size())) local_size = static_cast<int>(valid.size());
-    for (runtime::Rank rank : valid) launch_one(job, rank, local_size);
+    for (runtime::Rank rank : place_preloads(job, valid)) launch_one(job, rank, local_size);
     return {};
+}
+
+std::vector<runtime::Rank> DefaultModule::place_preloads(const runtime::JobPtr& job, const std::vector<runtime::Rank>& ranks)
+{
+    std::map<int, Status> apps;  // each app of these ranks, placed once
+    std::vector<runtime::Rank> ready;
+    for (runtime::Rank rank : ranks) {
+        runtime::Proc& proc = *job->proc(rank);
+        if (proc.app_index < 0 || static_cast<size_t>(proc.app_index) >= job->apps.size()) {
+            ready.push_back(rank);  // launch_one says what is wrong with it
+            continue;
+        }
+        auto [it, first] = apps.try_emplace(proc.app_index);
+        if (first) it->second = preloads_->place(*job, job->apps[proc.app_index]);
+        if (it->second) {
+            ready.push_back(rank);
+        } else {
+            fail_before_fork(job, proc, it->second.message());
+        }
+    }
+    return ready;
+}
+
+void DefaultModule::release_job(const runtime::JobPtr& job)
+{
+    if (preloads_ && job) preloads_->release(job->nspace);
 }
 
 void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, int local_size)
@@ -165,7 +192,12 @@ void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, i
         return;
     }
     const runtime::AppContext& app = job->apps[proc.app_index];
-    const std::string program = !app.executable.empty() ? app.executable : app.argv.empty() ? "" : app.argv[0];
+    // prun --preload-binary: the copy written to the job's session directory here.
+    const std::string preloaded = preloads_->program_of(job->nspace, proc.app_index);
+    const std::string program = !preloaded.empty()         ? preloaded
+                                : !app.executable.empty() ? app.executable
+                                : app.argv.empty()        ? ""
+                                                          : app.argv[0];
     if (program.empty()) {
         fail_before_fork(job, proc, "no executable was given");
         return;
@@ -211,6 +243,7 @@ void DefaultModule::launch_one(const runtime::JobPtr& job, runtime::Rank rank, i
     SpawnRequest request;
     request.candidates = executable_candidates(program, env);
     request.argv = app.argv.empty() ? std::vector<std::string>{program} : app.argv;
+    if (!preloaded.empty()) request.argv[0] = preloaded;  // as PRRTE: argv[0] names the copy run
     request.env = env.entries();
     request.working_dir = app.working_dir;
     if (binding && CPU_COUNT(&binding->cpus) > 0) request.cpus = binding->cpus;
@@ -656,6 +689,7 @@ void DefaultModule::drop_spent_kill_timers()
 
 void DefaultModule::finalize() noexcept
 {
+    if (preloads_) preloads_->release_all();
     kill_timers_.clear();
     for (auto& [id, child] : children_) {
         signal_child(*child, SIGKILL);

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "mca/odls/base/odls_base_preload.h"
 #include "mca/odls/default/odls_default_binding.h"
 #include "mca/odls/default/odls_default_stdin.h"
 #include "mca/odls/odls.h"
@@ -65,6 +66,9 @@ struct Services {
     // files named after the hostname and the local rank) would be shared with another node: on
     // the local-node test-bed every node has this machine's hostname. Empty: Open MPI's default.
     std::string ompi_shm_dir;
+    // This daemon's session directory: a job's preloaded program goes into a directory of the job's
+    // there (odls/base/odls_base_preload.h).
+    std::string session_dir;
     EnvProvider setup_fork;
     OutputSink deliver_output;
     // Flow control (optional): while output_backlogged() says the sink holds too much that it has
@@ -105,6 +109,7 @@ class DefaultModule final : public Module {
     void kill(const runtime::JobPtr& job) override;
     void write_stdin(const runtime::JobPtr& job, runtime::Rank rank, std::string_view data, bool eof,
                      StdinDone done) override;
+    void release_job(const runtime::JobPtr& job) override;
     size_t live_processes() const override { return live_.load(); }
     // SIGKILLs what is still alive and releases every event and pipe. From the progress thread,
     // or after it has stopped.
@@ -117,6 +122,9 @@ class DefaultModule final : public Module {
     struct KillTimer;
 
     void launch_one(const runtime::JobPtr& job, runtime::Rank rank, int local_size);
+    // Writes the preloaded files of the apps of `ranks` (prun --preload-*); fails those of an app
+    // whose files cannot be written and returns the ranks left to launch.
+    std::vector<runtime::Rank> place_preloads(const runtime::JobPtr& job, const std::vector<runtime::Rank>& ranks);
     void fail_before_fork(const runtime::JobPtr& job, runtime::Proc& proc, const std::string& why);
     void watch(Child& child);
 
@@ -161,6 +169,7 @@ class DefaultModule final : public Module {
     uint64_t next_child_id_ = 0;
     std::list<std::unique_ptr<KillTimer>> kill_timers_;
     std::atomic<size_t> live_{0};  // children not yet reaped; read from any thread
+    std::unique_ptr<base::PreloadPlacer> preloads_;  // made by init()
 };
 
 }  // namespace prte::odls::default_component

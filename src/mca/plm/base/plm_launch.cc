@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -15,6 +16,7 @@
 #include "mca/ras/base/ras_base.h"
 #include "mca/rmaps/base/rmaps_base.h"
 #include "mca/rmaps/base/rmaps_report.h"
+#include "rml/rml.h"
 #include "runtime/hw_topology.h"
 #include "runtime/runtime.h"
 #include "runtime/topology.h"
@@ -191,7 +193,7 @@ void map(const JobPtr& job)
     if (rt().campaigns().hold_for_turn(job)) return;
     // Said once: a job that waits (for nodes, in the queue) maps again later, and says it then.
     std::string reports;
-    if (job->reports.allocation) reports += rmaps::base::allocation_report(rt().pool());
+    if (job->reports.allocation) reports += rmaps::base::allocation_report(rt().pool(), job->reports.xml);
     if (job->reports.topology) reports += rmaps::base::topology_report(*job, rt().pool());
     if (job->reports.cpus) reports += rmaps::base::cpus_report(*job, rt().pool());
     Status st = rmaps::base::map_job(*job, rt().pool());
@@ -275,6 +277,31 @@ void launch_apps(const JobPtr& job)
     });
 }
 
+bool has_preload(const runtime::Job& job)
+{
+    return std::any_of(job.apps.begin(), job.apps.end(), [](const runtime::AppContext& a) { return !a.preload.empty(); });
+}
+
+// prun --preload-binary / --preload-files: the files go only to the daemons that host processes
+// of the job, so the launch message is sent to each daemon, along the tree as the broadcast goes,
+// with the files for those and without for the others (which keep the map all the same).
+Status send_with_preload(const JobPtr& job)
+{
+    std::set<runtime::Rank> hosts;
+    for (const auto& proc : job->procs) hosts.insert(proc->node->daemon);
+    rml::Payload bare;
+    rml::Payload full = msg::encode_job(*job, true);
+    for (runtime::Rank r : daemons().live_remote_ranks()) {
+        const DaemonTable::Daemon* d = daemons().find(r);
+        if (d && d->held) continue;  // a grow introduces it to the running jobs once it is wired
+        bool host = hosts.count(r) > 0;
+        if (!host && bare.empty()) bare = msg::encode_job(*job);
+        verbose()(5, "job {}: launch message to daemon {}{}", job->nspace, r, host ? " with the preloaded files" : "");
+        if (Status st = rml::Messenger::instance().send(r, rml::tag::launch_apps, host ? full : bare); !st) return st;
+    }
+    return {};
+}
+
 // Hands each daemon its share of the job: the master's own through its launcher, the others' in
 // one broadcast of the whole map (every daemon keeps it: collectives route by it).
 void send_launch_msg(const JobPtr& job)
@@ -296,7 +323,7 @@ void send_launch_msg(const JobPtr& job)
     }
     arm_timeout(job);
     if (remote) {
-        if (Status st = broadcast(rml::tag::launch_apps, msg::encode_job(*job)); !st) {
+        if (Status st = has_preload(*job) ? send_with_preload(job) : broadcast(rml::tag::launch_apps, msg::encode_job(*job)); !st) {
             fail_job(job, JobState::failed_to_launch, st);
             return;
         }

@@ -196,12 +196,16 @@ Status decode(const rml::Payload& in, DaemonCommand& c)
     return finish(r);
 }
 
-rml::Payload encode_job(const runtime::Job& job)
+rml::Payload encode_job(const runtime::Job& job, bool with_preload)
 {
     rml::Writer w;
     w.str(job.nspace).u32(static_cast<uint32_t>(job.apps.size()));
     for (const auto& app : job.apps) {
         w.i32(app.index).str(app.executable).strings(app.argv).strings(app.env).str(app.working_dir).i32(app.num_procs);
+        w.u32(with_preload ? static_cast<uint32_t>(app.preload.size()) : 0);
+        if (with_preload) {
+            for (const runtime::PreloadFile& file : app.preload) w.bytes(runtime::encode_preload(file));
+        }
     }
     w.u8(static_cast<uint8_t>(job.mapping.bind_to));
     w.u8(static_cast<uint8_t>((job.mapping.bind_overload_allowed ? 1 : 0) | (job.mapping.bind_if_supported ? 2 : 0)));
@@ -242,6 +246,17 @@ Status decode_job(const rml::Payload& in, runtime::NodePool& pool, runtime::JobP
         app.working_dir = r.str();
         app.num_procs = r.i32();
         if (r.ok() && app.num_procs < 0) r.fail(fmt::format("app {} has {} processes", app.index, app.num_procs));
+        uint32_t npreload = r.count("preloaded files");
+        uint64_t preload_bytes = 0;
+        for (uint32_t k = 0; k < npreload && r.ok(); ++k) {
+            runtime::PreloadFile file;
+            if (Status st = runtime::decode_preload(r.bytes(), file); !st && r.ok()) r.fail(st.message());
+            preload_bytes += file.content.size();
+            if (r.ok() && preload_bytes > runtime::kMaxPreloadBytes) {
+                r.fail(fmt::format("app {} preloads more than {} bytes", app.index, runtime::kMaxPreloadBytes));
+            }
+            app.preload.push_back(std::move(file));
+        }
         job->apps.push_back(std::move(app));
     }
     uint8_t bind = r.u8();

@@ -81,7 +81,9 @@ rml::Payload encode(const DaemonCommand& c);
 Status decode(const rml::Payload& in, DaemonCommand& out);
 
 // A job as the daemons need it to launch their share (tag launch_apps): apps, the map, stdin.
-rml::Payload encode_job(const runtime::Job& job);
+// `with_preload`: each app's preloaded files too (runtime/preload.h; wire protocol 10), for a
+// daemon that hosts processes of the job; others get each app's list empty.
+rml::Payload encode_job(const runtime::Job& job, bool with_preload = false);
 // Builds the job; its processes point at nodes of `pool` by name (each must exist).
 Status decode_job(const rml::Payload& in, runtime::NodePool& pool, runtime::JobPtr& out);
 

@@ -10,6 +10,7 @@
 
 #include "mca/rmaps/base/rmaps_base.h"
 #include "runtime/hw_topology.h"
+#include "util/xml.h"
 
 namespace prte::rmaps::base {
 namespace {
@@ -127,6 +128,89 @@ void node_cpus(const runtime::Job& job, const std::string& name, const runtime::
     out += std::string("\n") + kCpusRule;
 }
 
+// --output xml: the reports as elements in the shapes PRRTE and Open MPI print (<allocation>,
+// <map>, <host name=...>, <process rank=...>, <processors node=...>), each element closed so
+// that the tool's whole document parses; values escaped as the tool escapes output.
+std::string attr(const std::string& text) { return util::xml_escape(text, true); }
+
+void xml_object(hwloc_obj_t obj, int depth, std::string& out)
+{
+    char type[64];
+    hwloc_obj_type_snprintf(type, sizeof type, obj, 0);
+    std::string open = fmt::format("{:{}}<object type=\"{}\" logical_index=\"{}\" os_index=\"{}\"", "", 4 * depth,
+                                   attr(type), obj->logical_index, obj->os_index == HWLOC_UNKNOWN_INDEX ? -1 : static_cast<long>(obj->os_index));
+    if (obj->cpuset && !hwloc_bitmap_iszero(obj->cpuset)) open += fmt::format(" cpus=\"{}\"", runtime::cpu_list(obj->cpuset));
+    if (!obj->memory_first_child && !obj->first_child) {
+        out += open + "/>\n";
+        return;
+    }
+    out += open + ">\n";
+    for (hwloc_obj_t child = obj->memory_first_child; child; child = child->next_sibling) xml_object(child, depth + 1, out);
+    for (hwloc_obj_t child = obj->first_child; child; child = child->next_sibling) xml_object(child, depth + 1, out);
+    out += fmt::format("{:{}}</object>\n", "", 4 * depth);
+}
+
+void xml_node_topology(const std::string& name, const runtime::Node* node, std::string& out)
+{
+    if (!node || !node->hw) {
+        out += fmt::format("<topology node=\"{}\" error=\"{}\"/>\n", attr(name),
+                           node ? "not known yet (its daemon has not called home)" : "no such node in the DVM");
+        return;
+    }
+    out += fmt::format("<topology node=\"{}\">\n", attr(name));
+    xml_object(hwloc_get_root_obj(node->hw->get()), 1, out);
+    out += "</topology>\n";
+}
+
+void xml_node_cpus(const runtime::Job& job, const std::string& name, const runtime::Node* node, std::string& out)
+{
+    if (!node || !node->hw) {
+        out += fmt::format("<processors node=\"{}\" error=\"{}\"/>\n", attr(name),
+                           node ? "not known yet (its daemon has not called home)" : "no such node in the DVM");
+        return;
+    }
+    out += fmt::format("<processors node=\"{}\">\n", attr(name));
+    const runtime::HwTopology& hw = *node->hw;
+    const auto& packages = hw.objects(runtime::HwLevel::package);
+    if (packages.empty()) {
+        out += fmt::format("    <package id=\"0\" cpus=\"{}\"/>\n",
+                           available_in(hw, hwloc_get_root_obj(hw.get())->cpuset, job.mapping.hwtcpus, job.reports.physical));
+    }
+    for (size_t i = 0; i < packages.size(); ++i) {
+        out += fmt::format("    <package id=\"{}\" cpus=\"{}\"/>\n", i,
+                           available_in(hw, packages[i]->cpuset, job.mapping.hwtcpus, job.reports.physical));
+    }
+    out += "</processors>\n";
+}
+
+// PRRTE's <map>: per node used, <host> with a <process> per rank placed there.
+std::string xml_map(const runtime::Job& job, const runtime::NodePool& pool,
+                    const std::map<const runtime::Node*, std::vector<const runtime::Proc*>>& placed,
+                    const std::string& mapping, const std::string& binding)
+{
+    std::string out = fmt::format("<map jobid=\"{}\" mapping=\"{}\" ranking=\"{}\" binding=\"{}\">\n", attr(job.nspace),
+                                  attr(mapping),
+                                  attr(upper(job.mapping.rank_by == runtime::RankBy::unset ? "as mapped"
+                                                                                            : runtime::to_string(job.mapping.rank_by))),
+                                  attr(binding));
+    for (const runtime::Node* node : pool.nodes()) {
+        auto it = placed.find(node);
+        if (it == placed.end()) continue;
+        out += fmt::format("    <host name=\"{}\" slots=\"{}\" max_slots=\"{}\">\n", attr(node->name), node->slots,
+                           node->slots_max);
+        for (const runtime::Proc* proc : it->second) {
+            out += fmt::format("        <process rank=\"{}\" app=\"{}\" local_rank=\"{}\"", proc->rank, proc->app_index,
+                               proc->local_rank);
+            if (!proc->binding.empty()) {
+                out += fmt::format(" {}=\"{}\"", proc->cpuset.empty() ? "not_bound" : "bound", attr(proc->binding));
+            }
+            out += "/>\n";
+        }
+        out += "    </host>\n";
+    }
+    return out + "</map>\n";
+}
+
 }  // namespace
 
 std::string cpus_report(const runtime::Job& job, const runtime::NodePool& pool)
@@ -134,10 +218,13 @@ std::string cpus_report(const runtime::Job& job, const runtime::NodePool& pool)
     std::string out;
     if (job.reports.cpus_hosts.empty()) {
         for (const runtime::Node* node : pool.nodes()) {
-            if (node_is_usable(*node)) node_cpus(job, node->name, node, out);
+            if (!node_is_usable(*node)) continue;
+            job.reports.xml ? xml_node_cpus(job, node->name, node, out) : node_cpus(job, node->name, node, out);
         }
     } else {
-        for (const std::string& name : job.reports.cpus_hosts) node_cpus(job, name, pool.find(name), out);
+        for (const std::string& name : job.reports.cpus_hosts) {
+            job.reports.xml ? xml_node_cpus(job, name, pool.find(name), out) : node_cpus(job, name, pool.find(name), out);
+        }
     }
     return out;
 }
@@ -145,6 +232,13 @@ std::string cpus_report(const runtime::Job& job, const runtime::NodePool& pool)
 std::string topology_report(const runtime::Job& job, const runtime::NodePool& pool)
 {
     std::string out;
+    if (job.reports.xml) {
+        if (job.reports.topology_hosts.empty()) {
+            for (const runtime::Node* node : pool.nodes()) xml_node_topology(node->name, node, out);
+        }
+        for (const std::string& name : job.reports.topology_hosts) xml_node_topology(name, pool.find(name), out);
+        return out;
+    }
     if (job.reports.topology_hosts.empty()) {
         for (const runtime::Node* node : pool.nodes()) node_topology(*node, out);
     } else {
@@ -161,8 +255,18 @@ std::string topology_report(const runtime::Job& job, const runtime::NodePool& po
     return out;
 }
 
-std::string allocation_report(const runtime::NodePool& pool)
+std::string allocation_report(const runtime::NodePool& pool, bool xml)
 {
+    if (xml) {
+        std::string out = "<allocation>\n";
+        for (const runtime::Node* node : pool.nodes()) {
+            if (!node_is_usable(*node)) continue;
+            out += fmt::format("    <host name=\"{}\" slots=\"{}\" max_slots=\"{}\" slots_inuse=\"{}\" state=\"{}\"/>\n",
+                               attr(node->name), node->slots, node->slots_max, node->slots_inuse,
+                               upper(runtime::to_string(node->state)));
+        }
+        return out + "</allocation>\n";
+    }
     std::string out = "======================   ALLOCATED NODES   ======================\n";
     for (const runtime::Node* node : pool.nodes()) {
         if (!node_is_usable(*node)) continue;
@@ -187,6 +291,7 @@ std::string map_report(const runtime::Job& job, const runtime::NodePool& pool)
     std::string binding = job.mapping.bind_to == runtime::BindTo::unset
                               ? std::string(runtime::to_string(default_binding_level(job))) + " (default)"
                               : runtime::to_string(job.mapping.bind_to);
+    if (job.reports.xml) return xml_map(job, pool, placed, mapping_policy(job.mapping), upper(binding));
     std::string out = "========================   JOB MAP   ========================\n";
     out += fmt::format("Data for JOB {} Total slots allocated {}\n", job.nspace, total_slots);
     out += fmt::format("    Mapping policy: {}  Ranking policy: {}  Binding policy: {}\n", mapping_policy(job.mapping),

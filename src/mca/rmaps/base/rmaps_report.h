@@ -12,7 +12,9 @@
 namespace prte::rmaps::base {
 
 // One line per node of the DVM that is up: its slots, hard limit and slots in use.
-std::string allocation_report(const runtime::NodePool& pool);
+// With `xml` (and each report below with job.reports.xml, prun --output xml): the report as XML
+// elements, in PRRTE's shapes (<allocation>, <map>, <host>, <process>, <processors>, <topology>).
+std::string allocation_report(const runtime::NodePool& pool, bool xml = false);
 
 // Each node's hardware as the master holds it (what placement reads), an indented tree of
 // hwloc's objects, for the nodes `job.reports.topology_hosts` names (every node of the DVM when it

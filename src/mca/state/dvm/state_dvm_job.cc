@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "mca/grpcomm/base/grpcomm_base.h"
+#include "mca/odls/base/odls_base.h"
 #include "mca/plm/base/plm_daemons.h"
 #include "mca/plm/base/plm_launch.h"
 #include "mca/rmaps/base/rmaps_base.h"
@@ -184,6 +185,7 @@ void cleanup_job(const JobPtr& job)
 {
     if (!job->is_daemon_job) {
         plm::base::release_job_on_daemons(job);
+        if (odls::Module* launcher = odls::base::module()) launcher->release_job(job);  // preloaded files here
         // Before PMIx forgets the namespace: a collective still waiting on it is answered first.
         if (grpcomm::Module* collectives = grpcomm::base::module()) collectives->job_released(job->nspace);
         rt().host().deregister_job(job);
