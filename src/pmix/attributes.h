@@ -80,7 +80,7 @@ inline constexpr const char kQueue[] = "prte.queue";
 inline constexpr const char kQueueTimeout[] = "prte.queue.timeout";
 
 // (byte object) App-level spawn directive, prun --preload-binary / --preload-files: one file prun
-// read, with its name, mode and source (runtime/preload.h, encode_preload), which the daemons
+// read, with its name, mode and source (rml/preload_codec.h), which the daemons
 // hosting the app's processes write before they fork them. One per file; a job's together at most
 // runtime::kMaxPreloadBytes.
 inline constexpr const char kPreloadFile[] = "prte.preload.file";

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "pmix/info_array.h"
+#include "rml/preload_codec.h"
 #include "runtime/env_edit.h"
 #include "runtime/placement_spec.h"
 #include "util/hostlist.h"
@@ -167,7 +168,7 @@ Status preload_directive(const pmix_info_t& info, size_t index, runtime::AppCont
     const pmix_byte_object_t& bo = info.value.data.bo;
     std::vector<uint8_t> bytes(bo.bytes, bo.bytes + bo.size);
     runtime::PreloadFile file;
-    if (Status st = runtime::decode_preload(bytes, file); !st) {
+    if (Status st = rml::decode_preload(bytes, file); !st) {
         return {Errc::bad_param, fmt::format("app {} directive {}: {}", index, info.key, st.message())};
     }
     for (const runtime::PreloadFile& other : app.preload) {

@@ -1,7 +1,7 @@
 // prun --preload-binary and --preload-files: a file prun read where it runs, on its way with the
 // job (runtime::AppContext::preload) to the daemons that run the app's processes, which write it
-// before they fork them (odls/base/odls_base_preload.h). The same encoding carries it in the
-// spawn request (pmix::kPreloadFile) and in the launch message.
+// before they fork them (odls/base/odls_base_preload.h). One encoding (rml/preload_codec.h)
+// carries it in the spawn request (pmix::kPreloadFile) and in the launch message.
 #pragma once
 
 #include <cstdint>
@@ -31,10 +31,6 @@ struct PreloadFile {
     uint64_t inode = 0;
     std::vector<uint8_t> content;
 };
-
-std::vector<uint8_t> encode_preload(const PreloadFile& file);
-// Checks every field: the name (check_preload_name), the mode, the size.
-Status decode_preload(const std::vector<uint8_t>& in, PreloadFile& out);
 
 // Which machine this process runs on: its host name and the kernel's boot id
 // (/proc/sys/kernel/random/boot_id), joined as "<host> <boot id>", or empty when the boot id cannot

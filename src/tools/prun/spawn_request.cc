@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "pmix/attributes.h"
+#include "rml/preload_codec.h"
 #include "util/strings.h"
 
 namespace prte::prun {
@@ -55,7 +56,7 @@ void load_env_setting(pmix_info_t* info, const EnvSetting& setting)
 // --preload-binary / --preload-files: the file, read already (tools/prun/preload.h).
 void load_preload(pmix_info_t* info, const runtime::PreloadFile& file)
 {
-    std::vector<uint8_t> bytes = runtime::encode_preload(file);
+    std::vector<uint8_t> bytes = rml::encode_preload(file);
     pmix_byte_object_t bo;
     bo.bytes = reinterpret_cast<char*>(bytes.data());
     bo.size = bytes.size();

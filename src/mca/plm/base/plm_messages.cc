@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "rml/buffer.h"
+#include "rml/preload_codec.h"
 #include "runtime/states.h"
 
 namespace prte::plm::msg {
@@ -204,7 +205,7 @@ rml::Payload encode_job(const runtime::Job& job, bool with_preload)
         w.i32(app.index).str(app.executable).strings(app.argv).strings(app.env).str(app.working_dir).i32(app.num_procs);
         w.u32(with_preload ? static_cast<uint32_t>(app.preload.size()) : 0);
         if (with_preload) {
-            for (const runtime::PreloadFile& file : app.preload) w.bytes(runtime::encode_preload(file));
+            for (const runtime::PreloadFile& file : app.preload) w.bytes(rml::encode_preload(file));
         }
     }
     w.u8(static_cast<uint8_t>(job.mapping.bind_to));
@@ -250,7 +251,7 @@ Status decode_job(const rml::Payload& in, runtime::NodePool& pool, runtime::JobP
         uint64_t preload_bytes = 0;
         for (uint32_t k = 0; k < npreload && r.ok(); ++k) {
             runtime::PreloadFile file;
-            if (Status st = runtime::decode_preload(r.bytes(), file); !st && r.ok()) r.fail(st.message());
+            if (Status st = rml::decode_preload(r.bytes(), file); !st && r.ok()) r.fail(st.message());
             preload_bytes += file.content.size();
             if (r.ok() && preload_bytes > runtime::kMaxPreloadBytes) {
                 r.fail(fmt::format("app {} preloads more than {} bytes", app.index, runtime::kMaxPreloadBytes));
