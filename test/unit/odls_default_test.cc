@@ -739,6 +739,11 @@ TEST(OdlsDefaultEnvironmentTest, AnAppsCopyOfAnotherLaunchsFactsDoesNotReplaceTh
     app.env = {prte::runtime::encode_env_edit({.kind = prte::runtime::EnvEdit::append, .name = "OMPI_COMM_WORLD_RANK",
                                                .separator = '-', .value = "x"})};
     EXPECT_EQ(build_child_environment(in).value("OMPI_COMM_WORLD_RANK"), "3-x");
+    // A daemon that sets no directory of its own (its node has the machine's hostname) drops
+    // another daemon's too: Open MPI's default then keeps its segments apart.
+    in.ompi_shm_dir.clear();
+    app.env = {"OMPI_MCA_btl_vader_backing_directory=" + parents_dir};
+    EXPECT_EQ(build_child_environment(in).value("OMPI_MCA_btl_vader_backing_directory"), std::nullopt);
     EXPECT_TRUE(is_daemon_shm_dir(parents_dir));
     EXPECT_TRUE(is_daemon_shm_dir(parents_dir + "/"));
     EXPECT_FALSE(is_daemon_shm_dir("/dev/shm"));

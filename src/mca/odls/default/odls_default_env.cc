@@ -62,15 +62,15 @@ constexpr const char* kOmpiShmDirVariable = "OMPI_MCA_btl_vader_backing_director
 // shared-memory segments in the parent node's directory under the same names (local ranks 0, 1
 // on each node) and map each other's, which crashed them in MPI_Init (issue 44 item 5). So an
 // app's plain NAME=value for a variable this launch set wins only where it is the user's own
-// choice: a shared-memory directory that is no daemon's. Edits (prun --prepend-env ...) are
-// always the user's.
+// choice: a shared-memory directory that is no daemon's. Another daemon's directory is dropped
+// even where this daemon sets none (its node has the machine's hostname: Open MPI's default
+// /dev/shm names keep it apart). Edits (prun --prepend-env ...) are always the user's.
 bool is_another_launchs_fact(std::string_view entry, const std::vector<std::string>& facts)
 {
     if (runtime::decode_env_edit(entry)) return false;
     const std::string_view name = name_of(entry);
-    if (std::find(facts.begin(), facts.end(), name) == facts.end()) return false;
-    if (name != kOmpiShmDirVariable) return true;
-    return is_daemon_shm_dir(entry.substr(std::min(entry.size(), name.size() + 1)));
+    if (name == kOmpiShmDirVariable) return is_daemon_shm_dir(entry.substr(std::min(entry.size(), name.size() + 1)));
+    return std::find(facts.begin(), facts.end(), name) != facts.end();
 }
 
 }  // namespace
