@@ -79,8 +79,16 @@ while [ -n "$(test_pids -f '^sh -c .* none$')" ] && [ $t -lt 300 ]; do sleep 0.1
     fail "ranks still running after their prun died: $(test_pids -f '^sh -c .* none$')"
 
 # --- TSTP stops the ranks, CONT continues them; prun runs on throughout ---
-# states: the ps states of this test's tstp ranks, one letter each, sorted ("S S", "T T").
-states() { for p in $(test_pids -f '^sh -c .* tstp$'); do ps -o stat= -p "$p" | cut -c1; done | sort | xargs; }
+# states: the ps states of this test's tstp ranks, one letter each, sorted ("S S", "T T"). A rank's
+# own child between its fork and its exec of `sleep` has the rank's command line too; the signal
+# can stop it there (ps then shows it in D or T): it is no rank, and is left out.
+states() {
+    ranks=$(test_pids -f '^sh -c .* tstp$')
+    for p in $ranks; do
+        case " $(echo $ranks) " in *" $(ps -o ppid= -p "$p" | tr -d ' ') "*) continue ;; esac
+        ps -o stat= -p "$p" | cut -c1
+    done | sort | xargs
+}
 # wait_for_states WANTED: at most 30 s.
 wait_for_states() {
     t=0
