@@ -150,13 +150,18 @@ void xml_object(hwloc_obj_t obj, int depth, std::string& out)
     out += fmt::format("{:{}}</object>\n", "", 4 * depth);
 }
 
+// A report on a node whose hardware is not known: one empty element saying why. False when it is.
+bool xml_node_unknown(const char* element, const std::string& name, const runtime::Node* node, std::string& out)
+{
+    if (node && node->hw) return false;
+    out += fmt::format("<{} node=\"{}\" error=\"{}\"/>\n", element, attr(name),
+                       node ? "not known yet (its daemon has not called home)" : "no such node in the DVM");
+    return true;
+}
+
 void xml_node_topology(const std::string& name, const runtime::Node* node, std::string& out)
 {
-    if (!node || !node->hw) {
-        out += fmt::format("<topology node=\"{}\" error=\"{}\"/>\n", attr(name),
-                           node ? "not known yet (its daemon has not called home)" : "no such node in the DVM");
-        return;
-    }
+    if (xml_node_unknown("topology", name, node, out)) return;
     out += fmt::format("<topology node=\"{}\">\n", attr(name));
     xml_object(hwloc_get_root_obj(node->hw->get()), 1, out);
     out += "</topology>\n";
@@ -164,11 +169,7 @@ void xml_node_topology(const std::string& name, const runtime::Node* node, std::
 
 void xml_node_cpus(const runtime::Job& job, const std::string& name, const runtime::Node* node, std::string& out)
 {
-    if (!node || !node->hw) {
-        out += fmt::format("<processors node=\"{}\" error=\"{}\"/>\n", attr(name),
-                           node ? "not known yet (its daemon has not called home)" : "no such node in the DVM");
-        return;
-    }
+    if (xml_node_unknown("processors", name, node, out)) return;
     out += fmt::format("<processors node=\"{}\">\n", attr(name));
     const runtime::HwTopology& hw = *node->hw;
     const auto& packages = hw.objects(runtime::HwLevel::package);
